@@ -1,0 +1,213 @@
+"""The game interface: the contract between rule files and the solver suite.
+
+Modelled on OpenSpiel's State API, made pythonic and fast. A *game* object
+holds the rules; a *state* is a plain immutable, hashable value (for compiled
+rule files: a flat tuple of small ints) that the game's methods interpret.
+Keeping the methods on the game rather than on the state means a solver never
+allocates a wrapper object per node.
+
+Anything that provides these attributes and methods can be solved: a compiled
+rule file, a hand-written Python game (subclass :class:`GameBase` for sensible
+defaults), or an adapter over another library's game.
+
+Turn encoding (the value of ``game.to_move(state)``):
+
+* ``0 .. len(players) - 1`` -- the index of the player who decides;
+* :data:`CHANCE` -- nature picks one of ``game.chance_outcomes(state)``;
+* :data:`TERMINAL` -- the game is over; ``game.utilities(state)`` gives one
+  number per player.
+
+Moves are any hashable values whose ``str()`` is a stable, human-readable name
+that ``game.parse_move(state, name)`` turns back into the same move (for the
+CLI, logs and saved tables). Compiled games use :class:`Move`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Mapping, Sequence
+from typing import Any, Protocol, TypeAlias, runtime_checkable
+
+CHANCE = -1
+"""``to_move`` value of a state where nature moves."""
+
+TERMINAL = -2
+"""``to_move`` value of a finished game."""
+
+State: TypeAlias = Hashable
+Player: TypeAlias = int
+
+
+class Move:
+    """A named move such as ``place(b2)``, ``roll`` or the chance outcome ``d=3``.
+
+    Immutable by convention, compared and hashed by its name (the name is
+    computed once: moves sit in transposition tables and history tables).
+
+    >>> Move("place", ("b2",))
+    Move('place(b2)')
+    >>> str(Move("roll"))
+    'roll'
+    """
+
+    __slots__ = ("action", "args", "name", "_hash")
+
+    def __init__(self, action: str, args: tuple[Any, ...] = ()) -> None:
+        self.action = action
+        self.args = args
+        self.name = f"{action}({','.join(map(str, args))})" if args else action
+        self._hash = hash(self.name)
+
+    def __str__(self) -> str:
+        return self.name
+
+    def __repr__(self) -> str:
+        return f"Move({self.name!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Move):
+            return self.name == other.name
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return self._hash
+
+
+class MoveError(ValueError):
+    """A move name that cannot be used in a state (base of the two below)."""
+
+
+class UnknownMoveError(MoveError):
+    """A move name that names no move of the game (syntax or unknown action)."""
+
+
+class IllegalMoveError(MoveError):
+    """A well-formed move that is not legal in the given state."""
+
+
+class AmbiguousMoveError(MoveError):
+    """A move prefix that matches several legal moves."""
+
+
+@runtime_checkable
+class Game(Protocol):
+    """What every solver may rely on. Attributes first, then methods."""
+
+    name: str
+    players: tuple[str, ...]
+    parameters: Mapping[str, Any]
+    zero_sum: bool
+    """Declared (and checked where possible): utilities sum to 0 in every terminal state."""
+    utility_bounds: tuple[float, float] | None
+    """Lowest and highest utility any player can get; enables Star1/Star2 pruning."""
+    has_chance: bool
+    """False when no state of the game can be a chance node."""
+    fingerprint: str
+    """A hash of the rules and parameters: a solved table for another fingerprint is stale."""
+
+    def initial_state(self) -> State: ...
+
+    def to_move(self, state: State) -> int:
+        """A player index, :data:`CHANCE` or :data:`TERMINAL`."""
+        ...
+
+    def legal_moves(self, state: State) -> Sequence[Hashable]:
+        """The moves of a decision state, in the game's preferred order."""
+        ...
+
+    def chance_outcomes(self, state: State) -> Sequence[tuple[Hashable, float]]:
+        """``(outcome, probability)`` pairs of a chance state; probabilities sum to 1."""
+        ...
+
+    def apply(self, state: State, move: Hashable) -> State:
+        """The state after ``move`` (a legal move or a chance outcome). Never mutates."""
+        ...
+
+    def utilities(self, state: State) -> tuple[float, ...]:
+        """One utility per player at a terminal state."""
+        ...
+
+    def heuristic(self, state: State) -> tuple[float, ...] | None:
+        """One estimate per player for a non-terminal state, or None if the game has none."""
+        ...
+
+    def key(self, state: State) -> Hashable:
+        """A compact key for transposition tables and saved tables (equal states, equal keys)."""
+        ...
+
+    def parse_move(self, state: State, text: str) -> Hashable:
+        """The legal move (or chance outcome) named ``text``.
+
+        :raises UnknownMoveError: no move of the game has that name.
+        :raises IllegalMoveError: the move exists but is not legal in ``state``.
+        """
+        ...
+
+    def render(self, state: State) -> str:
+        """A human-readable picture of the state."""
+        ...
+
+
+class GameBase:
+    """Defaults for hand-written games: subclass and fill in the rules.
+
+    Subclasses must set ``name`` and ``players`` and implement
+    ``initial_state``, ``to_move``, ``legal_moves``, ``apply`` and
+    ``utilities`` (plus ``chance_outcomes`` if they have chance nodes).
+    """
+
+    name: str = "game"
+    players: tuple[str, ...] = ()
+    parameters: Mapping[str, Any] = {}
+    zero_sum: bool = False
+    utility_bounds: tuple[float, float] | None = None
+    has_chance: bool = False
+
+    @property
+    def fingerprint(self) -> str:
+        return f"{type(self).__module__}.{type(self).__qualname__}:{sorted(self.parameters.items())!r}"
+
+    def chance_outcomes(self, state: State) -> Sequence[tuple[Hashable, float]]:
+        return ()
+
+    def heuristic(self, state: State) -> tuple[float, ...] | None:
+        return None
+
+    def key(self, state: State) -> Hashable:
+        return state
+
+    def render(self, state: State) -> str:
+        return str(state)
+
+    def parse_move(self, state: State, text: str) -> Hashable:
+        return parse_move_by_name(self, state, text)  # type: ignore[arg-type]
+
+
+def candidate_moves(game: Game, state: State) -> Sequence[Hashable]:
+    """The moves that can be applied in ``state``: legal moves, or chance outcomes."""
+    player = game.to_move(state)
+    if player == CHANCE:
+        return [outcome for outcome, _ in game.chance_outcomes(state)]
+    if player == TERMINAL:
+        return []
+    return game.legal_moves(state)
+
+
+def parse_move_by_name(game: Game, state: State, text: str) -> Hashable:
+    """Find the move of ``state`` whose name is ``text`` (spaces ignored).
+
+    :raises IllegalMoveError: no applicable move has that name.
+    """
+    wanted = "".join(text.split())
+    for move in candidate_moves(game, state):
+        if str(move) == wanted:
+            return move
+    raise IllegalMoveError(f"{text!r} is not a legal move here")
+
+
+def play_moves(game: Game, names: Sequence[str], state: State | None = None) -> State:
+    """Apply moves given by name, from ``state`` or the initial state."""
+    if state is None:
+        state = game.initial_state()
+    for name in names:
+        state = game.apply(state, game.parse_move(state, name))
+    return state
