@@ -49,13 +49,20 @@ class Move:
     'roll'
     """
 
-    __slots__ = ("action", "args", "name", "_hash")
+    __slots__ = ("_hash", "action", "args", "data", "name")
 
-    def __init__(self, action: str, args: tuple[Any, ...] = ()) -> None:
+    def __init__(
+        self, action: str, args: tuple[Any, ...] = (), *, name: str | None = None, data: Any = None
+    ) -> None:
         self.action = action
         self.args = args
-        self.name = f"{action}({','.join(map(str, args))})" if args else action
-        self._hash = hash(self.name)
+        if name is None:
+            name = f"{action}({','.join(map(str, args))})" if args else action
+        self.name = name
+        self._hash = hash(name)
+        # Private to the game that made the move (a compiled game keeps its effect here);
+        # not part of the move's identity.
+        self.data = data
 
     def __str__(self) -> str:
         return self.name
