@@ -1,0 +1,1768 @@
+"""Check a parsed rule file and compile it into Python functions over a flat state tuple.
+
+One walk over the AST does both jobs: every expression is type-checked and
+turned into a fragment of Python source (:class:`Code`), folding whatever is
+known at load time (parameters, board geometry) into constants. Problems are
+collected as diagnostics; only a rule file without errors is turned into a
+module with ``compile()`` and wrapped as a :class:`gdl.runtime.CompiledGame`.
+
+Generated source never contains user text: identifiers are mangled
+(``u_<name>``, ``L_<name>``), and every constant -- numbers, tuples, strings for
+display -- is passed in through the module's namespace, not spelled in the
+source. A map from generated lines back to rule-file spans (as Jinja's
+``debug_info``) lets runtime errors point at the rule that failed.
+
+State layout (a tuple): the state variables, flattened in declaration order;
+then ``turn`` (player index, CHANCE=-1 or TERMINAL=-2); then ``status`` (0 while
+the game runs; otherwise which end rule fired). A chance state in the middle
+of a move appends the pending chance point, the mover, the turn assigned so
+far and the move's local values, so the move can resume with nature's pick.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from gdl import ast
+from gdl import types as T
+from gdl.board import Board
+from gdl.diagnostics import Diagnostic, ParameterError, RuleFileError, Span, did_you_mean
+from gdl.runtime import RUNTIME_HELPERS, MoveFactory, OutcomeFactory
+from gdl.types import Type
+
+NOT_CONST = object()
+WIN, LOSE, DRAW = 1, -1, 0
+RESERVED = {"mover", "turn", "win", "lose", "draw", "true", "false", "none"}
+MAX_DOMAIN = 1_000_000  # a move parameter or loop over more values than this is refused
+MAX_STATE = 1_000_000  # slots
+
+
+@dataclass(slots=True)
+class Code:
+    """A compiled expression: Python source, its type, and its value when known at load time."""
+
+    src: str
+    type: Type
+    const: Any = NOT_CONST
+
+    @property
+    def is_const(self) -> bool:
+        return self.const is not NOT_CONST
+
+
+@dataclass(slots=True)
+class StateVar:
+    name: str
+    decl: ast.StateDecl
+    type: Type
+    offset: int
+    dims: list[tuple[int, int]]  # (low index, size) per dimension
+    index_types: list[Type]
+    lo: int
+    hi: int
+    used: bool = False
+
+    @property
+    def size(self) -> int:
+        n = 1
+        for _, size in self.dims:
+            n *= size
+        return n
+
+
+@dataclass(slots=True)
+class DefInfo:
+    decl: ast.DefDecl
+    pyname: str
+    param_types: list[Type] = field(default_factory=list)
+    result: Code | None = None  # set once compiled
+    uses_state: bool = True
+    in_progress: bool = False
+    used: bool = False
+
+
+@dataclass(slots=True)
+class Local:
+    pyname: str
+    type: Type
+    mutable: bool
+
+
+@dataclass(slots=True)
+class Ctx:
+    """Where an expression is compiled: which locals are visible, which extras are."""
+
+    scopes: list[dict[str, Local]]
+    in_effect: bool = False  # inside a move's effects (mover, assignment allowed)
+    in_move: bool = False  # inside a move's guard or effects (mover allowed)
+    in_loop: bool = False
+    in_setup: bool = False
+
+    def lookup(self, name: str) -> Local | None:
+        for scope in reversed(self.scopes):
+            if name in scope:
+                return scope[name]
+        return None
+
+    def child(self, **changes: Any) -> Ctx:
+        ctx = Ctx([*self.scopes, {}], self.in_effect, self.in_move, self.in_loop, self.in_setup)
+        for key, value in changes.items():
+            setattr(ctx, key, value)
+        return ctx
+
+    def all_locals(self) -> list[tuple[str, Local]]:
+        seen: dict[str, Local] = {}
+        for scope in self.scopes:
+            seen.update(scope)
+        return list(seen.items())
+
+
+class CompileFailed(Exception):
+    """Raised inside the walk to abandon one declaration after reporting a diagnostic."""
+
+
+@dataclass
+class Program:
+    """Everything the runtime needs: generated functions and tables, no AST."""
+
+    name: str
+    description: str | None
+    meta: dict[str, str]
+    players: tuple[str, ...]
+    parameters: dict[str, Any]
+    nvars: int
+    state_vars: list[StateVar]
+    board: Board | None
+    render_var: str | None
+    render_symbols: dict[int, str]
+    zero_sum: bool
+    utility_bounds: tuple[float, float] | None
+    has_chance: bool
+    has_heuristic: bool
+    namespace: dict[str, Any]
+    source: str
+    linemap: dict[int, Span]
+    spans: list[Span]
+    move_actions: list[str]
+    fingerprint: str
+    enums: dict[str, tuple[str, ...]]
+    displayers: dict[str, Callable[[int], str]]
+    end_descriptions: list[str]
+    factories: list[MoveFactory | OutcomeFactory]
+    chance_points: int
+
+
+def compile_rules(
+    rules: ast.RuleFile,
+    source: str,
+    filename: str = "<string>",
+    overrides: dict[str, str] | None = None,
+    checked: bool = False,
+) -> tuple[Program, list[Diagnostic]]:
+    """Check and compile; returns the program and the warnings.
+
+    :raises RuleFileError: the rule file has errors (all of them are listed).
+    :raises ParameterError: an override names no parameter or has a bad value.
+    """
+    compiler = Compiler(rules, source, filename, overrides or {}, checked)
+    program = compiler.run()
+    errors = [d for d in compiler.diagnostics if d.is_error]
+    if errors or program is None:
+        raise RuleFileError(compiler.diagnostics, source)
+    return program, compiler.diagnostics
+
+
+def _q(name: str) -> str:
+    return f"`{name}`"
+
+
+class Compiler:
+    def __init__(
+        self, rules: ast.RuleFile, source: str, filename: str, overrides: dict[str, str], checked: bool
+    ) -> None:
+        self.rules = rules
+        self.source = source
+        self.filename = filename
+        self.overrides = dict(overrides)
+        self.checked = checked
+        self.diagnostics: list[Diagnostic] = []
+        self.globals: dict[str, Any] = {}
+        self.const_ids: dict[Any, str] = {}
+        self.spans: list[Span] = []
+        self.lines: list[str] = []
+        self.linemap: dict[int, Span] = {}
+        # symbol tables
+        self.params: dict[str, Any] = {}
+        self.param_types: dict[str, Type] = {}
+        self.param_decls: dict[str, ast.ParamDecl] = {}
+        self.param_used: set[str] = set()
+        self.players: tuple[str, ...] = ()
+        self.enums: dict[str, tuple[str, ...]] = {}
+        self.enum_members: dict[str, tuple[str, int]] = {}
+        self.board: Board | None = None
+        self.state: dict[str, StateVar] = {}
+        self.defs: dict[str, DefInfo] = {}
+        self.moves: list[ast.MoveDecl] = []
+        self.nvars = 0
+        self.chance_points = 0
+        self.has_chance = False
+        self.turn_slot = 0
+        self.status_slot = 0
+        self.extra_base = 0
+        self.displayers: dict[str, Callable[[int], str]] = {}
+        self.factories: list[MoveFactory | OutcomeFactory] = []
+
+    # ------------------------------------------------------------ diagnostics
+    def error(self, code: str, message: str, span: Span, hint: str | None = None) -> None:
+        self.diagnostics.append(Diagnostic("error", code, message, span, self.filename, hint))
+
+    def warn(self, code: str, message: str, span: Span, hint: str | None = None) -> None:
+        self.diagnostics.append(Diagnostic("warning", code, message, span, self.filename, hint))
+
+    def fail(self, code: str, message: str, span: Span, hint: str | None = None) -> CompileFailed:
+        self.error(code, message, span, hint)
+        return CompileFailed()
+
+    # ------------------------------------------------------------- constants
+    def constant(self, value: Any) -> str:
+        """A name in the generated module bound to ``value`` (so user data never becomes source)."""
+        if isinstance(value, bool):
+            return "True" if value else "False"
+        if isinstance(value, int) and not isinstance(value, bool) and abs(value) < 10**15:
+            return f"({value})" if value < 0 else str(value)
+        key = (type(value).__name__, value) if _hashable(value) else None
+        if key is not None and key in self.const_ids:
+            return self.const_ids[key]
+        name = f"_k{len(self.globals)}"
+        self.globals[name] = value
+        if key is not None:
+            self.const_ids[key] = name
+        return name
+
+    def span_id(self, span: Span) -> int:
+        self.spans.append(span)
+        return len(self.spans) - 1
+
+    # ----------------------------------------------------------------- driver
+    def run(self) -> Program | None:
+        decls = self.rules.decls
+        by_kind: dict[type, list[Any]] = {}
+        for decl in decls:
+            by_kind.setdefault(type(decl), []).append(decl)
+        game_decls = by_kind.get(ast.GameDecl, [])
+        for extra in game_decls[1:]:
+            self.error("duplicate", "the game is named twice", extra.span)
+        game = game_decls[0] if game_decls else None
+        if game is None:
+            self.warn("missing-game", "no `game Name` line: the game has no name", Span(1, 1, 1, 2),
+                      'start the file with `game Name "one-line description"`')
+        self.collect_names(decls)
+        self.declare_params(by_kind.get(ast.ParamDecl, []))
+        self.check_overrides()
+        self.declare_players(by_kind.get(ast.PlayersDecl, []))
+        self.declare_enums(by_kind.get(ast.EnumDecl, []))
+        self.declare_board(by_kind.get(ast.BoardDecl, []))
+        self.declare_defs(by_kind.get(ast.DefDecl, []))
+        self.declare_state(by_kind.get(ast.StateDecl, []))
+        if not self.players:
+            return None
+        meta = self.collect_meta(by_kind.get(ast.MetaDecl, []))
+        self.emit_header()
+        setup = by_kind.get(ast.SetupDecl, [])
+        for extra in setup[1:]:
+            self.error("duplicate", "there can be only one `setup` block", extra.span)
+        moves = by_kind.get(ast.MoveDecl, [])
+        self.compile_moves(moves)
+        self.compile_setup(setup[0] if setup else None)
+        ends = by_kind.get(ast.EndDecl, [])
+        utilities = by_kind.get(ast.UtilityDecl, [])
+        end_descriptions = self.compile_ends(ends, utilities)
+        bounds, zero_sum = self.compile_utilities(ends, utilities, by_kind.get(ast.ZeroSumDecl, []))
+        heuristics = by_kind.get(ast.HeuristicDecl, [])
+        self.compile_heuristic(heuristics)
+        render_var, symbols = self.compile_render(by_kind.get(ast.RenderDecl, []))
+        self.warn_unused()
+        if any(d.is_error for d in self.diagnostics):
+            return None
+        source = "\n".join(self.lines) + "\n"
+        namespace = dict(self.globals)
+        fingerprint = hashlib.sha256(
+            (self.source + "\n" + json.dumps(self.params, sort_keys=True, default=list)).encode()
+        ).hexdigest()[:16]
+        return Program(
+            name=game.name if game else "game",
+            description=game.description if game else None,
+            meta=meta,
+            players=self.players,
+            parameters=dict(self.params),
+            nvars=self.nvars,
+            state_vars=list(self.state.values()),
+            board=self.board,
+            render_var=render_var,
+            render_symbols=symbols,
+            zero_sum=zero_sum,
+            utility_bounds=bounds,
+            has_chance=self.has_chance,
+            has_heuristic=bool(heuristics),
+            namespace=namespace,
+            source=source,
+            linemap=self.linemap,
+            spans=self.spans,
+            move_actions=[m.name for m in moves],
+            fingerprint=fingerprint,
+            enums=self.enums,
+            displayers=self.displayers,
+            end_descriptions=end_descriptions,
+            factories=self.factories,
+            chance_points=self.chance_points,
+        )
+
+    def collect_names(self, decls: Sequence[ast.Decl]) -> None:
+        """Report names declared twice, whatever their kind."""
+        seen: dict[str, Span] = {}
+
+        def declare(name: str, span: Span) -> None:
+            if name in RESERVED:
+                self.error("reserved-name", f"{_q(name)} is a reserved word and cannot be declared", span)
+            elif name in seen:
+                line = seen[name].line
+                self.error("duplicate", f"{_q(name)} is already declared on line {line}", span)
+            else:
+                seen[name] = span
+
+        for decl in decls:
+            if isinstance(decl, (ast.ParamDecl, ast.StateDecl, ast.DefDecl)):
+                declare(decl.name, decl.span)
+            elif isinstance(decl, ast.EnumDecl):
+                declare(decl.name, decl.span)
+                for member, span in decl.members:
+                    declare(member, span)
+            elif isinstance(decl, ast.PlayersDecl):
+                for member, span in decl.names:
+                    declare(member, span)
+        move_names: dict[str, Span] = {}
+        for decl in decls:
+            if isinstance(decl, ast.MoveDecl):
+                if decl.name in move_names:
+                    self.error("duplicate", f"move {_q(decl.name)} is already declared on line "
+                               f"{move_names[decl.name].line}", decl.span)
+                move_names[decl.name] = decl.span
+
+    def collect_meta(self, metas: list[ast.MetaDecl]) -> dict[str, str]:
+        known = ("description", "source", "value", "author", "rules")
+        out: dict[str, str] = {}
+        for meta in metas:
+            if meta.key not in known:
+                hint = did_you_mean(meta.key, known) or f"known keys: {', '.join(known)}"
+                self.warn("unknown-meta", f"unknown metadata key {_q(meta.key)}", meta.span, hint)
+            out[meta.key] = meta.value
+        return out
+
+    # ------------------------------------------------------------- parameters
+    def declare_params(self, decls: list[ast.ParamDecl]) -> None:
+        empty = Ctx([{}])
+        for decl in decls:
+            self.param_decls[decl.name] = decl
+            try:
+                domain_values = None
+                if decl.domain is not None:
+                    if isinstance(decl.domain, ast.SetLit) and all(
+                        isinstance(i, ast.Name) and self.is_fresh(i.id) for i in decl.domain.items
+                    ):
+                        members = tuple(i.id for i in decl.domain.items)  # type: ignore[attr-defined]
+                        self.enums[decl.name] = members
+                        for index, member in enumerate(members):
+                            self.enum_members[member] = (decl.name, index)
+                        self.displayers[decl.name] = _names_display(members)
+                        domain_values = members
+                    else:
+                        dom = self.expr(decl.domain, empty)
+                        if not dom.is_const or dom.type.kind != "seq":
+                            raise self.fail("type", "a parameter's domain must be a range like `1..10`",
+                                            decl.domain.span)
+                        domain_values = tuple(dom.const)
+                if decl.name in self.enums:
+                    value, typ = self.enum_param_default(decl)
+                else:
+                    code = self.expr(decl.default, empty)
+                    if not code.is_const:
+                        raise self.fail("not-constant", "a parameter's default must be a constant", decl.default.span)
+                    value, typ = code.const, code.type
+                    if typ.kind == "seq":
+                        value = tuple(value)
+                        if not all(isinstance(v, int) and not isinstance(v, bool) for v in value):
+                            raise self.fail("type", "a list parameter must hold numbers", decl.default.span)
+                        typ = T.seq(T.INT)
+                    elif typ.kind not in ("int", "bool", "real"):
+                        raise self.fail("type", f"a parameter must be a number, a boolean, a list of numbers "
+                                        f"or one of a set of names, not {typ}", decl.default.span)
+                    if domain_values is not None and value not in domain_values:
+                        raise self.fail("out-of-domain", f"default {value} is outside the parameter's domain",
+                                        decl.default.span)
+                if decl.name in self.overrides:
+                    value = self.parse_override(decl.name, self.overrides.pop(decl.name), value, typ, domain_values)
+                self.params[decl.name] = value
+                self.param_types[decl.name] = typ
+            except CompileFailed:
+                continue
+
+    def is_fresh(self, name: str) -> bool:
+        return name not in self.params and name not in self.enum_members
+
+    def enum_param_default(self, decl: ast.ParamDecl) -> tuple[Any, Type]:
+        members = self.enums[decl.name]
+        if not isinstance(decl.default, ast.Name) or decl.default.id not in members:
+            raise self.fail("type", f"the default must be one of {', '.join(members)}", decl.default.span)
+        return members.index(decl.default.id), Type("enum", decl.name)
+
+    def parse_override(self, name: str, text: str, default: Any, typ: Type, domain: Sequence[Any] | None) -> Any:
+        text = text.strip()
+        try:
+            if typ.kind == "enum":
+                members = self.enums[name]
+                if text not in members:
+                    raise ParameterError(f"parameter {name} must be one of {', '.join(members)}, not {text!r}")
+                return members.index(text)
+            if typ.kind == "bool":
+                lowered = text.lower()
+                if lowered not in ("true", "false", "1", "0", "yes", "no"):
+                    raise ParameterError(f"parameter {name} is a boolean (true or false), not {text!r}")
+                return lowered in ("true", "1", "yes")
+            if typ.kind == "seq":
+                items = [t for t in text.strip("[]()").replace(" ", "").split(",") if t]
+                value: Any = tuple(int(t) for t in items)
+                if not value:
+                    raise ParameterError(f"parameter {name} needs at least one number, e.g. 3,4,5")
+                if any(v < 0 for v in value):
+                    raise ParameterError(f"parameter {name} takes numbers >= 0, not {text!r}")
+                if len(value) > 64 or max(value) > 10_000:
+                    raise ParameterError(f"parameter {name}: {text!r} is too large")
+                return value
+            if typ.kind == "real":
+                return Fraction(text)
+            value = int(text)
+        except ValueError as error:
+            if isinstance(error, ParameterError):
+                raise
+            kind = "a list of numbers like 3,4,5" if typ.kind == "seq" else "a whole number"
+            raise ParameterError(f"parameter {name} takes {kind}, not {text!r}") from None
+        if domain is not None and value not in domain:
+            raise ParameterError(f"parameter {name} must be in {min(domain)}..{max(domain)}, not {value}")
+        if domain is None and not -10_000 <= value <= 10_000:
+            raise ParameterError(f"parameter {name}={value} is out of the range this tool accepts (-10000..10000)")
+        return value
+
+    def check_overrides(self) -> None:
+        for name in self.overrides:
+            hint = did_you_mean(name, self.params)
+            known = ", ".join(self.params) or "none"
+            raise ParameterError(f"unknown parameter {name!r} (parameters: {known})"
+                                 + (f"; {hint}" if hint else ""))
+
+    # ----------------------------------------------------------- declarations
+    def declare_players(self, decls: list[ast.PlayersDecl]) -> None:
+        if not decls:
+            self.error("missing-players", "the rule file declares no players", Span(1, 1, 1, 2),
+                       "add a line like `players X, O`")
+            return
+        for extra in decls[1:]:
+            self.error("duplicate", "players are declared twice", extra.span)
+        names = tuple(name for name, _ in decls[0].names)
+        if len(names) > 16:
+            self.error("too-many-players", "at most 16 players", decls[0].span)
+            return
+        self.players = names
+        self.displayers["player"] = _names_display(names)
+
+    def declare_enums(self, decls: list[ast.EnumDecl]) -> None:
+        for decl in decls:
+            members = tuple(name for name, _ in decl.members)
+            self.enums[decl.name] = members
+            for index, member in enumerate(members):
+                self.enum_members.setdefault(member, (decl.name, index))
+            self.displayers[decl.name] = _names_display(members)
+
+    def declare_board(self, decls: list[ast.BoardDecl]) -> None:
+        if not decls:
+            return
+        for extra in decls[1:]:
+            self.error("duplicate", "only one board can be declared", extra.span)
+        decl = decls[0]
+        empty = Ctx([{}])
+        try:
+            rows = self.const_int(decl.rows, empty, "the number of rows")
+            cols = self.const_int(decl.cols, empty, "the number of columns")
+        except CompileFailed:
+            return
+        if not (1 <= rows <= 99 and 1 <= cols <= 26):
+            self.error("board-size", f"a board has 1..99 rows and 1..26 columns, not {rows} x {cols}", decl.span)
+            return
+        self.board = Board(rows, cols)
+        self.displayers["cell"] = self.board.cell_name
+        self.displayers["dir"] = _names_display(self.board.direction_names)
+
+    def const_int(self, expr: ast.Expr, ctx: Ctx, what: str) -> int:
+        code = self.expr(expr, ctx)
+        if not code.is_const or code.type.kind != "int":
+            raise self.fail("not-constant", f"{what} must be a whole number known when the game loads", expr.span)
+        return int(code.const)
+
+    def declare_state(self, decls: list[ast.StateDecl]) -> None:
+        empty = Ctx([{}])
+        offset = 0
+        for decl in decls:
+            try:
+                typ, lo, hi = self.value_type(decl.type, empty)
+                dims: list[tuple[int, int]] = []
+                index_types: list[Type] = []
+                for index in decl.indices:
+                    itype, values = self.index_domain(index, empty)
+                    dims.append((values[0], len(values)))
+                    index_types.append(itype)
+                var = StateVar(decl.name, decl, typ, offset, dims, index_types, lo, hi)
+                if var.size > MAX_STATE or offset + var.size > MAX_STATE:
+                    raise self.fail("too-large", f"state {_q(decl.name)} has {var.size} slots; at most {MAX_STATE}",
+                                    decl.span)
+                self.state[decl.name] = var
+                offset += var.size
+            except CompileFailed:
+                continue
+        self.nvars = offset
+        self.turn_slot = offset
+        self.status_slot = offset + 1
+        self.extra_base = offset + 2
+
+    def index_domain(self, expr: ast.Expr, ctx: Ctx) -> tuple[Type, list[int]]:
+        """An array dimension: a contiguous, load-time constant domain (a type name or a range)."""
+        code = self.expr(expr, ctx)
+        if not code.is_const or code.type.kind != "seq":
+            raise self.fail("bad-index-domain", "an array dimension must be a type such as `player` or `cell`, "
+                            "or a range like `0..n-1`", expr.span)
+        values = list(code.const)
+        if not values:
+            raise self.fail("bad-index-domain", "this array dimension is empty", expr.span)
+        if values != list(range(values[0], values[0] + len(values))):
+            raise self.fail("bad-index-domain", "an array dimension must be a contiguous range", expr.span)
+        return code.type.elem or T.INT, values
+
+    def value_type(self, texpr: ast.TypeExpr, ctx: Ctx) -> tuple[Type, int, int]:
+        """The type of a state variable or parameter, with its encoded bounds."""
+        dom = texpr.domain
+        if isinstance(dom, ast.Name) and dom.id == "bool":
+            if texpr.optional:
+                raise self.fail("type", "a boolean cannot be none; use an enumeration", texpr.span)
+            return T.BOOL, 0, 1
+        code = self.expr(dom, ctx)
+        if code.type.kind != "seq" or not code.is_const:
+            raise self.fail("bad-type", "expected a type: `bool`, `player`, `cell`, an enumeration name "
+                            "or a range like `0..9`", dom.span)
+        elem = code.type.elem or T.INT
+        values = list(code.const)
+        if not values:
+            raise self.fail("bad-type", "this type has no values", dom.span)
+        if elem.kind == "int":
+            if texpr.optional:
+                raise self.fail("type", "a number cannot be none; widen its range instead", texpr.span)
+            return T.INT, min(values), max(values)
+        if not elem.is_entity:
+            raise self.fail("bad-type", f"a state cannot hold {elem.plural()}", dom.span)
+        typ = elem.with_optional(texpr.optional)
+        return typ, (-1 if texpr.optional else min(values)), max(values)
+
+    def declare_defs(self, decls: list[ast.DefDecl]) -> None:
+        for decl in decls:
+            self.defs[decl.name] = DefInfo(decl, f"u_{decl.name}")
+
+    # ------------------------------------------------------------ code output
+    def emit(self, line: str, span: Span | None = None) -> None:
+        self.lines.append(line)
+        if span is not None:
+            self.linemap[len(self.lines)] = span
+
+    def emit_header(self) -> None:
+        self.globals.update(RUNTIME_HELPERS)
+        self.globals["_T"] = self.turn_slot
+        self.globals["_NEXT"] = tuple((i + 1) % len(self.players) for i in range(len(self.players)))
+
+    # ------------------------------------------------------------ expressions
+    def expr(self, e: ast.Expr, ctx: Ctx) -> Code:
+        method = getattr(self, "expr_" + type(e).__name__)
+        return method(e, ctx)
+
+    def expr_Num(self, e: ast.Num, ctx: Ctx) -> Code:
+        if isinstance(e.value, Fraction):
+            return Code(self.constant(e.value), T.REAL, e.value)
+        if abs(e.value) > 10**15:
+            raise self.fail("too-large", "numbers in rule files are limited to 15 digits", e.span)
+        return Code(self.constant(e.value), T.INT, e.value)
+
+    def expr_Bool(self, e: ast.Bool, ctx: Ctx) -> Code:
+        return Code(repr(e.value), T.BOOL, e.value)
+
+    def expr_NoneLit(self, e: ast.NoneLit, ctx: Ctx) -> Code:
+        return Code("(-1)", T.NONE, -1)
+
+    def expr_Str(self, e: ast.Str, ctx: Ctx) -> Code:
+        raise self.fail("type", "strings are only allowed in `game`, `meta` and `render` lines", e.span)
+
+    def expr_Name(self, e: ast.Name, ctx: Ctx) -> Code:
+        name = e.id
+        local = ctx.lookup(name)
+        if local is not None:
+            return Code(local.pyname, local.type)
+        code = self.global_name(name, e.span, ctx)
+        if code is not None:
+            return code
+        raise self.fail("undefined-name", f"{_q(name)} is not defined", e.span,
+                        did_you_mean(name, self.visible_names(ctx)))
+
+    def visible_names(self, ctx: Ctx) -> list[str]:
+        names = [n for n, _ in ctx.all_locals()]
+        names += list(self.params) + list(self.players) + list(self.state) + list(self.defs)
+        names += list(self.enums) + list(self.enum_members) + list(BUILTIN_FUNCTIONS)
+        names += ["player", "bool", "mover", "turn", "win", "lose", "draw"]
+        if self.board:
+            names += ["cell", "dir", "rows", "cols", *self.board.direction_names]
+        return names
+
+    def global_name(self, name: str, span: Span, ctx: Ctx) -> Code | None:
+        if name in self.params:
+            self.param_used.add(name)
+            value = self.params[name]
+            return Code(self.constant(value), self.param_types[name], value)
+        if name in self.players:
+            index = self.players.index(name)
+            return Code(str(index), T.PLAYER, index)
+        if name in self.enum_members:
+            enum, index = self.enum_members[name]
+            return Code(str(index), Type("enum", enum), index)
+        if name in self.state:
+            var = self.state[name]
+            var.used = True
+            if var.dims:
+                raise self.fail("type", f"{_q(name)} is an array; give an index, as in `{name}[...]`", span)
+            return Code(f"s[{var.offset}]", var.type)
+        if name in self.defs:
+            info = self.defs[name]
+            if info.decl.params:
+                raise self.fail("arity", f"{_q(name)} takes {len(info.decl.params)} argument(s); call it as "
+                                f"`{name}(...)`", span)
+            return self.call_def(info, [], span, ctx)
+        if name == "player":
+            return Code(self.constant(range(len(self.players))), T.seq(T.PLAYER), range(len(self.players)))
+        if name == "bool":
+            return Code("(False, True)", T.seq(T.BOOL), (False, True))
+        if name in self.enums:
+            members = range(len(self.enums[name]))
+            return Code(self.constant(members), T.seq(Type("enum", name)), members)
+        if name in ("win", "lose", "draw"):
+            value = {"win": WIN, "lose": LOSE, "draw": DRAW}[name]
+            return Code(self.constant(value), T.INT, value)
+        if name == "mover":
+            if not ctx.in_move:
+                raise self.fail("mover-outside-move", "`mover` is only defined inside a move", span,
+                                "outside moves, `turn` is the player to move")
+            return Code("me" if ctx.in_effect else "s[_T]", T.PLAYER)
+        if name == "turn":
+            return Code("s[_T]", T.PLAYER)
+        if self.board is not None:
+            board = self.board
+            if name == "cell":
+                cells = range(board.ncells)
+                return Code(self.constant(cells), T.seq(T.CELL), cells)
+            if name in ("dir", "orthogonal", "diagonal"):
+                dirs = {"dir": board.directions, "orthogonal": board.orthogonal,
+                        "diagonal": board.diagonal}[name]
+                return Code(self.constant(dirs), T.seq(T.DIR), dirs)
+            if name == "rows":
+                return Code(str(board.rows), T.INT, board.rows)
+            if name == "cols":
+                return Code(str(board.cols), T.INT, board.cols)
+            if name in board.direction_names:
+                index = board.direction_names.index(name)
+                return Code(str(index), T.DIR, index)
+            cell = board.parse_cell(name)
+            if cell is not None:
+                return Code(str(cell), T.CELL, cell)
+        return None
+
+    def expr_Neg(self, e: ast.Neg, ctx: Ctx) -> Code:
+        code = self.expr(e.operand, ctx)
+        self.require_number(code, e.operand.span)
+        if code.is_const:
+            return Code(self.constant(-code.const), code.type, -code.const)
+        return Code(f"(-{code.src})", code.type)
+
+    def expr_Not(self, e: ast.Not, ctx: Ctx) -> Code:
+        code = self.expr(e.operand, ctx)
+        self.require(code, T.BOOL, e.operand.span)
+        if code.is_const:
+            return Code(repr(not code.const), T.BOOL, not code.const)
+        return Code(f"(not {code.src})", T.BOOL)
+
+    def expr_BoolOp(self, e: ast.BoolOp, ctx: Ctx) -> Code:
+        parts = []
+        for value in e.values:
+            code = self.expr(value, ctx)
+            self.require(code, T.BOOL, value.span)
+            parts.append(code)
+        if all(p.is_const for p in parts):
+            result = all(p.const for p in parts) if e.op == "and" else any(p.const for p in parts)
+            return Code(repr(result), T.BOOL, result)
+        return Code("(" + f" {e.op} ".join(p.src for p in parts) + ")", T.BOOL)
+
+    def expr_Binary(self, e: ast.Binary, ctx: Ctx) -> Code:
+        left = self.expr(e.left, ctx)
+        right = self.expr(e.right, ctx)
+        self.require_number(left, e.left.span)
+        self.require_number(right, e.right.span)
+        if e.op == "/":
+            typ = T.REAL
+        else:
+            typ = T.REAL if T.REAL in (left.type, right.type) else T.INT
+        if left.is_const and right.is_const:
+            try:
+                value = _arith(e.op, left.const, right.const)
+            except ZeroDivisionError:
+                raise self.fail("division-by-zero", "division by zero", e.span) from None
+            if isinstance(value, int) and abs(value) > 10**15:
+                raise self.fail("too-large", "this number is too large (over 15 digits)", e.span)
+            return Code(self.constant(value), typ, value)
+        op = e.op
+        if op == "/":
+            return Code(f"_div({left.src}, {right.src})", T.REAL)
+        return Code(f"({left.src} {op} {right.src})", typ)
+
+    def expr_Compare(self, e: ast.Compare, ctx: Ctx) -> Code:
+        codes = [self.expr(e.first, ctx)] + [self.expr(x, ctx) for x in e.rest]
+        exprs = [e.first, *e.rest]
+        parts = [codes[0].src]
+        for i, op in enumerate(e.ops):
+            a, b = codes[i], codes[i + 1]
+            if op in ("in", "not in"):
+                if b.type.kind != "seq":
+                    raise self.fail("type", f"`{op}` needs a set on its right, not {b.type}", exprs[i + 1].span)
+                if b.type.elem is not None and not T.comparable(a.type, b.type.elem):
+                    raise self.fail("type", f"cannot look for {a.type} among {b.type.elem.plural()}", e.span)
+            elif op in ("==", "!="):
+                if not T.comparable(a.type, b.type):
+                    raise self.fail("type", f"cannot compare {a.type} with {b.type}", e.span)
+            else:
+                self.require_number(a, exprs[i].span)
+                self.require_number(b, exprs[i + 1].span)
+            parts.append(f" {op} {b.src}")
+        if all(c.is_const for c in codes):
+            value = _compare(e.ops, [c.const for c in codes])
+            return Code(repr(value), T.BOOL, value)
+        return Code("(" + "".join(parts) + ")", T.BOOL)
+
+    def expr_Range(self, e: ast.Range, ctx: Ctx) -> Code:
+        lo = self.expr(e.lo, ctx)
+        hi = self.expr(e.hi, ctx)
+        self.require(lo, T.INT, e.lo.span)
+        self.require(hi, T.INT, e.hi.span)
+        if lo.is_const and hi.is_const:
+            if hi.const - lo.const > MAX_DOMAIN:
+                raise self.fail("too-large", f"the range {lo.const}..{hi.const} is too large", e.span)
+            value = range(lo.const, hi.const + 1)
+            return Code(self.constant(value), T.seq(T.INT), value)
+        return Code(f"range({lo.src}, {hi.src} + 1)", T.seq(T.INT))
+
+    def expr_IfExpr(self, e: ast.IfExpr, ctx: Ctx) -> Code:
+        test = self.expr(e.test, ctx)
+        self.require(test, T.BOOL, e.test.span)
+        then = self.expr(e.then, ctx)
+        orelse = self.expr(e.orelse, ctx)
+        typ = T.unify(then.type, orelse.type)
+        if typ is None:
+            raise self.fail("type", f"the two branches differ: {then.type} and {orelse.type}", e.span)
+        if test.is_const:
+            chosen = then if test.const else orelse
+            return Code(chosen.src, typ, chosen.const)
+        return Code(f"({then.src} if {test.src} else {orelse.src})", typ)
+
+    def expr_Quantifier(self, e: ast.Quantifier, ctx: Ctx) -> Code:
+        domain = self.expr(e.domain, ctx)
+        if domain.type.kind != "seq":
+            raise self.fail("type", f"`{e.kind} {e.var} in ...` needs a set to range over, not {domain.type}",
+                            e.domain.span)
+        inner = ctx.child()
+        pyname = f"L_{e.var}"
+        inner.scopes[-1][e.var] = Local(pyname, domain.type.elem or T.INT, False)
+        filt = None
+        if e.filter is not None:
+            filt = self.expr(e.filter, inner)
+            self.require(filt, T.BOOL, e.filter.span)
+        body = self.expr(e.body, inner)
+        cond = f" if {filt.src}" if filt is not None else ""
+        loop = f"for {pyname} in {domain.src}"
+        kind = e.kind
+        if kind in ("any", "all", "count", "first"):
+            self.require(body, T.BOOL, e.body.span)
+        if kind == "any":
+            return Code(f"any({body.src} {loop}{cond})", T.BOOL)
+        if kind == "all":
+            return Code(f"all({body.src} {loop}{cond})", T.BOOL)
+        if kind == "count":
+            both = f" if {filt.src} and {body.src}" if filt is not None else f" if {body.src}"
+            return Code(f"sum(1 {loop}{both})", T.INT)
+        if kind == "first":
+            elem = domain.type.elem or T.INT
+            if not elem.is_entity:
+                raise self.fail("type", f"`first` picks among players, cells, directions or named values, "
+                                f"not {elem.plural()}", e.domain.span)
+            both = f" if {filt.src} and {body.src}" if filt is not None else f" if {body.src}"
+            return Code(f"next(({pyname} {loop}{both}), -1)", elem.with_optional())
+        self.require_number(body, e.body.span)
+        if kind == "sum":
+            return Code(f"sum({body.src} {loop}{cond})", body.type)
+        sid = self.span_id(e.span)
+        return Code(f"_{kind}_of(({body.src} {loop}{cond}), {sid})", body.type)
+
+    def expr_Index(self, e: ast.Index, ctx: Ctx) -> Code:
+        if isinstance(e.base, ast.Name) and ctx.lookup(e.base.id) is None and e.base.id in self.state:
+            var = self.state[e.base.id]
+            var.used = True
+            return Code(f"s[{self.slot(var, e.indices, ctx, e.span)}]", var.type)
+        base = self.expr(e.base, ctx)
+        if base.type.kind != "seq":
+            raise self.fail("type", f"only arrays, lists and sets can be indexed, not {base.type}", e.base.span)
+        if len(e.indices) != 1:
+            raise self.fail("arity", "a list takes one index", e.span)
+        index = self.expr(e.indices[0], ctx)
+        self.require(index, T.INT, e.indices[0].span)
+        elem = base.type.elem or T.INT
+        if base.is_const and index.is_const:
+            seq = tuple(base.const)
+            if not 0 <= index.const < len(seq):
+                raise self.fail("index-out-of-range", f"index {index.const} is outside 0..{len(seq) - 1}",
+                                e.indices[0].span)
+            value = seq[index.const]
+            return Code(self.constant(value), elem, value)
+        sid = self.span_id(e.span)
+        return Code(f"_at({base.src}, {index.src}, {sid})", elem)
+
+    def slot(self, var: StateVar, indices: Sequence[ast.Expr], ctx: Ctx, span: Span) -> str:
+        """Python source for the flat slot of ``var[indices]`` (bounds-checked in checked mode)."""
+        if len(indices) != len(var.dims):
+            raise self.fail("arity", f"{_q(var.name)} takes {len(var.dims)} index(es), not {len(indices)}", span)
+        terms: list[str] = []
+        const_part = var.offset
+        stride = var.size
+        for index_expr, (low, size), itype in zip(indices, var.dims, var.index_types, strict=True):
+            stride //= size
+            code = self.expr(index_expr, ctx)
+            if not T.assignable(code.type.with_optional(False), itype) and not (
+                code.type.kind == "int" and itype.kind == "int"
+            ):
+                raise self.fail("type", f"{_q(var.name)} is indexed by {itype.plural()}, not {code.type}",
+                                index_expr.span)
+            if code.is_const:
+                if not low <= code.const < low + size:
+                    raise self.fail("index-out-of-range", f"index {_show(code.const)} is outside "
+                                    f"{_q(var.name)}'s {low}..{low + size - 1}", index_expr.span)
+                const_part += (code.const - low) * stride
+                continue
+            src = code.src
+            if self.checked or code.type.optional:
+                src = f"_ix({src}, {low}, {low + size - 1}, {self.span_id(index_expr.span)})"
+            if low:
+                src = f"({src} - {low})"
+            terms.append(src if stride == 1 else f"{src} * {stride}")
+        if not terms:
+            return str(const_part)
+        return " + ".join(([str(const_part)] if const_part else []) + terms)
+
+    def expr_ListLit(self, e: ast.ListLit, ctx: Ctx) -> Code:
+        return self.sequence_literal(e.items, e.span, ctx, tuple)
+
+    def expr_SetLit(self, e: ast.SetLit, ctx: Ctx) -> Code:
+        return self.sequence_literal(e.items, e.span, ctx, lambda values: tuple(dict.fromkeys(values)))
+
+    def sequence_literal(self, items: Sequence[ast.Expr], span: Span, ctx: Ctx, build: Callable) -> Code:
+        codes = [self.expr(i, ctx) for i in items]
+        elem: Type | None = None
+        for item, code in zip(items, codes, strict=True):
+            elem = code.type if elem is None else T.unify(elem, code.type)
+            if elem is None:
+                raise self.fail("type", "the items of a list must all have the same type", item.span)
+        if all(c.is_const for c in codes):
+            value = build([c.const for c in codes])
+            return Code(self.constant(value), T.seq(elem or T.INT), value)
+        return Code("(" + "".join(c.src + ", " for c in codes) + ")", T.seq(elem or T.INT))
+
+    def expr_Call(self, e: ast.Call, ctx: Ctx) -> Code:
+        if ctx.lookup(e.func) is None and e.func in self.defs:
+            info = self.defs[e.func]
+            if len(e.args) != len(info.decl.params):
+                raise self.fail("arity", f"{_q(e.func)} takes {len(info.decl.params)} argument(s), "
+                                f"not {len(e.args)}", e.span)
+            args = [self.expr(a, ctx) for a in e.args]
+            return self.call_def(info, args, e.span, ctx, e.args)
+        builtin = BUILTIN_FUNCTIONS.get(e.func)
+        if builtin is None:
+            raise self.fail("undefined-function", f"{_q(e.func)} is not a function", e.func_span,
+                            did_you_mean(e.func, list(self.defs) + list(BUILTIN_FUNCTIONS)))
+        args = [self.expr(a, ctx) for a in e.args]
+        return builtin(self, e, args)
+
+    def call_def(self, info: DefInfo, args: list[Code], span: Span, ctx: Ctx,
+                 arg_exprs: Sequence[ast.Expr] = ()) -> Code:
+        info.used = True
+        self.compile_def(info)
+        if info.result is None:
+            raise CompileFailed()
+        for i, (code, ptype) in enumerate(zip(args, info.param_types, strict=True)):
+            if not T.assignable(code.type, ptype):
+                where = arg_exprs[i].span if arg_exprs else span
+                raise self.fail("type", f"argument {i + 1} of {_q(info.decl.name)} must be {ptype}, "
+                                f"not {code.type}", where)
+        if info.result.is_const:
+            return Code(info.result.src, info.result.type, info.result.const)
+        arg_src = "".join(", " + a.src for a in args)
+        return Code(f"{info.pyname}(s{arg_src})", info.result.type)
+
+    def compile_def(self, info: DefInfo) -> None:
+        if info.result is not None:
+            return
+        decl = info.decl
+        if info.in_progress:
+            raise self.fail("recursive-def", f"{_q(decl.name)} calls itself; functions cannot be recursive",
+                            decl.span, "write a bounded loop in a move, or use an aggregate like `any`")
+        info.in_progress = True
+        try:
+            ctx = Ctx([{}])
+            params = []
+            for p in decl.params:
+                ptype = self.param_type(p, ctx)
+                info.param_types.append(ptype)
+                ctx.scopes[-1][p.name] = Local(f"L_{p.name}", ptype, False)
+                params.append(f"L_{p.name}")
+            body = self.expr(decl.body, ctx)
+            if body.is_const:
+                info.result = body
+                return
+            line = f"def {info.pyname}(s{''.join(', ' + p for p in params)}):"
+            # Defs go in the module before use; emit into a separate list then splice in front.
+            self.emit(line, decl.span)
+            self.emit(f"    return {body.src}", decl.span)
+            info.result = Code(f"{info.pyname}(s)", body.type)
+        finally:
+            info.in_progress = False
+
+    def param_type(self, p: ast.Param, ctx: Ctx) -> Type:
+        dom = self.expr(p.type.domain, ctx)
+        if dom.type.kind != "seq":
+            raise self.fail("bad-type", f"the parameter {_q(p.name)} needs a type or a set", p.type.span)
+        elem = dom.type.elem or T.INT
+        return elem.with_optional(p.type.optional) if elem.is_entity else elem
+
+    # ------------------------------------------------------------ type checks
+    def require(self, code: Code, typ: Type, span: Span) -> None:
+        if not T.assignable(code.type, typ):
+            raise self.fail("type", f"expected {typ}, found {code.type}", span)
+
+    def require_number(self, code: Code, span: Span) -> None:
+        if not code.type.is_number:
+            raise self.fail("type", f"expected a number, found {code.type}", span)
+
+    # ------------------------------------------------------------------ moves
+    def compile_moves(self, moves: list[ast.MoveDecl]) -> None:
+        if not moves:
+            self.error("missing-moves", "the rule file declares no moves", Span(1, 1, 1, 2),
+                       "add a move like `move place(c: cell) when ...:`")
+        self.globals["_MOVES"] = {}
+        legal_lines: list[str] = []
+        otherwise_lines: list[str] = []
+        for index, move in enumerate(moves):
+            try:
+                lines = self.compile_move(index, move)
+            except CompileFailed:
+                continue
+            (otherwise_lines if move.otherwise else legal_lines).extend(lines)
+        self.emit("def _legal(s):")
+        self.emit("    out = []")
+        self.emit("    add = out.append")
+        for line, span in legal_lines:
+            self.emit("    " + line, span)
+        if otherwise_lines:
+            self.emit("    if not out:")
+            for line, span in otherwise_lines:
+                self.emit("        " + line, span)
+        self.emit("    return out")
+
+    def compile_move(self, index: int, move: ast.MoveDecl) -> list[tuple[str, Span]]:
+        ctx = Ctx([{}], in_move=True)
+        loops: list[tuple[str, Span]] = []
+        names: list[str] = []
+        types: list[Type] = []
+        depth = 0
+        for p in move.params:
+            dom = self.expr(p.type.domain, ctx)
+            if dom.type.kind != "seq":
+                raise self.fail("bad-type", f"the move parameter {_q(p.name)} needs a set of values such as "
+                                "`cell` or `1..3`", p.type.span)
+            elem = dom.type.elem or T.INT
+            if dom.is_const and len(dom.const) > MAX_DOMAIN:
+                raise self.fail("too-large", "this move parameter has too many values", p.type.span)
+            pyname = f"L_{p.name}"
+            ctx.scopes[-1][p.name] = Local(pyname, elem, False)
+            loops.append(("    " * depth + f"for {pyname} in {dom.src}:", p.span))
+            names.append(pyname)
+            types.append(elem)
+            depth += 1
+        guard_src = None
+        if move.guard is not None:
+            guard = self.expr(move.guard, ctx)
+            self.require(guard, T.BOOL, move.guard.span)
+            if guard.is_const and not guard.const:
+                self.warn("never-legal", f"move {_q(move.name)} can never be played: its condition is always "
+                          "false", move.guard.span)
+            if not guard.is_const:
+                guard_src = guard.src
+            elif not guard.const:
+                guard_src = "False"
+        fn = f"_m{index}"
+        self.compile_effect(fn, names, types, move.body, ctx, move.span)
+        factory = MoveFactory(move.name, [self.displayer(t) for t in types], fn)
+        self.globals[f"_MT{index}"] = factory.cache
+        self.globals[f"_MK{index}"] = factory
+        self.factories.append(factory)
+        key = names[0] if len(names) == 1 else "(" + "".join(n + ", " for n in names) + ")"
+        if not names:
+            key = "0"
+        get = f"_MT{index}.get({key}) or _MK{index}({key})"
+        body = ("    " * depth) + (f"if {guard_src}: add({get})" if guard_src else f"add({get})")
+        return [*loops, (body, move.span)]
+
+    def displayer(self, typ: Type) -> Callable[[Any], str]:
+        if typ.kind == "enum":
+            return _optional_display(self.displayers[typ.name])
+        if typ.kind in self.displayers:
+            return _optional_display(self.displayers[typ.kind])
+        if typ.kind == "bool":
+            return lambda v: "true" if v else "false"
+        return str
+
+    # ---------------------------------------------------------------- effects
+    def compile_effect(self, fn: str, params: list[str], types: list[Type], body: Sequence[ast.Stmt],
+                       ctx: Ctx, span: Span, setup: bool = False) -> None:
+        """Emit ``fn(params..., st)``: the move's effects, split at chance points into continuations."""
+        ectx = ctx.child(in_effect=True, in_move=not setup, in_setup=setup)
+        out: list[str] = []
+        self.compile_block(list(body), ectx, [], out, 1, span)
+        self.emit(f"def {fn}({''.join(p + ', ' for p in params)}st):", span)
+        self.emit("    s = list(st)", span)
+        if setup:
+            self.emit("    me = 0; nt = 0", span)
+        else:
+            self.emit("    me = s[_T]; nt = None", span)
+        self.splice(out)
+        self.emit("    return _finish(s, me, nt)", span)
+
+    def splice(self, out: list[str]) -> None:
+        for item in out:
+            if isinstance(item, tuple):
+                self.emit(item[0], item[1])
+            else:
+                self.emit(item)
+
+    def compile_block(self, stmts: list[ast.Stmt], ctx: Ctx, after: list[tuple[list[ast.Stmt], Ctx]],
+                      out: list[Any], indent: int, span: Span) -> None:
+        """Compile ``stmts``; ``after`` holds what follows in enclosing blocks (for chance continuations)."""
+        pad = "    " * indent
+        start = len(out)
+        for i, stmt in enumerate(stmts):
+            try:
+                if isinstance(stmt, (ast.Chance, ast.ChanceBranches)):
+                    self.compile_chance(stmt, ctx, [(stmts[i + 1:], ctx), *after], out, pad)
+                    return
+                self.compile_stmt(stmt, ctx, after, out, indent, stmts[i + 1:])
+            except CompileFailed:
+                continue
+        if len(out) == start:
+            out.append((pad + "pass", span))
+
+    def compile_stmt(self, stmt: ast.Stmt, ctx: Ctx, after: list[tuple[list[ast.Stmt], Ctx]], out: list[Any],
+                     indent: int, rest: list[ast.Stmt]) -> None:
+        pad = "    " * indent
+        if isinstance(stmt, ast.Assign):
+            out.append((pad + self.assignment(stmt, ctx), stmt.span))
+        elif isinstance(stmt, ast.Let):
+            value = self.expr(stmt.value, ctx)
+            if value.type.kind == "none":
+                raise self.fail("type", "cannot tell the type of `none` alone; write a typed value", stmt.span)
+            pyname = f"L_{stmt.name}"
+            ctx.scopes[-1][stmt.name] = Local(pyname, value.type, True)
+            out.append((f"{pad}{pyname} = {value.src}", stmt.span))
+        elif isinstance(stmt, ast.Again):
+            if ctx.in_setup:
+                raise self.fail("again-in-setup", "`again` is meaningless in setup; assign `turn` instead", stmt.span)
+            out.append((pad + "nt = me", stmt.span))
+        elif isinstance(stmt, ast.Break):
+            if not ctx.in_loop:
+                raise self.fail("break-outside-loop", "`break` outside a `for` loop", stmt.span)
+            out.append((pad + "break", stmt.span))
+        elif isinstance(stmt, ast.If):
+            keyword = "if"
+            for test_expr, body in stmt.branches:
+                test = self.expr(test_expr, ctx)
+                self.require(test, T.BOOL, test_expr.span)
+                out.append((f"{pad}{keyword} {test.src}:", test_expr.span))
+                self.compile_block(list(body), ctx.child(), [(rest, ctx), *after], out, indent + 1, stmt.span)
+                keyword = "elif"
+            if stmt.orelse is not None:
+                out.append((pad + "else:", stmt.span))
+                self.compile_block(list(stmt.orelse), ctx.child(), [(rest, ctx), *after], out, indent + 1,
+                                   stmt.span)
+        elif isinstance(stmt, ast.For):
+            domain = self.expr(stmt.domain, ctx)
+            if domain.type.kind != "seq":
+                raise self.fail("type", f"`for` needs a set to loop over, not {domain.type}", stmt.domain.span)
+            inner = ctx.child(in_loop=True)
+            pyname = f"L_{stmt.var}"
+            inner.scopes[-1][stmt.var] = Local(pyname, domain.type.elem or T.INT, False)
+            out.append((f"{pad}for {pyname} in {domain.src}:", stmt.span))
+            self.compile_block(list(stmt.body), inner, [], out, indent + 1, stmt.span)
+        else:  # pragma: no cover - the grammar has no other statements
+            raise self.fail("internal", f"unknown statement {type(stmt).__name__}", stmt.span)
+
+    def assignment(self, stmt: ast.Assign, ctx: Ctx) -> str:
+        value = self.expr(stmt.value, ctx)
+        local = ctx.lookup(stmt.name)
+        if local is not None:
+            if not local.mutable:
+                raise self.fail("assign-to-constant", f"{_q(stmt.name)} cannot be changed here", stmt.name_span,
+                                "only state variables and `let` locals can be assigned")
+            if stmt.indices:
+                raise self.fail("type", f"{_q(stmt.name)} is not an array", stmt.span)
+            target_type = local.type
+            target = local.pyname
+        elif stmt.name == "turn":
+            if stmt.indices:
+                raise self.fail("type", "`turn` is not an array", stmt.span)
+            self.require(value, T.PLAYER, stmt.value.span)
+            if stmt.op != "=":
+                raise self.fail("type", "`turn` can only be set with `=`", stmt.span)
+            return f"nt = {value.src}"
+        elif stmt.name in self.state:
+            var = self.state[stmt.name]
+            var.used = True
+            target_type = var.type
+            if var.dims:
+                target = f"s[{self.slot(var, stmt.indices, ctx, stmt.span)}]"
+            elif stmt.indices:
+                raise self.fail("type", f"{_q(stmt.name)} is not an array", stmt.span)
+            else:
+                target = f"s[{var.offset}]"
+            if value.is_const and isinstance(value.const, int) and not (var.lo <= int(value.const) <= var.hi):
+                raise self.fail("out-of-domain", f"{_show(value.const)} is outside the domain of "
+                                f"{_q(stmt.name)} ({self.describe_domain(var)})", stmt.value.span)
+        else:
+            if self.global_name_kind(stmt.name):
+                raise self.fail("assign-to-constant", f"{_q(stmt.name)} is a {self.global_name_kind(stmt.name)} "
+                                "and cannot be assigned", stmt.name_span,
+                                "only state variables, `let` locals and `turn` can be assigned")
+            raise self.fail("undefined-name", f"{_q(stmt.name)} is not defined", stmt.name_span,
+                            did_you_mean(stmt.name, list(self.state) + [n for n, _ in ctx.all_locals()]))
+        if stmt.op != "=":
+            if not target_type.is_number:
+                raise self.fail("type", f"`{stmt.op}` needs a number, and {_q(stmt.name)} holds {target_type}",
+                                stmt.span)
+            self.require_number(value, stmt.value.span)
+            src = f"{target} {stmt.op[0]} {value.src}"
+        else:
+            if not T.assignable(value.type, target_type) and not (
+                target_type.kind == "int" and value.type.kind == "int"
+            ):
+                raise self.fail("type", f"{_q(stmt.name)} holds {target_type}, not {value.type}", stmt.value.span)
+            src = value.src
+        if local is None and (self.checked or stmt.op != "=" or not value.is_const):
+            var = self.state[stmt.name]
+            if self.checked:
+                src = f"_dom({src}, {var.lo}, {var.hi}, {self.span_id(stmt.value.span)})"
+        return f"{target} = {src}"
+
+    def global_name_kind(self, name: str) -> str | None:
+        if name in self.params:
+            return "parameter"
+        if name in self.defs:
+            return "function"
+        if name in self.players:
+            return "player"
+        if name in self.enum_members:
+            return "named value"
+        if name == "mover":
+            return "the moving player"
+        return None
+
+    def describe_domain(self, var: StateVar) -> str:
+        if var.type.kind == "int":
+            return f"{var.lo}..{var.hi}"
+        return str(var.type)
+
+    # ----------------------------------------------------------------- chance
+    def compile_chance(self, stmt: ast.Stmt, ctx: Ctx, after: list[tuple[list[ast.Stmt], Ctx]],
+                       out: list[Any], pad: str) -> None:
+        """Suspend the move here; nature's pick resumes it in a continuation function."""
+        if ctx.in_loop:
+            raise self.fail("chance-in-loop", "`chance` cannot appear inside a `for` loop", stmt.span,
+                            "move the chance before or after the loop")
+        self.has_chance = True
+        cid = self.chance_points
+        self.chance_points += 1
+        saved = ctx.all_locals()
+        extras = [f"{local.pyname}" for _, local in saved]
+        # The chance state: variables, turn=CHANCE, status, then what the continuation needs.
+        saved_src = "".join(", " + name for name in extras)
+        out.append((f"{pad}s[_T] = -1", stmt.span))
+        out.append((f"{pad}return tuple(s) + ({cid}, me, nt{saved_src})", stmt.span))
+        restore = [f"    {name} = st[{self.extra_base + 3 + i}]" for i, name in enumerate(extras)]
+        # Continuation: chance body, then the rest of every enclosing block.
+        kctx = ctx.child()
+        for name, local in saved:
+            kctx.scopes[-1][name] = local
+        if isinstance(stmt, ast.Chance):
+            self.compile_chance_var(stmt, cid, ctx, kctx, restore, after)
+        else:
+            assert isinstance(stmt, ast.ChanceBranches)
+            self.compile_chance_branches(stmt, cid, ctx, kctx, restore, after)
+
+    def emit_continuation(self, fn: str, arg: str, restore: list[str], body: list[Any], span: Span) -> None:
+        self.emit(f"def {fn}({arg}, st):", span)
+        self.emit(f"    s = list(st[:{self.extra_base}])", span)
+        self.emit(f"    me = st[{self.extra_base + 1}]; nt = st[{self.extra_base + 2}]", span)
+        self.emit("    s[_T] = me", span)
+        for line in restore:
+            self.emit(line, span)
+        self.splice(body)
+        self.emit("    return _finish(s, me, nt)", span)
+
+    def continuation_body(self, first: Sequence[ast.Stmt], kctx: Ctx,
+                          after: list[tuple[list[ast.Stmt], Ctx]], span: Span) -> list[Any]:
+        body: list[Any] = []
+        stmts = list(first)
+        for rest, _ in after:
+            stmts.extend(rest)
+        self.compile_block(stmts, kctx, [], body, 1, span)
+        return body
+
+    def compile_chance_var(self, stmt: ast.Chance, cid: int, ctx: Ctx, kctx: Ctx, restore: list[str],
+                           after: list[tuple[list[ast.Stmt], Ctx]]) -> None:
+        domain = self.expr(stmt.domain, ctx)
+        if domain.type.kind != "seq":
+            raise self.fail("type", f"`chance {stmt.var} in ...` needs a set of outcomes, not {domain.type}",
+                            stmt.domain.span)
+        elem = domain.type.elem or T.INT
+        pyname = f"L_{stmt.var}"
+        kctx.scopes[-1][stmt.var] = Local(pyname, elem, False)
+        wctx = ctx.child()
+        wctx.scopes[-1][stmt.var] = Local(pyname, elem, False)
+        weight = None
+        if stmt.weight is not None:
+            weight = self.expr(stmt.weight, wctx)
+            self.require_number(weight, stmt.weight.span)
+            if domain.is_const and weight.is_const:
+                self.check_constant_weights([weight.const] * len(domain.const), stmt.weight.span)
+        elif domain.is_const and len(domain.const) == 0:
+            raise self.fail("empty-chance", "this chance has no outcomes", stmt.domain.span)
+        fn = f"_k{cid}c"
+        body = self.continuation_body(stmt.body or (), kctx, after, stmt.span)
+        self.emit_continuation(fn, pyname, restore, body, stmt.span)
+        # Outcomes function: evaluated in the chance state.
+        factory = OutcomeFactory(stmt.var, self.displayer(elem), fn)
+        self.globals[f"_CT{cid}"] = factory.cache
+        self.globals[f"_CK{cid}"] = factory
+        self.factories.append(factory)
+        sid = self.span_id(stmt.span)
+        self.emit(f"def _co{cid}(st):", stmt.span)
+        self.emit("    s = st", stmt.span)
+        for line in restore:
+            self.emit(line, stmt.span)
+        self.emit(f"    dom = {domain.src}", stmt.span)
+        if weight is None:
+            self.emit(f"    return _uniform(dom, _CT{cid}, _CK{cid}, {sid})", stmt.span)
+        else:
+            self.emit(f"    ws = [{weight.src} for {pyname} in dom]", stmt.weight.span if stmt.weight else stmt.span)
+            self.emit(f"    return _weighted(dom, ws, _CT{cid}, _CK{cid}, {sid})", stmt.span)
+
+    def check_constant_weights(self, weights: list[Any], span: Span) -> None:
+        if any(w < 0 for w in weights):
+            raise self.fail("bad-probability", "a chance weight is negative", span)
+        if sum(weights) == 0:
+            raise self.fail("bad-probability", "the chance weights add up to 0", span)
+
+    def compile_chance_branches(self, stmt: ast.ChanceBranches, cid: int, ctx: Ctx, kctx: Ctx,
+                                restore: list[str], after: list[tuple[list[ast.Stmt], Ctx]]) -> None:
+        probs = []
+        labels: list[str] = []
+        for branch in stmt.branches:
+            if branch.label in labels:
+                raise self.fail("duplicate", f"outcome {_q(branch.label)} appears twice", branch.span)
+            labels.append(branch.label)
+            prob = self.expr(branch.probability, ctx)
+            self.require_number(prob, branch.probability.span)
+            probs.append(prob)
+        if all(p.is_const for p in probs):
+            values = [Fraction(p.const) for p in probs]
+            for branch, value in zip(stmt.branches, values, strict=True):
+                if value < 0:
+                    raise self.fail("bad-probability", f"probability {value} is negative", branch.probability.span)
+            if sum(values) != 1:
+                raise self.fail("bad-probability", f"the probabilities add up to {sum(values)}, not 1", stmt.span,
+                                "write exact fractions such as 1/3; they must sum to exactly 1")
+        fns = []
+        for index, branch in enumerate(stmt.branches):
+            fn = f"_k{cid}b{index}"
+            body = self.continuation_body(branch.body, kctx.child(), after, branch.span)
+            self.emit_continuation(fn, "_label", restore, body, branch.span)
+            fns.append(fn)
+        outcome_fn = f"_co{cid}"
+        factory = OutcomeFactory(None, str, fns)
+        self.globals[f"_CB{cid}"] = tuple(labels)
+        self.globals[f"_CK{cid}"] = factory
+        self.factories.append(factory)
+        sid = self.span_id(stmt.span)
+        self.emit(f"def {outcome_fn}(st):", stmt.span)
+        self.emit("    s = st", stmt.span)
+        for line in restore:
+            self.emit(line, stmt.span)
+        prob_src = ", ".join(p.src for p in probs)
+        self.emit(f"    return _branches(_CB{cid}, ({prob_src},), _CK{cid}, {sid})", stmt.span)
+
+    # ------------------------------------------------------------------ setup
+    def compile_setup(self, setup: ast.SetupDecl | None) -> None:
+        init = [0] * (self.nvars + 2)
+        empty = Ctx([{}])
+        for var in self.state.values():
+            try:
+                values = self.initial_values(var, empty)
+            except CompileFailed:
+                continue
+            init[var.offset : var.offset + var.size] = values
+        self.globals["_INIT"] = tuple(init)
+        self.compile_effect("_setup", [], [], setup.body if setup else (), empty, setup.span if setup else
+                            Span(1, 1, 1, 2), setup=True)
+
+    def initial_values(self, var: StateVar, ctx: Ctx) -> list[Any]:
+        decl = var.decl
+        if decl.init is None:
+            low = var.lo
+            return [bool(low) if var.type.kind == "bool" else low] * var.size
+        code = self.expr(decl.init, ctx)
+        if not code.is_const:
+            raise self.fail("not-constant", "an initial value must be known when the game loads", decl.init.span,
+                            "set computed initial values in a `setup:` block")
+        if code.type.kind == "seq":
+            values = list(code.const)
+            if len(values) != var.size:
+                raise self.fail("type", f"{_q(var.name)} has {var.size} slots but the initial list has "
+                                f"{len(values)} values", decl.init.span)
+            elem = code.type.elem or T.INT
+        else:
+            values = [code.const] * var.size
+            elem = code.type
+        if not T.assignable(elem, var.type) and not (elem.kind == "int" and var.type.kind == "int"):
+            raise self.fail("type", f"{_q(var.name)} holds {var.type}, not {elem}", decl.init.span)
+        for value in values:
+            if not var.lo <= int(value) <= var.hi:
+                raise self.fail("out-of-domain", f"initial value {_show(value)} is outside the domain of "
+                                f"{_q(var.name)} ({self.describe_domain(var)})", decl.init.span)
+        return values
+
+    # ------------------------------------------------------------- end rules
+    def compile_ends(self, ends: list[ast.EndDecl], utilities: list[ast.UtilityDecl]) -> list[str]:
+        n = len(self.players)
+        if not ends:
+            self.error("missing-terminal", "the rule file never ends the game", Span(1, 1, 1, 2),
+                       "add `win p when ...`, `draw when ...` or `terminal when ...`")
+        if any(e.kind == "terminal" for e in ends) and not utilities:
+            first = next(e for e in ends if e.kind == "terminal")
+            self.error("missing-utility", "`terminal when` needs a `utility p: ...` line to score the end",
+                       first.span, "or use `win p when ...` / `draw when ...`, which score themselves")
+        table: list[tuple[float, ...] | None] = [None]
+        descriptions = [""]
+        checks: list[tuple[str, Span]] = []
+        for rule_index, end in enumerate(ends):
+            base = 1 + rule_index * (n + 1)
+            ctx = Ctx([{}])
+            try:
+                binder = self.end_binder(end)
+                if binder is not None:
+                    ctx.scopes[-1][binder] = Local(f"L_{binder}", T.PLAYER, False)
+                cond = self.expr(end.condition, ctx)
+                self.require(cond, T.BOOL, end.condition.span)
+                if binder is not None and f"L_{binder}" not in cond.src:
+                    self.warn("unused-binder", f"{_q(binder)} is not used in the condition, so it stands for "
+                              "every player", end.who.span if end.who else end.span,
+                              did_you_mean(binder, self.visible_names(ctx)))
+                who_src = None
+                if end.kind in ("win", "lose") and binder is None:
+                    assert end.who is not None
+                    who = self.expr(end.who, ctx)
+                    self.require(who, T.PLAYER, end.who.span)
+                    who_src = who.src
+            except CompileFailed:
+                continue
+            table.extend([None] * (n + 1))
+            descriptions.extend([""] * (n + 1))
+            for p in range(-1, n):
+                table[base + p + 1] = self.end_utilities(end.kind, p)
+                descriptions[base + p + 1] = self.describe_end(end.kind, p)
+            if binder is not None:
+                checks.append((f"for L_{binder} in range({n}):", end.span))
+                checks.append((f"    if {cond.src}: return _end(s, {base + 1} + L_{binder})", end.span))
+            elif who_src is not None:
+                checks.append((f"if {cond.src}: return _end(s, {base + 1} + {who_src})", end.span))
+            else:
+                checks.append((f"if {cond.src}: return _end(s, {base})", end.span))
+        self.globals["_UT"] = tuple(table)
+        self.emit("def _finish(s, me, nt):")
+        self.emit("    s[_T] = _NEXT[me] if nt is None else nt")
+        for line, span in checks:
+            self.emit("    " + line, span)
+        self.emit("    return tuple(s)")
+        self.globals["_ST"] = self.status_slot
+        return descriptions
+
+    def end_binder(self, end: ast.EndDecl) -> str | None:
+        """``win p when ...``: a bare, otherwise unknown name stands for each player in turn."""
+        if end.kind not in ("win", "lose") or not isinstance(end.who, ast.Name):
+            return None
+        name = end.who.id
+        if name in ("mover", "turn") or self.global_name_kind(name) or name in self.state:
+            return None
+        return name
+
+    def end_utilities(self, kind: str, who: int) -> tuple[float, ...] | None:
+        n = len(self.players)
+        if kind == "draw":
+            return (DRAW,) * n
+        if kind == "terminal" or who < 0:
+            return None
+        if kind == "win":
+            return tuple(WIN if p == who else LOSE for p in range(n))
+        return tuple(LOSE if p == who else WIN for p in range(n))
+
+    def describe_end(self, kind: str, who: int) -> str:
+        if kind == "draw":
+            return "draw"
+        if kind == "terminal" or who < 0:
+            return "game over"
+        return f"{self.players[who]} {'wins' if kind == 'win' else 'loses'}"
+
+    def compile_utilities(self, ends: list[ast.EndDecl], utilities: list[ast.UtilityDecl],
+                          zero_sums: list[ast.ZeroSumDecl]) -> tuple[tuple[float, float] | None, bool]:
+        n = len(self.players)
+        lows: list[float] = []
+        highs: list[float] = []
+        for end in ends:
+            if end.kind == "draw":
+                lows.append(DRAW)
+                highs.append(DRAW)
+            elif end.kind in ("win", "lose"):
+                lows.append(LOSE)
+                highs.append(WIN)
+        bounded = True
+        for extra in utilities[1:]:
+            self.error("duplicate", "there can be only one `utility` line", extra.span)
+        if utilities:
+            decl = utilities[0]
+            ctx = Ctx([{}])
+            ctx.scopes[-1][decl.var] = Local(f"L_{decl.var}", T.PLAYER, False)
+            try:
+                code = self.expr(decl.expr, ctx)
+                self.require_number(code, decl.expr.span)
+                self.emit("def _util(s):", decl.span)
+                self.emit(f"    return tuple({code.src} for L_{decl.var} in range({n}))", decl.span)
+            except CompileFailed:
+                pass
+            if decl.bounds is not None:
+                try:
+                    bounds = self.expr(decl.bounds, ctx)
+                    if not bounds.is_const or bounds.type.kind != "seq" or not len(bounds.const):
+                        raise self.fail("not-constant", "utility bounds must be a constant range like `-1..1`",
+                                        decl.bounds.span)
+                    lows.append(min(bounds.const))
+                    highs.append(max(bounds.const))
+                    self.globals["_UB"] = (min(bounds.const), max(bounds.const))
+                except CompileFailed:
+                    pass
+            else:
+                bounded = False
+        else:
+            self.emit("def _util(s):")
+            self.emit("    raise _NoUtility()")
+        only_outcomes = not utilities and all(e.kind in ("win", "lose", "draw") for e in ends)
+        zero_sum = bool(zero_sums) or (only_outcomes and n == 2)
+        if zero_sums and n != 2 and any(e.kind in ("win", "lose") for e in ends):
+            self.error("not-zero-sum", f"with {n} players a win (+1 for one, -1 for each other) does not sum "
+                       "to zero", zero_sums[0].span, "remove `zero_sum`, or score with `utility p: ...`")
+        if zero_sums and n == 1:
+            self.error("not-zero-sum", "a one-player game cannot be zero-sum", zero_sums[0].span)
+        bounds_out = (float(min(lows)), float(max(highs))) if bounded and lows else None
+        return bounds_out, zero_sum
+
+    def compile_heuristic(self, heuristics: list[ast.HeuristicDecl]) -> None:
+        n = len(self.players)
+        for extra in heuristics[1:]:
+            self.error("duplicate", "there can be only one `heuristic` line", extra.span)
+        if not heuristics:
+            self.emit("def _heur(s):")
+            self.emit("    return None")
+            return
+        decl = heuristics[0]
+        ctx = Ctx([{}])
+        ctx.scopes[-1][decl.var] = Local(f"L_{decl.var}", T.PLAYER, False)
+        try:
+            code = self.expr(decl.expr, ctx)
+            self.require_number(code, decl.expr.span)
+        except CompileFailed:
+            return
+        self.emit("def _heur(s):", decl.span)
+        self.emit(f"    return tuple(float({code.src}) for L_{decl.var} in range({n}))", decl.span)
+
+    def compile_render(self, renders: list[ast.RenderDecl]) -> tuple[str | None, dict[int, str]]:
+        for extra in renders[1:]:
+            self.error("duplicate", "there can be only one `render` line", extra.span)
+        if not renders:
+            return None, {}
+        decl = renders[0]
+        var = self.state.get(decl.name)
+        if var is None:
+            self.error("undefined-name", f"{_q(decl.name)} is not a state variable", decl.span,
+                       did_you_mean(decl.name, self.state))
+            return None, {}
+        var.used = True
+        if len(var.index_types) != 1 or var.index_types[0].kind != "cell":
+            self.error("type", f"`render` draws an array indexed by `cell`; {_q(decl.name)} is not one", decl.span)
+            return None, {}
+        symbols: dict[int, str] = {}
+        for value_expr, text in decl.symbols:
+            try:
+                code = self.expr(value_expr, Ctx([{}]))
+                if not code.is_const:
+                    raise self.fail("not-constant", "render symbols are for constant values", value_expr.span)
+                if not T.assignable(code.type, var.type) and not (code.type.kind == var.type.kind == "int"):
+                    raise self.fail("type", f"{_q(decl.name)} holds {var.type}, not {code.type}", value_expr.span)
+                symbols[int(code.const)] = text
+            except CompileFailed:
+                continue
+        return decl.name, symbols
+
+    def warn_unused(self) -> None:
+        for var in self.state.values():
+            if not var.used:
+                self.warn("unused", f"state {_q(var.name)} is never used", var.decl.span)
+        for name, info in self.defs.items():
+            if not info.used:
+                self.warn("unused", f"function {_q(name)} is never used", info.decl.span)
+                try:
+                    self.compile_def(info)  # still type-check it
+                except CompileFailed:
+                    pass
+        for name, decl in self.param_decls.items():
+            if name not in self.param_used and name in self.params:
+                self.warn("unused", f"parameter {_q(name)} is never used", decl.span)
+
+
+# ----------------------------------------------------------------- builtins
+
+
+def _builtin(name: str, arity: int | tuple[int, ...]) -> Callable:
+    def register(fn: Callable) -> Callable:
+        def checked(compiler: Compiler, call: ast.Call, args: list[Code]) -> Code:
+            allowed = arity if isinstance(arity, tuple) else (arity,)
+            if len(args) not in allowed and -1 not in allowed:
+                want = " or ".join(str(a) for a in allowed)
+                raise compiler.fail("arity", f"`{name}` takes {want} argument(s), not {len(args)}", call.span)
+            return fn(compiler, call, args)
+
+        BUILTIN_FUNCTIONS[name] = checked
+        return fn
+
+    return register
+
+
+BUILTIN_FUNCTIONS: dict[str, Callable[[Compiler, ast.Call, list[Code]], Code]] = {}
+
+
+def _fold(compiler: Compiler, fn: Callable, args: list[Code], typ: Type, src: str) -> Code:
+    if all(a.is_const for a in args):
+        value = fn(*[a.const for a in args])
+        return Code(compiler.constant(value), typ, value)
+    return Code(src, typ)
+
+
+def _min_max(name: str) -> Callable:
+    def build(compiler: Compiler, call: ast.Call, args: list[Code]) -> Code:
+        py = min if name == "min" else max
+        if len(args) == 1:
+            if args[0].type.kind != "seq":
+                raise compiler.fail("type", f"`{name}` of one value needs a list", call.span)
+            typ = args[0].type.elem or T.INT
+            if args[0].is_const:
+                values = tuple(args[0].const)
+                if not values:
+                    raise compiler.fail("empty", f"`{name}` of an empty list", call.span)
+                return Code(compiler.constant(py(values)), typ, py(values))
+            return Code(f"_{name}_of({args[0].src}, {compiler.span_id(call.span)})", typ)
+        for arg, expr in zip(args, call.args, strict=True):
+            compiler.require_number(arg, expr.span)
+        typ = T.REAL if any(a.type.kind == "real" for a in args) else T.INT
+        return _fold(compiler, py, args, typ, f"{name}({', '.join(a.src for a in args)})")
+
+    return build
+
+
+_builtin("min", (-1,))(_min_max("min"))
+_builtin("max", (-1,))(_min_max("max"))
+
+
+@_builtin("abs", 1)
+def _abs(compiler: Compiler, call: ast.Call, args: list[Code]) -> Code:
+    compiler.require_number(args[0], call.args[0].span)
+    return _fold(compiler, abs, args, args[0].type, f"abs({args[0].src})")
+
+
+@_builtin("len", 1)
+def _len(compiler: Compiler, call: ast.Call, args: list[Code]) -> Code:
+    if args[0].type.kind != "seq":
+        raise compiler.fail("type", f"`len` needs a list or set, not {args[0].type}", call.args[0].span)
+    return _fold(compiler, lambda v: len(tuple(v)), args, T.INT, f"len({args[0].src})")
+
+
+@_builtin("sum", 1)
+def _sum(compiler: Compiler, call: ast.Call, args: list[Code]) -> Code:
+    if args[0].type.kind != "seq" or not (args[0].type.elem or T.INT).is_number:
+        raise compiler.fail("type", "`sum(...)` needs a list of numbers", call.args[0].span)
+    return _fold(compiler, lambda v: sum(v), args, args[0].type.elem or T.INT, f"sum({args[0].src})")
+
+
+@_builtin("next", 1)
+def _next(compiler: Compiler, call: ast.Call, args: list[Code]) -> Code:
+    compiler.require(args[0], T.PLAYER, call.args[0].span)
+    return _fold(compiler, lambda p: (p + 1) % len(compiler.players), args, T.PLAYER, f"_NEXT[{args[0].src}]")
+
+
+@_builtin("opponent", 1)
+def _opponent(compiler: Compiler, call: ast.Call, args: list[Code]) -> Code:
+    if len(compiler.players) != 2:
+        raise compiler.fail("type", "`opponent` is for two-player games; use `next(p)`", call.span)
+    compiler.require(args[0], T.PLAYER, call.args[0].span)
+    return _fold(compiler, lambda p: 1 - p, args, T.PLAYER, f"(1 - {args[0].src})")
+
+
+def _board(compiler: Compiler, call: ast.Call) -> Board:
+    if compiler.board is None:
+        raise compiler.fail("no-board", f"`{call.func}` needs a `board R x C` declaration", call.span)
+    return compiler.board
+
+
+def _board_table(name: str, arg_types: tuple[Type, ...], result: Type, table: Callable[[Board], Any]) -> None:
+    """A board function that is a lookup in a precomputed table."""
+
+    @_builtin(name, len(arg_types))
+    def build(compiler: Compiler, call: ast.Call, args: list[Code]) -> Code:
+        board = _board(compiler, call)
+        for arg, typ, expr in zip(args, arg_types, call.args, strict=True):
+            compiler.require(arg, typ, expr.span)
+        data = table(board)
+        if all(a.is_const for a in args):
+            value = data
+            for a in args:
+                value = value[a.const]
+            return Code(compiler.constant(value), result, value)
+        src = compiler.constant(data)
+        for a in args:
+            src += f"[{a.src}]"
+        return Code(src, result)
+
+
+_board_table("row", (T.CELL,), T.INT, lambda b: b.row_of)
+_board_table("col", (T.CELL,), T.INT, lambda b: b.col_of)
+_board_table("step", (T.CELL, T.DIR), T.CELL.with_optional(), lambda b: b.step_table)
+_board_table("ray", (T.CELL, T.DIR), T.seq(T.CELL), lambda b: b.ray_table)
+_board_table("neighbors", (T.CELL,), T.seq(T.CELL), lambda b: b.neighbors)
+_board_table("cells_in_row", (T.INT,), T.seq(T.CELL), lambda b: b.row_cells)
+_board_table("cells_in_column", (T.INT,), T.seq(T.CELL), lambda b: b.col_cells)
+
+
+@_builtin("lines", 1)
+def _lines(compiler: Compiler, call: ast.Call, args: list[Code]) -> Code:
+    board = _board(compiler, call)
+    if not args[0].is_const or args[0].type.kind != "int":
+        raise compiler.fail("not-constant", "the line length must be known when the game loads", call.args[0].span)
+    value = board.lines(int(args[0].const))
+    return Code(compiler.constant(value), T.seq(T.seq(T.CELL)), value)
+
+
+@_builtin("cell", 2)
+def _cell(compiler: Compiler, call: ast.Call, args: list[Code]) -> Code:
+    board = _board(compiler, call)
+    for arg, expr in zip(args, call.args, strict=True):
+        compiler.require(arg, T.INT, expr.span)
+    return _fold(compiler, board.cell_at, args, T.CELL.with_optional(),
+                 f"{compiler.constant(board.cell_at)}({args[0].src}, {args[1].src})")
+
+
+# ------------------------------------------------------------------ helpers
+
+
+def _hashable(value: Any) -> bool:
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return True
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, Fraction):
+        return str(value)
+    return repr(value)
+
+
+def _arith(op: str, a: Any, b: Any) -> Any:
+    if op == "+":
+        return a + b
+    if op == "-":
+        return a - b
+    if op == "*":
+        return a * b
+    if op == "/":
+        return Fraction(a) / Fraction(b)
+    if op == "//":
+        return a // b
+    return a % b
+
+
+def _compare(ops: Sequence[str], values: list[Any]) -> bool:
+    for op, a, b in zip(ops, values, values[1:], strict=False):
+        ok = {
+            "==": lambda: a == b,
+            "!=": lambda: a != b,
+            "<": lambda: a < b,
+            "<=": lambda: a <= b,
+            ">": lambda: a > b,
+            ">=": lambda: a >= b,
+            "in": lambda: a in tuple(b),
+            "not in": lambda: a not in tuple(b),
+        }[op]()
+        if not ok:
+            return False
+    return True
+
+
+def _names_display(names: Sequence[str]) -> Callable[[int], str]:
+    names = tuple(names)
+    return lambda v: names[v] if 0 <= v < len(names) else "none"
+
+
+def _optional_display(display: Callable[[int], str]) -> Callable[[int], str]:
+    return lambda v: "none" if v == -1 else display(v)

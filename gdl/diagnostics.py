@@ -1,0 +1,125 @@
+"""Diagnostics: every problem in a rule file, with its place and a message in the user's words.
+
+One shape for all of them (syntax, semantic, runtime), rendered as::
+
+    games/pig.gdl:7:9: error[undefined-name]: `pott` is not defined
+        pot = pott + d
+              ^^^^
+    hint: did you mean `pot`?
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """A place in a rule file: 1-based line and column, end column exclusive."""
+
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+
+    @staticmethod
+    def point(line: int, column: int) -> Span:
+        return Span(line, column, line, column + 1)
+
+
+NOWHERE = Span(1, 1, 1, 2)
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    """One problem found in a rule file."""
+
+    severity: str  # "error" or "warning"
+    code: str  # a stable kebab-case name, e.g. "undefined-name"
+    message: str
+    span: Span = NOWHERE
+    file: str = "<string>"
+    hint: str | None = None
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def is_error(self) -> bool:
+        return self.severity == "error"
+
+    def located(self, file: str) -> Diagnostic:
+        return Diagnostic(self.severity, self.code, self.message, self.span, file, self.hint, self.notes)
+
+    def to_json(self) -> dict[str, object]:
+        data = asdict(self)
+        span = data.pop("span")
+        return {
+            "file": self.file,
+            "line": span["line"],
+            "column": span["column"],
+            "end_line": span["end_line"],
+            "end_column": span["end_column"],
+            "severity": self.severity,
+            "code": self.code,
+            "message": self.message,
+            "hint": self.hint,
+            "notes": list(self.notes),
+        }
+
+    def format(self, source: str | None = None) -> str:
+        """The plain-text rendering: ``file:line:col: severity[code]: message``, the line, a caret."""
+        head = f"{self.file}:{self.span.line}:{self.span.column}: {self.severity}[{self.code}]: {self.message}"
+        lines = [head, *excerpt(source, self.span)]
+        if self.hint:
+            lines.append(f"hint: {self.hint}")
+        lines.extend(f"note: {note}" for note in self.notes)
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.format()
+
+
+def excerpt(source: str | None, span: Span) -> list[str]:
+    """The source line of ``span`` and a row of carets under it (empty without source)."""
+    if source is None:
+        return []
+    all_lines = source.splitlines()
+    if not 1 <= span.line <= len(all_lines):
+        return []
+    text = all_lines[span.line - 1].replace("\t", " ")
+    if len(text) > 200:  # a 1 MB line must not flood the terminal
+        start = max(0, span.column - 80)
+        text = ("..." if start else "") + text[start : start + 160] + "..."
+        column = span.column - start + (3 if start else 0)
+    else:
+        column = span.column
+    end = span.end_column if span.end_line == span.line else len(text) + 1
+    width = max(1, min(end, len(text) + 1) - column)
+    return ["    " + text, "    " + " " * (column - 1) + "^" * width]
+
+
+class GdlError(Exception):
+    """Base of every error gdl raises on purpose."""
+
+
+class RuleFileError(GdlError, ValueError):
+    """A rule file with errors; ``diagnostics`` lists every problem found."""
+
+    def __init__(self, diagnostics: Iterable[Diagnostic], source: str | None = None) -> None:
+        self.diagnostics = list(diagnostics)
+        self.source = source
+        super().__init__(self.format())
+
+    def format(self) -> str:
+        return "\n".join(d.format(self.source) for d in self.diagnostics)
+
+
+class ParameterError(GdlError, ValueError):
+    """A bad ``-p name=value`` override: unknown name, wrong type or out of range."""
+
+
+def did_you_mean(name: str, candidates: Iterable[str]) -> str | None:
+    """A "did you mean `x`?" hint for a misspelt name, or None."""
+    close = difflib.get_close_matches(name, list(candidates), n=1, cutoff=0.6)
+    return f"did you mean `{close[0]}`?" if close else None

@@ -1,0 +1,107 @@
+"""Load a rule file (a path or the name of a bundled game) into a playable game.
+
+>>> from gdl import load
+>>> game = load("tictactoe")
+>>> len(game.legal_moves(game.initial_state()))
+9
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+from gdl.compiler import compile_rules
+from gdl.diagnostics import Diagnostic, GdlError, RuleFileError
+from gdl.parser import parse
+from gdl.runtime import CompiledGame
+
+SUFFIX = ".gdl"
+MAX_FILE_BYTES = 5_000_000
+
+
+class GameNotFoundError(GdlError, FileNotFoundError):
+    """Neither a readable rule file nor the name of a bundled game."""
+
+
+def games_dir() -> Path:
+    """The bundled game library (inside the installed package, or beside it in a checkout)."""
+    here = Path(__file__).resolve().parent
+    for candidate in (here / "games", here.parent / "games"):
+        if candidate.is_dir():
+            return candidate
+    return here / "games"
+
+
+def bundled_games() -> list[Path]:
+    return sorted(games_dir().glob("*" + SUFFIX))
+
+
+def resolve(game: str) -> Path:
+    """The rule file for ``game``: an existing path, or a bundled game's name.
+
+    :raises GameNotFoundError: with the bundled names as a hint.
+    """
+    path = Path(game)
+    if path.is_file():
+        return path
+    bundled = games_dir() / (game if game.endswith(SUFFIX) else game + SUFFIX)
+    if "/" not in game and bundled.is_file():
+        return bundled
+    names = [p.stem for p in bundled_games()]
+    import difflib
+
+    close = difflib.get_close_matches(game, names, n=1)
+    suggestion = f"; did you mean {close[0]!r}?" if close else ""
+    raise GameNotFoundError(f"no rule file or bundled game named {game!r}{suggestion} "
+                            f"(bundled: {', '.join(names)})")
+
+
+def read_source(path: Path) -> str:
+    """Read a rule file as UTF-8.
+
+    :raises GdlError: unreadable, too large or not text.
+    """
+    try:
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise GdlError(f"{path}: {size} bytes is too large for a rule file (at most {MAX_FILE_BYTES})")
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise GdlError(f"{path}: not a UTF-8 text file") from None
+    except OSError as error:
+        raise GdlError(f"{path}: {error.strerror or error}") from None
+
+
+def load_source(
+    source: str,
+    filename: str = "<string>",
+    params: Mapping[str, str] | None = None,
+    checked: bool = False,
+) -> CompiledGame:
+    """Parse, check and compile rule-file text.
+
+    ``params`` overrides parameters by name with their text form (``{"rows": "4"}``).
+    ``checked`` adds run-time checks of every index and assignment (slower; used by ``gdl check``).
+
+    :raises RuleFileError: the rule file has errors.
+    :raises ParameterError: a parameter override is unknown or invalid.
+    """
+    rules = parse(source, filename)
+    program, warnings = compile_rules(rules, source, filename, dict(params or {}), checked)
+    return CompiledGame(program, filename, source, warnings)
+
+
+def load(game: str | Path, params: Mapping[str, str] | None = None, checked: bool = False) -> CompiledGame:
+    """Load a rule file by path or bundled name (see :func:`load_source`)."""
+    path = resolve(str(game))
+    return load_source(read_source(path), str(path), params, checked)
+
+
+def check_source(source: str, filename: str = "<string>") -> list[Diagnostic]:
+    """Every static diagnostic of a rule file (errors and warnings), without raising."""
+    try:
+        game = load_source(source, filename, checked=True)
+    except RuleFileError as error:
+        return error.diagnostics
+    return game.warnings

@@ -1,0 +1,407 @@
+"""The game object a rule file compiles to, and the helpers its generated code calls.
+
+:class:`CompiledGame` implements :class:`solver.game.Game`. Its hot methods
+(``legal_moves``, ``apply``, ``to_move``) are the generated functions
+themselves, stored as instance attributes so a call costs no bound-method
+indirection. A move carries its effect in ``Move.data``: applying it is one call.
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+import traceback
+from collections.abc import Callable, Iterable, Sequence
+from operator import itemgetter
+from types import TracebackType
+from typing import TYPE_CHECKING, Any
+
+from gdl.diagnostics import Diagnostic, GdlError, Span, did_you_mean
+from solver.game import CHANCE, TERMINAL, IllegalMoveError, Move, UnknownMoveError
+
+if TYPE_CHECKING:
+    from gdl.compiler import Program
+
+GENERATED_FILENAME = "<gdl-generated>"
+
+
+class RuleRuntimeError(GdlError):
+    """A rule that failed while the game ran (index out of range, value out of domain, ...)."""
+
+    def __init__(self, message: str, span_id: int | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.span_id = span_id
+
+
+class _NoUtility(Exception):
+    pass
+
+
+# ------------------------------------------------------------ move factories
+
+
+class MoveFactory:
+    """Builds (once) and caches the :class:`Move` objects of one action."""
+
+    def __init__(self, action: str, displays: list[Callable[[Any], str]], fn_name: str) -> None:
+        self.action = action
+        self.displays = displays
+        self.fn_name = fn_name
+        self.fn: Callable[..., Any] | None = None  # bound after the module is executed
+        self.cache: dict[Any, Move] = {}
+
+    def __call__(self, key: Any) -> Move:
+        if not self.displays:
+            args: tuple[Any, ...] = ()
+        elif len(self.displays) == 1:
+            args = (key,)
+        else:
+            args = key
+        shown = tuple(display(a) for display, a in zip(self.displays, args, strict=True))
+        assert self.fn is not None
+        data = functools.partial(self.fn, *args) if args else self.fn
+        move = Move(self.action, shown, data=data)
+        self.cache[key] = move
+        return move
+
+
+class OutcomeFactory:
+    """Builds and caches the chance outcomes of one chance point (``d=3``, or branch labels)."""
+
+    def __init__(self, var: str | None, display: Callable[[Any], str], fn_name: str | list[str]) -> None:
+        self.var = var
+        self.display = display
+        self.fn_name = fn_name
+        self.fn: Any = None
+        self.cache: dict[Any, Move] = {}
+
+    def __call__(self, value: Any) -> Move:
+        shown = self.display(value)
+        data = functools.partial(self.fn, value)
+        move = Move(self.var or shown, (shown,) if self.var else (), name=f"{self.var}={shown}" if self.var
+                    else shown, data=data)
+        self.cache[value] = move
+        return move
+
+    def branch(self, index: int, label: str) -> Move:
+        move = self.cache.get(index)
+        if move is None:
+            move = Move(label, data=functools.partial(self.fn[index], label))
+            self.cache[index] = move
+        return move
+
+
+# ----------------------------------------------------------- generated helpers
+
+
+def _show(value: Any) -> str:
+    return repr(value)
+
+
+def _ix(value: int, low: int, high: int, sid: int) -> int:
+    if low <= value <= high:
+        return value
+    shown = "none" if value == -1 and low >= 0 else value
+    raise RuleRuntimeError(f"index {shown} is outside {low}..{high}", sid)
+
+
+def _dom(value: Any, low: int, high: int, sid: int) -> Any:
+    if low <= value <= high:
+        return value
+    raise RuleRuntimeError(f"value {_show(value)} is outside the variable's domain {low}..{high}", sid)
+
+
+def _at(seq: Sequence[Any], index: int, sid: int) -> Any:
+    if 0 <= index < len(seq):
+        return seq[index]
+    raise RuleRuntimeError(f"index {index} is outside 0..{len(seq) - 1}", sid)
+
+
+def _div(a: Any, b: Any) -> float:
+    return a / b
+
+
+def _min_of(values: Iterable[Any], sid: int) -> Any:
+    values = list(values)
+    if not values:
+        raise RuleRuntimeError("`min` over no values", sid)
+    return min(values)
+
+
+def _max_of(values: Iterable[Any], sid: int) -> Any:
+    values = list(values)
+    if not values:
+        raise RuleRuntimeError("`max` over no values", sid)
+    return max(values)
+
+
+def _end(s: list[Any], status: int) -> tuple[Any, ...]:
+    s[-1] = status
+    s[-2] = TERMINAL
+    return tuple(s)
+
+
+def _uniform(dom: Iterable[Any], cache: dict[Any, Move], make: OutcomeFactory, sid: int) -> list[tuple[Move, float]]:
+    values = tuple(dom)
+    if not values:
+        raise RuleRuntimeError("this chance has no outcomes", sid)
+    p = 1.0 / len(values)
+    get = cache.get
+    return [(get(v) or make(v), p) for v in values]
+
+
+def _weighted(dom: Iterable[Any], weights: list[Any], cache: dict[Any, Move], make: OutcomeFactory,
+              sid: int) -> list[tuple[Move, float]]:
+    values = tuple(dom)
+    if any(w < 0 for w in weights):
+        raise RuleRuntimeError("a chance weight is negative", sid)
+    total = sum(weights)
+    if total <= 0:
+        raise RuleRuntimeError("the chance weights add up to 0", sid)
+    get = cache.get
+    return [(get(v) or make(v), float(w / total)) for v, w in zip(values, weights, strict=True) if w]
+
+
+def _branches(labels: tuple[str, ...], probs: tuple[Any, ...], make: OutcomeFactory,
+              sid: int) -> list[tuple[Move, float]]:
+    if any(p < 0 for p in probs):
+        raise RuleRuntimeError("a chance probability is negative", sid)
+    total = sum(probs)
+    if abs(total - 1) > 1e-9:
+        raise RuleRuntimeError(f"the chance probabilities add up to {float(total):.12g}, not 1", sid)
+    return [(make.branch(i, label), float(p)) for i, (label, p) in enumerate(zip(labels, probs, strict=True)) if p]
+
+
+RUNTIME_HELPERS: dict[str, Any] = {
+    "_ix": _ix,
+    "_dom": _dom,
+    "_at": _at,
+    "_div": _div,
+    "_min_of": _min_of,
+    "_max_of": _max_of,
+    "_end": _end,
+    "_uniform": _uniform,
+    "_weighted": _weighted,
+    "_branches": _branches,
+    "_NoUtility": _NoUtility,
+}
+
+
+# --------------------------------------------------------------- the game
+
+
+class CompiledGame:
+    """A rule file compiled for one set of parameters; implements :class:`solver.game.Game`."""
+
+    def __init__(self, program: Program, filename: str, source: str, warnings: list[Diagnostic]) -> None:
+        self.program = program
+        self.filename = filename
+        self.source = source
+        self.warnings = warnings
+        self.name = program.name
+        self.description = program.description or ""
+        self.meta = program.meta
+        self.players = program.players
+        self.parameters = program.parameters
+        self.zero_sum = program.zero_sum
+        self.utility_bounds = program.utility_bounds
+        self.has_chance = program.has_chance
+        self.has_heuristic = program.has_heuristic
+        self.fingerprint = program.fingerprint
+        namespace: dict[str, Any] = dict(program.namespace)
+        namespace["__builtins__"] = _SAFE_BUILTINS
+        code = compile(program.source, GENERATED_FILENAME, "exec")
+        exec(code, namespace)  # generated from the checked AST only; no user text in the source
+        for factory in program.factories:
+            if isinstance(factory.fn_name, list):
+                factory.fn = [namespace[name] for name in factory.fn_name]
+            else:
+                factory.fn = namespace[factory.fn_name]
+        self._ns = namespace
+        self._turn = program.nvars
+        self._extra = program.nvars + 2
+        chance_fns = [namespace[f"_co{i}"] for i in range(program.chance_points)]
+        extra = self._extra
+        util_table = namespace["_UT"]
+        util_fn = namespace["_util"]
+        self._initial = namespace["_setup"](namespace["_INIT"])
+        # Hot methods: the generated functions themselves.
+        self.legal_moves: Callable[[tuple], list[Move]] = namespace["_legal"]
+        self.to_move: Callable[[tuple], int] = itemgetter(self._turn)  # type: ignore[assignment]
+
+        def apply(state: tuple, move: Move) -> tuple:
+            return move.data(state)
+
+        def chance_outcomes(state: tuple) -> list[tuple[Move, float]]:
+            return chance_fns[state[extra]](state)
+
+        def utilities(state: tuple) -> tuple[float, ...]:
+            fixed = util_table[state[extra - 1]]
+            return fixed if fixed is not None else util_fn(state)
+
+        self.apply = apply
+        self.chance_outcomes = chance_outcomes
+        self.utilities = utilities
+        self.heuristic: Callable[[tuple], tuple[float, ...] | None] = namespace["_heur"]
+
+    # -------------------------------------------------------------- interface
+    def initial_state(self) -> tuple:
+        return self._initial
+
+    def key(self, state: tuple) -> tuple:
+        return state
+
+    def parse_move(self, state: tuple, text: str) -> Move:
+        """The move (or chance outcome) of ``state`` named ``text``; spaces are ignored.
+
+        :raises UnknownMoveError: no action of the game has that name.
+        :raises IllegalMoveError: the action exists but this move is not legal here.
+        """
+        wanted = "".join(text.split())
+        player = self.to_move(state)
+        if player == TERMINAL:
+            raise IllegalMoveError(f"the game is over; {text!r} cannot be played")
+        candidates = (
+            [m for m, _ in self.chance_outcomes(state)] if player == CHANCE else self.legal_moves(state)
+        )
+        for move in candidates:
+            if move.name == wanted:
+                return move
+        action = wanted.split("(")[0].split("=")[0]
+        actions = self.program.move_actions
+        if player != CHANCE and action not in actions:
+            hint = did_you_mean(action, actions)
+            raise UnknownMoveError(f"{text!r} is not a move of {self.name} (moves: {', '.join(actions)})"
+                                   + (f"; {hint}" if hint else ""))
+        raise IllegalMoveError(f"{text!r} is not legal here")
+
+    def describe_end(self, state: tuple) -> str:
+        """``X wins``, ``draw`` or ``game over`` for a terminal state."""
+        return self.program.end_descriptions[state[self._extra - 1]] or "game over"
+
+    def values(self, state: tuple) -> dict[str, Any]:
+        """The state variables by name (arrays as nested lists), for display and tests."""
+        out: dict[str, Any] = {}
+        for var in self.program.state_vars:
+            flat = list(state[var.offset : var.offset + var.size])
+            display = self._display(var.type)
+            shown = [display(v) for v in flat]
+            for _, size in reversed(var.dims[1:]):
+                shown = [shown[i : i + size] for i in range(0, len(shown), size)]
+            out[var.name] = shown if var.dims else shown[0]
+        return out
+
+    def _display(self, typ: Any) -> Callable[[Any], Any]:
+        displays = self.program.displayers
+        if typ.kind == "enum":
+            return displays[typ.name]
+        if typ.kind in displays:
+            return displays[typ.kind]
+        if typ.kind == "bool":
+            return lambda v: "true" if v else "false"
+        return lambda v: v
+
+    def render(self, state: tuple) -> str:
+        """The board (if the rule file names one to draw), the other variables, and whose turn it is."""
+        lines: list[str] = []
+        program = self.program
+        board = program.board
+        values = self.values(state)
+        if program.render_var and board is not None:
+            var = next(v for v in program.state_vars if v.name == program.render_var)
+            lines.extend(self._board_lines(state, var))
+            del values[var.name]
+        for name, value in values.items():
+            lines.append(f"{name}: {_format_value(name, value, self)}")
+        lines.append(self.status_line(state))
+        return "\n".join(lines)
+
+    def status_line(self, state: tuple) -> str:
+        player = self.to_move(state)
+        if player == TERMINAL:
+            return f"game over: {self.describe_end(state)}"
+        if player == CHANCE:
+            return "chance: " + ", ".join(f"{m} ({p:.4g})" for m, p in self.chance_outcomes(state))
+        return f"to move: {self.players[player]}"
+
+    def _board_lines(self, state: tuple, var: Any) -> list[str]:
+        board = self.program.board
+        symbols = self.program.render_symbols
+        display = self._display(var.type)
+        cells = state[var.offset : var.offset + var.size]
+
+        def symbol(value: Any) -> str:
+            if value in symbols:
+                return symbols[value]
+            if var.type.optional and value == -1:
+                return "."
+            return str(display(value))[:1]
+
+        width = max([len(symbol(v)) for v in set(cells)] + [1])
+        out = []
+        for row in range(board.rows - 1, -1, -1):
+            marks = [symbol(cells[row * board.cols + c]).ljust(width) for c in range(board.cols)]
+            out.append(f"{row + 1:>2} " + " ".join(marks))
+        out.append("   " + " ".join("abcdefghijklmnopqrstuvwxyz"[c].ljust(width) for c in range(board.cols)))
+        return out
+
+    # ------------------------------------------------------------ diagnostics
+    def explain(self, error: BaseException) -> Diagnostic:
+        """Turn an exception raised by generated code into a diagnostic at the failing rule."""
+        return explain_runtime_error(error, self.program, self.filename)
+
+    def __repr__(self) -> str:
+        params = ", ".join(f"{k}={v!r}" for k, v in self.parameters.items())
+        return f"<CompiledGame {self.name}({params})>"
+
+
+def _format_value(name: str, value: Any, game: CompiledGame) -> str:
+    if isinstance(value, list) and value and isinstance(value[0], list):
+        return " / ".join(" ".join(str(v) for v in row) for row in value)
+    if isinstance(value, list):
+        var = next(v for v in game.program.state_vars if v.name == name)
+        if len(var.dims) == 1 and var.index_types[0].kind == "player":
+            return "  ".join(f"{p}={v}" for p, v in zip(game.players, value, strict=False))
+        return " ".join(str(v) for v in value)
+    return str(value)
+
+
+def explain_runtime_error(error: BaseException, program: Program, filename: str) -> Diagnostic:
+    span = None
+    if isinstance(error, RuleRuntimeError) and error.span_id is not None:
+        span = program.spans[error.span_id]
+        message = error.message
+    else:
+        message = _describe_python_error(error)
+    if span is None:
+        span = _span_from_traceback(error.__traceback__, program)
+    return Diagnostic("error", "runtime-error", message, span or Span(1, 1, 1, 2), filename)
+
+
+def _describe_python_error(error: BaseException) -> str:
+    if isinstance(error, ZeroDivisionError):
+        return "division by zero"
+    if isinstance(error, IndexError):
+        return "an index is out of range"
+    if isinstance(error, RecursionError):
+        return "the rules recurse too deeply"
+    if isinstance(error, RuleRuntimeError):
+        return error.message
+    return f"{type(error).__name__}: {error}"
+
+
+def _span_from_traceback(tb: TracebackType | None, program: Program) -> Span | None:
+    found = None
+    for frame, lineno in traceback.walk_tb(tb):
+        if frame.f_code.co_filename == GENERATED_FILENAME and lineno in program.linemap:
+            found = program.linemap[lineno]
+    return found
+
+
+_SAFE_BUILTINS = {
+    name: getattr(__builtins__, name) if not isinstance(__builtins__, dict) else __builtins__[name]
+    for name in ("any", "all", "sum", "min", "max", "abs", "len", "range", "next", "tuple", "list", "float",
+                 "True", "False", "None", "int")
+}
+del sys
