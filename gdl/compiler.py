@@ -21,6 +21,7 @@ far and the move's local values, so the move can resume with nature's pick.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 from collections.abc import Callable, Sequence
@@ -721,10 +722,7 @@ class Compiler:
         right = self.expr(e.right, ctx)
         self.require_number(left, e.left.span)
         self.require_number(right, e.right.span)
-        if e.op == "/":
-            typ = T.REAL
-        else:
-            typ = T.REAL if T.REAL in (left.type, right.type) else T.INT
+        typ = T.REAL if e.op == "/" else T.REAL if T.REAL in (left.type, right.type) else T.INT
         if left.is_const and right.is_const:
             try:
                 value = _arith(e.op, left.const, right.const)
@@ -1562,10 +1560,8 @@ class Compiler:
         for name, info in self.defs.items():
             if not info.used:
                 self.warn("unused", f"function {_q(name)} is never used", info.decl.span)
-                try:
+                with contextlib.suppress(CompileFailed):
                     self.compile_def(info)  # still type-check it
-                except CompileFailed:
-                    pass
         for name, decl in self.param_decls.items():
             if name not in self.param_used and name in self.params:
                 self.warn("unused", f"parameter {_q(name)} is never used", decl.span)
@@ -1742,21 +1738,20 @@ def _arith(op: str, a: Any, b: Any) -> Any:
     return a % b
 
 
+_COMPARE: dict[str, Callable[[Any, Any], bool]] = {
+    "==": lambda a, b: a == b,
+    "!=": lambda a, b: a != b,
+    "<": lambda a, b: a < b,
+    "<=": lambda a, b: a <= b,
+    ">": lambda a, b: a > b,
+    ">=": lambda a, b: a >= b,
+    "in": lambda a, b: a in tuple(b),
+    "not in": lambda a, b: a not in tuple(b),
+}
+
+
 def _compare(ops: Sequence[str], values: list[Any]) -> bool:
-    for op, a, b in zip(ops, values, values[1:], strict=False):
-        ok = {
-            "==": lambda: a == b,
-            "!=": lambda: a != b,
-            "<": lambda: a < b,
-            "<=": lambda: a <= b,
-            ">": lambda: a > b,
-            ">=": lambda: a >= b,
-            "in": lambda: a in tuple(b),
-            "not in": lambda: a not in tuple(b),
-        }[op]()
-        if not ok:
-            return False
-    return True
+    return all(_COMPARE[op](a, b) for op, a, b in zip(ops, values, values[1:], strict=False))
 
 
 def _names_display(names: Sequence[str]) -> Callable[[int], str]:
