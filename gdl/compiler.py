@@ -41,6 +41,9 @@ WIN, LOSE, DRAW = 1, -1, 0
 RESERVED = {"mover", "turn", "win", "lose", "draw", "true", "false", "none"}
 MAX_DOMAIN = 1_000_000  # a move parameter or loop over more values than this is refused
 MAX_STATE = 1_000_000  # slots
+UNROLL_MOVES = 128  # moves with at most this many parameter combinations get one specialised function each
+UNROLL_QUANTIFIER = 128  # aggregates over at most this many constant values are written out in full
+INLINE_LIMIT = 20000  # characters of generated source a function call may be inlined into
 
 
 @dataclass(slots=True)
@@ -92,6 +95,7 @@ class Local:
     pyname: str
     type: Type
     mutable: bool
+    const: Any = NOT_CONST  # a loop or parameter value fixed at load time (unrolled code)
 
 
 @dataclass(slots=True)
@@ -156,6 +160,7 @@ class Program:
     end_descriptions: list[str]
     factories: list[MoveFactory | OutcomeFactory]
     chance_points: int
+    eager_moves: list[tuple[str, str, tuple[Any, ...], str]]
 
 
 def compile_rules(
@@ -217,6 +222,7 @@ class Compiler:
         self.extra_base = 0
         self.displayers: dict[str, Callable[[int], str]] = {}
         self.factories: list[MoveFactory | OutcomeFactory] = []
+        self.eager_moves: list[tuple[str, str, tuple[Any, ...], str]] = []
 
     # ------------------------------------------------------------ diagnostics
     def error(self, code: str, message: str, span: Span, hint: str | None = None) -> None:
@@ -321,6 +327,7 @@ class Compiler:
             end_descriptions=end_descriptions,
             factories=self.factories,
             chance_points=self.chance_points,
+            eager_moves=self.eager_moves,
         )
 
     def collect_names(self, decls: Sequence[ast.Decl]) -> None:
@@ -615,6 +622,8 @@ class Compiler:
         name = e.id
         local = ctx.lookup(name)
         if local is not None:
+            if local.const is not NOT_CONST:
+                return Code(self.constant(local.const), local.type, local.const)
             return Code(local.pyname, local.type)
         code = self.global_name(name, e.span, ctx)
         if code is not None:
@@ -789,6 +798,99 @@ class Compiler:
         if domain.type.kind != "seq":
             raise self.fail("type", f"`{e.kind} {e.var} in ...` needs a set to range over, not {domain.type}",
                             e.domain.span)
+        general = self.general_quantifier(e, domain, ctx)
+        if domain.is_const and len(domain.const) <= UNROLL_QUANTIFIER:
+            unrolled = self.unrolled_quantifier(e, domain, ctx, general.type)
+            if unrolled is not None:
+                return unrolled
+        return general
+
+    def unrolled_quantifier(self, e: ast.Quantifier, domain: Code, ctx: Ctx, typ: Type) -> Code | None:
+        """The aggregate written out value by value, so that each body folds its constants."""
+        elem = domain.type.elem or T.INT
+        terms: list[tuple[Code | None, Code, Any]] = []
+        size = 0
+        for value in domain.const:
+            inner = ctx.child()
+            inner.scopes[-1][e.var] = Local(f"L_{e.var}", elem, False, value)
+            filt = self.expr(e.filter, inner) if e.filter is not None else None
+            if filt is not None and filt.is_const and not filt.const:
+                continue
+            body = self.expr(e.body, inner)
+            terms.append((None if filt is None or filt.is_const else filt, body, value))
+            size += len(body.src) + (len(filt.src) if filt is not None else 0)
+            if size > INLINE_LIMIT * 4:
+                return None
+        kind = e.kind
+        if kind in ("any", "all", "count", "first"):
+            conds = [self.conjoin(f, b) for f, b, _ in terms]
+            if kind == "any":
+                return self.disjunction(conds)
+            if kind == "all":
+                return self.conjunction([self.implication(f, b) for f, b, _ in terms])
+            if kind == "count":
+                return self.total([self.indicator(c) for c in conds], T.INT)
+            chain = Code("(-1)", typ, -1)
+            for cond, (_, _, value) in reversed(list(zip(conds, terms, strict=True))):
+                if cond.is_const:
+                    chain = Code(self.constant(value), typ, value) if cond.const else chain
+                else:
+                    chain = Code(f"({self.constant(value)} if {cond.src} else {chain.src})", typ)
+            return chain
+        if kind == "sum":
+            return self.total([b if f is None else Code(f"({b.src} if {f.src} else 0)", b.type) for f, b, _ in terms],
+                              typ)
+        if any(f is not None for f, _, _ in terms) or not terms:
+            return None  # min/max with a filter may be empty: the general form reports that
+        bodies = [b for _, b, _ in terms]
+        if all(b.is_const for b in bodies):
+            value = (min if kind == "min" else max)(b.const for b in bodies)
+            return Code(self.constant(value), typ, value)
+        if len(bodies) == 1:
+            return bodies[0]
+        return Code(f"{kind}({', '.join(b.src for b in bodies)})", typ)
+
+    def conjoin(self, filt: Code | None, body: Code) -> Code:
+        return body if filt is None else self.conjunction([filt, body])
+
+    def implication(self, filt: Code | None, body: Code) -> Code:
+        if filt is None:
+            return body
+        if body.is_const:
+            return Code("True", T.BOOL, True) if body.const else Code(f"(not {filt.src})", T.BOOL)
+        return Code(f"(not {filt.src} or {body.src})", T.BOOL)
+
+    def conjunction(self, codes: list[Code]) -> Code:
+        if any(c.is_const and not c.const for c in codes):
+            return Code("False", T.BOOL, False)
+        rest = [c for c in codes if not c.is_const]
+        if not rest:
+            return Code("True", T.BOOL, True)
+        return rest[0] if len(rest) == 1 else Code("(" + " and ".join(c.src for c in rest) + ")", T.BOOL)
+
+    def disjunction(self, codes: list[Code]) -> Code:
+        if any(c.is_const and c.const for c in codes):
+            return Code("True", T.BOOL, True)
+        rest = [c for c in codes if not c.is_const]
+        if not rest:
+            return Code("False", T.BOOL, False)
+        return rest[0] if len(rest) == 1 else Code("(" + " or ".join(c.src for c in rest) + ")", T.BOOL)
+
+    def indicator(self, cond: Code) -> Code:
+        if cond.is_const:
+            return Code("1" if cond.const else "0", T.INT, int(bool(cond.const)))
+        return Code(f"(1 if {cond.src} else 0)", T.INT)
+
+    def total(self, codes: list[Code], typ: Type) -> Code:
+        const = sum(c.const for c in codes if c.is_const)
+        rest = [c.src for c in codes if not c.is_const]
+        if not rest:
+            return Code(self.constant(const), typ, const)
+        if const:
+            rest.append(self.constant(const))
+        return Code("(" + " + ".join(rest) + ")", typ)
+
+    def general_quantifier(self, e: ast.Quantifier, domain: Code, ctx: Ctx) -> Code:
         inner = ctx.child()
         pyname = f"L_{e.var}"
         inner.scopes[-1][e.var] = Local(pyname, domain.type.elem or T.INT, False)
@@ -922,8 +1024,32 @@ class Compiler:
                                 f"not {code.type}", where)
         if info.result.is_const:
             return Code(info.result.src, info.result.type, info.result.const)
+        inlined = self.inline_def(info, args)
+        if inlined is not None:
+            return inlined
         arg_src = "".join(", " + a.src for a in args)
         return Code(f"{info.pyname}(s{arg_src})", info.result.type)
+
+    def inline_def(self, info: DefInfo, args: list[Code]) -> Code | None:
+        """The def's body with the arguments substituted, when they are constants or plain names.
+
+        Inlining lets constant arguments fold through the body (a win test for a fixed player
+        becomes a chain of slot comparisons), and saves a Python call per use.
+        """
+        if not all(a.is_const or a.src.isidentifier() for a in args):
+            return None
+        ctx = Ctx([{}])
+        for p, ptype, arg in zip(info.decl.params, info.param_types, args, strict=True):
+            ctx.scopes[-1][p.name] = Local(arg.src, ptype, False, arg.const)
+        mark = len(self.diagnostics)
+        try:
+            body = self.expr(info.decl.body, ctx)
+        except CompileFailed:
+            del self.diagnostics[mark:]  # the def itself was checked; fall back to calling it
+            return None
+        if len(body.src) > INLINE_LIMIT:
+            return None
+        return body
 
     def compile_def(self, info: DefInfo) -> None:
         if info.result is not None:
@@ -1025,6 +1151,9 @@ class Compiler:
                 guard_src = guard.src
             elif not guard.const:
                 guard_src = "False"
+        combos = self.constant_combinations(move)
+        if combos is not None:
+            return self.specialised_move(index, move, types, combos)
         fn = f"_m{index}"
         self.compile_effect(fn, names, types, move.body, ctx, move.span)
         factory = MoveFactory(move.name, [self.displayer(t) for t in types], fn)
@@ -1038,6 +1167,47 @@ class Compiler:
         body = ("    " * depth) + (f"if {guard_src}: add({get})" if guard_src else f"add({get})")
         return [*loops, (body, move.span)]
 
+    def constant_combinations(self, move: ast.MoveDecl) -> list[tuple[Any, ...]] | None:
+        """All parameter values of a move, if its domains are load-time constants and few (to unroll)."""
+        combos: list[tuple[Any, ...]] = [()]
+        for p in move.params:
+            grown: list[tuple[Any, ...]] = []
+            for combo in combos:
+                ctx = Ctx([{}], in_move=True)
+                for q, value in zip(move.params, combo, strict=False):
+                    ctx.scopes[-1][q.name] = Local(f"L_{q.name}", T.INT, False, value)
+                dom = self.expr(p.type.domain, ctx)
+                if not dom.is_const:
+                    return None
+                grown.extend((*combo, v) for v in dom.const)
+                if len(grown) > UNROLL_MOVES:
+                    return None
+            combos = grown
+        return combos
+
+    def specialised_move(self, index: int, move: ast.MoveDecl, types: list[Type],
+                         combos: list[tuple[Any, ...]]) -> list[tuple[str, Span]]:
+        """One guard test and one effect function per parameter combination, constants folded in."""
+        lines: list[tuple[str, Span]] = []
+        displays = [self.displayer(t) for t in types]
+        for k, combo in enumerate(combos):
+            ctx = Ctx([{}], in_move=True)
+            for p, typ, value in zip(move.params, types, combo, strict=True):
+                ctx.scopes[-1][p.name] = Local(f"L_{p.name}", typ, False, value)
+            guard_src = None
+            if move.guard is not None:
+                guard = self.expr(move.guard, ctx)
+                if guard.is_const and not guard.const:
+                    continue
+                if not guard.is_const:
+                    guard_src = guard.src
+            fn = f"_m{index}_{k}"
+            self.compile_effect(fn, [], [], move.body, ctx, move.span)
+            shown = tuple(d(v) for d, v in zip(displays, combo, strict=True))
+            mv = f"_mv{index}_{k}"
+            self.eager_moves.append((mv, move.name, shown, fn))
+            lines.append((f"if {guard_src}: add({mv})" if guard_src else f"add({mv})", move.span))
+        return lines
     def displayer(self, typ: Type) -> Callable[[Any], str]:
         if typ.kind == "enum":
             return _optional_display(self.displayers[typ.name])
@@ -1214,7 +1384,7 @@ class Compiler:
         self.has_chance = True
         cid = self.chance_points
         self.chance_points += 1
-        saved = ctx.all_locals()
+        saved = [(n, loc) for n, loc in ctx.all_locals() if loc.const is NOT_CONST]
         extras = [f"{local.pyname}" for _, local in saved]
         # The chance state: variables, turn=CHANCE, status, then what the continuation needs.
         saved_src = "".join(", " + name for name in extras)

@@ -67,6 +67,7 @@ def _lark() -> tuple[Lark, GdlIndenter]:
         postlex=indenter,
         propagate_positions=True,
         maybe_placeholders=True,
+        cache=True,  # LALR tables are cached in the temp dir: a cold start costs ~0.3 s, a warm one ~20 ms
     )
     return parser, indenter
 

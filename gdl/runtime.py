@@ -218,6 +218,8 @@ class CompiledGame:
                 factory.fn = [namespace[name] for name in factory.fn_name]
             else:
                 factory.fn = namespace[factory.fn_name]
+        for global_name, action, shown, fn_name in program.eager_moves:
+            namespace[global_name] = Move(action, shown, data=namespace[fn_name])
         self._ns = namespace
         self._turn = program.nvars
         self._extra = program.nvars + 2
