@@ -969,7 +969,10 @@ class Compiler:
                 const_part += (code.const - low) * stride
                 continue
             src = code.src
-            if self.checked or code.type.optional:
+            # An index of the dimension's own entity type is in range by construction; anything
+            # else is checked, because a wrong flat slot would silently corrupt another variable.
+            safe = code.type.is_entity and not code.type.optional and code.type.kind == itype.kind
+            if self.checked or not safe:
                 src = f"_ix({src}, {low}, {low + size - 1}, {self.span_id(index_expr.span)})"
             if low:
                 src = f"({src} - {low})"
@@ -1350,9 +1353,11 @@ class Compiler:
             ):
                 raise self.fail("type", f"{_q(stmt.name)} holds {target_type}, not {value.type}", stmt.value.span)
             src = value.src
-        if local is None and (self.checked or stmt.op != "=" or not value.is_const):
-            var = self.state[stmt.name]
-            if self.checked:
+        if local is None and not value.is_const or stmt.op != "=":
+            var = self.state[stmt.name] if local is None else None
+            if var is not None and (var.type.kind == "int" or self.checked):
+                # Keep every state value inside its declared domain: the state space stays finite
+                # and a mistake in the rules is reported at its line instead of corrupting a solve.
                 src = f"_dom({src}, {var.lo}, {var.hi}, {self.span_id(stmt.value.span)})"
         return f"{target} = {src}"
 
