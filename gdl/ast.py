@@ -243,6 +243,8 @@ class PlayersDecl(Decl):
 class BoardDecl(Decl):
     rows: Expr
     cols: Expr
+    shape: str | None  # None (square) or "hex"
+    shape_span: Span | None
 
 
 @dataclass(frozen=True, slots=True)

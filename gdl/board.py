@@ -11,6 +11,11 @@ from dataclasses import dataclass, field
 
 DIRECTION_NAMES = ("north", "northeast", "east", "southeast", "south", "southwest", "west", "northwest")
 DELTAS = ((1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1), (0, -1), (1, -1))  # (drow, dcol)
+# A hex board is a rhombus: each row is shifted half a cell to the right of the one below,
+# so a cell's six neighbours are east/west in its row and two in each neighbouring row.
+HEX_DIRECTION_NAMES = ("northeast", "east", "southeast", "southwest", "west", "northwest")
+HEX_DELTAS = ((1, 0), (0, 1), (-1, 1), (-1, 0), (0, -1), (1, -1))
+HEX_LINE_DIRECTIONS = (1, 0, 5)  # east, northeast, northwest: one per axis
 _CELL_NAME = re.compile(r"([a-z])([1-9][0-9]?)")
 
 
@@ -18,7 +23,7 @@ _CELL_NAME = re.compile(r"([a-z])([1-9][0-9]?)")
 class Board:
     rows: int
     cols: int
-    direction_names: tuple[str, ...] = DIRECTION_NAMES
+    shape: str = "square"  # or "hex"
     ncells: int = field(init=False)
     row_of: tuple[int, ...] = field(init=False)
     col_of: tuple[int, ...] = field(init=False)
@@ -34,12 +39,21 @@ class Board:
         put(self, "ncells", n)
         put(self, "row_of", tuple(c // self.cols for c in range(n)))
         put(self, "col_of", tuple(c % self.cols for c in range(n)))
-        steps = tuple(tuple(self._step(c, d) for d in range(8)) for c in range(n))
+        ndirs = len(self.direction_names)
+        steps = tuple(tuple(self._step(c, d) for d in range(ndirs)) for c in range(n))
         put(self, "step_table", steps)
-        put(self, "ray_table", tuple(tuple(self._ray(c, d) for d in range(8)) for c in range(n)))
+        put(self, "ray_table", tuple(tuple(self._ray(c, d) for d in range(ndirs)) for c in range(n)))
         put(self, "neighbors", tuple(tuple(x for x in steps[c] if x >= 0) for c in range(n)))
         put(self, "row_cells", tuple(tuple(r * self.cols + k for k in range(self.cols)) for r in range(self.rows)))
         put(self, "col_cells", tuple(tuple(r * self.cols + k for r in range(self.rows)) for k in range(self.cols)))
+
+    @property
+    def direction_names(self) -> tuple[str, ...]:
+        return HEX_DIRECTION_NAMES if self.shape == "hex" else DIRECTION_NAMES
+
+    @property
+    def deltas(self) -> tuple[tuple[int, int], ...]:
+        return HEX_DELTAS if self.shape == "hex" else DELTAS
 
     @property
     def directions(self) -> range:
@@ -47,11 +61,11 @@ class Board:
 
     @property
     def orthogonal(self) -> tuple[int, ...]:
-        return (0, 2, 4, 6)
+        return tuple(self.directions) if self.shape == "hex" else (0, 2, 4, 6)
 
     @property
     def diagonal(self) -> tuple[int, ...]:
-        return (1, 3, 5, 7)
+        return () if self.shape == "hex" else (1, 3, 5, 7)
 
     def cell_at(self, row: int, col: int) -> int:
         """The cell at (row, col), or -1 (none) off the board."""
@@ -60,7 +74,7 @@ class Board:
         return -1
 
     def _step(self, cell: int, direction: int) -> int:
-        dr, dc = DELTAS[direction]
+        dr, dc = self.deltas[direction]
         return self.cell_at(cell // self.cols + dr, cell % self.cols + dc)
 
     def _ray(self, cell: int, direction: int) -> tuple[int, ...]:
@@ -77,7 +91,7 @@ class Board:
             return ()
         out = []
         for cell in range(self.ncells):
-            for direction in (2, 0, 1, 3):  # east, north, northeast, southeast
+            for direction in HEX_LINE_DIRECTIONS if self.shape == "hex" else (2, 0, 1, 3):  # E, N, NE, SE
                 ray = self._ray(cell, direction)
                 if len(ray) >= k - 1:
                     out.append((cell, *ray[: k - 1]))

@@ -107,6 +107,7 @@ class Ctx:
     in_move: bool = False  # inside a move's guard or effects (mover allowed)
     in_loop: bool = False
     in_setup: bool = False
+    in_end: bool = False  # end rules, utility, heuristic: `no_moves` is allowed
 
     def lookup(self, name: str) -> Local | None:
         for scope in reversed(self.scopes):
@@ -115,7 +116,7 @@ class Ctx:
         return None
 
     def child(self, **changes: Any) -> Ctx:
-        ctx = Ctx([*self.scopes, {}], self.in_effect, self.in_move, self.in_loop, self.in_setup)
+        ctx = Ctx([*self.scopes, {}], self.in_effect, self.in_move, self.in_loop, self.in_setup, self.in_end)
         for key, value in changes.items():
             setattr(ctx, key, value)
         return ctx
@@ -510,7 +511,11 @@ class Compiler:
         if not (1 <= rows <= 99 and 1 <= cols <= 26):
             self.error("board-size", f"a board has 1..99 rows and 1..26 columns, not {rows} x {cols}", decl.span)
             return
-        self.board = Board(rows, cols)
+        if decl.shape not in (None, "square", "hex"):
+            self.error("board-shape", f"unknown board shape {_q(decl.shape)}", decl.shape_span or decl.span,
+                       "write `board R x C` (square) or `board R x C hex`")
+            return
+        self.board = Board(rows, cols, decl.shape or "square")
         self.displayers["cell"] = self.board.cell_name
         self.displayers["dir"] = _names_display(self.board.direction_names)
 
@@ -680,6 +685,11 @@ class Compiler:
             return Code("me" if ctx.in_effect else "s[_T]", T.PLAYER)
         if name == "turn":
             return Code("s[_T]", T.PLAYER)
+        if name == "no_moves":
+            if not ctx.in_end:
+                raise self.fail("no-moves-here", "`no_moves` can only be used in end rules, `utility` and "
+                                "`heuristic`", span, "move guards cannot depend on the list of legal moves")
+            return Code("(not _legal(s))", T.BOOL)
         if self.board is not None:
             board = self.board
             if name == "cell":
@@ -822,6 +832,12 @@ class Compiler:
             if size > INLINE_LIMIT * 4:
                 return None
         kind = e.kind
+        if kind == "select":
+            conds = [self.conjoin(f, b) for f, b, _ in terms]
+            if not all(c.is_const for c in conds):
+                return None
+            chosen = tuple(v for c, (_, _, v) in zip(conds, terms, strict=True) if c.const)
+            return Code(self.constant(chosen), typ, chosen)
         if kind in ("any", "all", "count", "first"):
             conds = [self.conjoin(f, b) for f, b, _ in terms]
             if kind == "any":
@@ -902,8 +918,11 @@ class Compiler:
         cond = f" if {filt.src}" if filt is not None else ""
         loop = f"for {pyname} in {domain.src}"
         kind = e.kind
-        if kind in ("any", "all", "count", "first"):
+        if kind in ("any", "all", "count", "first", "select"):
             self.require(body, T.BOOL, e.body.span)
+        if kind == "select":
+            both = f" if {filt.src} and {body.src}" if filt is not None else f" if {body.src}"
+            return Code(f"tuple({pyname} {loop}{both})", domain.type)
         if kind == "any":
             return Code(f"any({body.src} {loop}{cond})", T.BOOL)
         if kind == "all":
@@ -1563,7 +1582,7 @@ class Compiler:
         checks: list[tuple[str, Span]] = []
         for rule_index, end in enumerate(ends):
             base = 1 + rule_index * (n + 1)
-            ctx = Ctx([{}])
+            ctx = Ctx([{}], in_end=True)
             try:
                 binder = self.end_binder(end)
                 if binder is not None:
@@ -1646,7 +1665,7 @@ class Compiler:
             self.error("duplicate", "there can be only one `utility` line", extra.span)
         if utilities:
             decl = utilities[0]
-            ctx = Ctx([{}])
+            ctx = Ctx([{}], in_end=True)
             ctx.scopes[-1][decl.var] = Local(f"L_{decl.var}", T.PLAYER, False)
             try:
                 code = self.expr(decl.expr, ctx)
@@ -1690,7 +1709,7 @@ class Compiler:
             self.emit("    return None")
             return
         decl = heuristics[0]
-        ctx = Ctx([{}])
+        ctx = Ctx([{}], in_end=True)
         ctx.scopes[-1][decl.var] = Local(f"L_{decl.var}", T.PLAYER, False)
         try:
             code = self.expr(decl.expr, ctx)
@@ -1871,6 +1890,17 @@ def _lines(compiler: Compiler, call: ast.Call, args: list[Code]) -> Code:
         raise compiler.fail("not-constant", "the line length must be known when the game loads", call.args[0].span)
     value = board.lines(int(args[0].const))
     return Code(compiler.constant(value), T.seq(T.seq(T.CELL)), value)
+
+
+@_builtin("connected", 3)
+def _connected(compiler: Compiler, call: ast.Call, args: list[Code]) -> Code:
+    """``connected(A, B, S)``: some cell of A reaches some cell of B through neighbouring cells of S."""
+    board = _board(compiler, call)
+    for arg, expr in zip(args, call.args, strict=True):
+        if arg.type.kind != "seq" or (arg.type.elem is not None and arg.type.elem.kind != "cell"):
+            raise compiler.fail("type", f"`connected` takes three sets of cells, not {arg.type}", expr.span)
+    neighbors = compiler.constant(board.neighbors)
+    return Code(f"_connected({neighbors}, {args[0].src}, {args[1].src}, {args[2].src})", T.BOOL)
 
 
 @_builtin("cell", 2)

@@ -21,7 +21,7 @@ from lark.indenter import DedentError, Indenter
 from gdl import ast
 from gdl.diagnostics import Diagnostic, RuleFileError, Span
 
-QUANTIFIERS = ("any", "all", "count", "sum", "min", "max", "first")
+QUANTIFIERS = ("any", "all", "count", "sum", "min", "max", "first", "select")
 MAX_NESTING = 200  # deeper expressions are refused before Python's recursion limit bites
 
 
@@ -284,8 +284,9 @@ class ToAst(Transformer):
         return ast.PlayersDecl(_e(t), t.children[0])
 
     def board_decl(self, t: Tree) -> ast.Decl:
-        rows, _by, cols = t.children
-        return ast.BoardDecl(_e(t), rows, cols)
+        rows, _by, cols, shape = t.children
+        return ast.BoardDecl(_e(t), rows, cols, str(shape) if shape is not None else None,
+                             span_of(shape) if shape is not None else None)
 
     def enum_decl(self, t: Tree) -> ast.Decl:
         name, members = t.children

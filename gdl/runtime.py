@@ -173,7 +173,28 @@ def _branches(labels: tuple[str, ...], probs: tuple[Any, ...], make: OutcomeFact
     return [(make.branch(i, label), float(p)) for i, (label, p) in enumerate(zip(labels, probs, strict=True)) if p]
 
 
+def _connected(neighbors: Sequence[Sequence[int]], starts: Iterable[int], goals: Iterable[int],
+               allowed: Iterable[int]) -> bool:
+    """Depth-first search from ``starts`` to ``goals`` through ``allowed`` cells (all of them must be allowed)."""
+    inside = set(allowed)
+    targets = set(goals) & inside
+    if not targets:
+        return False
+    stack = [c for c in starts if c in inside]
+    seen = set(stack)
+    while stack:
+        cell = stack.pop()
+        if cell in targets:
+            return True
+        for nxt in neighbors[cell]:
+            if nxt in inside and nxt not in seen:
+                seen.add(nxt)
+                stack.append(nxt)
+    return False
+
+
 RUNTIME_HELPERS: dict[str, Any] = {
+    "_connected": _connected,
     "_ix": _ix,
     "_dom": _dom,
     "_at": _at,
@@ -344,7 +365,8 @@ class CompiledGame:
         out = []
         for row in range(board.rows - 1, -1, -1):
             marks = [symbol(cells[row * board.cols + c]).ljust(width) for c in range(board.cols)]
-            out.append(f"{row + 1:>2} " + " ".join(marks))
+            indent = " " * (row * (width + 1) // 2) if board.shape == "hex" else ""  # a hex board is a rhombus
+            out.append(f"{row + 1:>2} " + indent + " ".join(marks))
         out.append("   " + " ".join("abcdefghijklmnopqrstuvwxyz"[c].ljust(width) for c in range(board.cols)))
         return out
 
