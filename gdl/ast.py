@@ -283,6 +283,13 @@ class SetupDecl(Decl):
 
 
 @dataclass(frozen=True, slots=True)
+class AfterDecl(Decl):
+    """``after every move:`` -- effects appended to every move's own."""
+
+    body: tuple[Stmt, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class EndDecl(Decl):
     """``win X when C``, ``lose X when C``, ``draw when C`` or ``terminal when C``."""
 

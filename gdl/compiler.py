@@ -24,8 +24,8 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any
 
@@ -44,6 +44,9 @@ MAX_STATE = 1_000_000  # slots
 UNROLL_MOVES = 128  # moves with at most this many parameter combinations get one specialised function each
 UNROLL_QUANTIFIER = 128  # aggregates over at most this many constant values are written out in full
 INLINE_LIMIT = 20000  # characters of generated source a function call may be inlined into
+# Diagnostics about a constant's value rather than its type: ignored in code that never runs.
+VALUE_ERRORS = ("index-out-of-range", "division-by-zero", "out-of-domain", "too-large", "empty", "bad-probability",
+                "empty-chance")
 
 
 @dataclass(slots=True)
@@ -236,6 +239,26 @@ class Compiler:
         self.error(code, message, span, hint)
         return CompileFailed()
 
+    @contextlib.contextmanager
+    def dead_code(self, dead: bool = True) -> Iterator[None]:
+        """Compile code that constant folding proved never runs (a branch behind a constant test).
+
+        Its type errors still count; errors about constant *values* (an index of ``none``
+        in ``board[step(c, north)]`` at the top row) do not, since the value never occurs.
+        """
+        mark = len(self.diagnostics)
+        try:
+            yield
+        except CompileFailed:
+            if not dead:
+                raise
+            self.diagnostics[mark:] = [d for d in self.diagnostics[mark:] if d.code not in VALUE_ERRORS]
+            if len(self.diagnostics) > mark:
+                raise
+        else:
+            if dead:
+                self.diagnostics[mark:] = [d for d in self.diagnostics[mark:] if d.code not in VALUE_ERRORS]
+
     # ------------------------------------------------------------- constants
     def constant(self, value: Any) -> str:
         """A name in the generated module bound to ``value`` (so user data never becomes source)."""
@@ -285,6 +308,11 @@ class Compiler:
         for extra in setup[1:]:
             self.error("duplicate", "there can be only one `setup` block", extra.span)
         moves = by_kind.get(ast.MoveDecl, [])
+        afters = by_kind.get(ast.AfterDecl, [])
+        for extra in afters[1:]:
+            self.error("duplicate", "there can be only one `after every move` block", extra.span)
+        if afters:
+            moves = [replace(m, body=m.body + afters[0].body) for m in moves]
         self.compile_moves(moves)
         self.compile_setup(setup[0] if setup else None)
         ends = by_kind.get(ast.EndDecl, [])
@@ -727,10 +755,17 @@ class Compiler:
 
     def expr_BoolOp(self, e: ast.BoolOp, ctx: Ctx) -> Code:
         parts = []
-        for value in e.values:
+        for i, value in enumerate(e.values):
             code = self.expr(value, ctx)
             self.require(code, T.BOOL, value.span)
             parts.append(code)
+            if code.is_const and bool(code.const) == (e.op == "or"):
+                # Short-circuit known at load time (`step(c, d) != none and board[step(c, d)] ...`):
+                # the rest is never evaluated, so its constant-folding errors do not count.
+                for rest in e.values[i + 1 :]:
+                    with self.dead_code():
+                        self.expr(rest, ctx)
+                return Code(repr(code.const), T.BOOL, code.const)
         if all(p.is_const for p in parts):
             result = all(p.const for p in parts) if e.op == "and" else any(p.const for p in parts)
             return Code(repr(result), T.BOOL, result)
@@ -793,6 +828,14 @@ class Compiler:
     def expr_IfExpr(self, e: ast.IfExpr, ctx: Ctx) -> Code:
         test = self.expr(e.test, ctx)
         self.require(test, T.BOOL, e.test.span)
+        if test.is_const:  # the branch not taken is only type-checked (see dead_code)
+            chosen = self.expr(e.then if test.const else e.orelse, ctx)
+            with self.dead_code():
+                other = self.expr(e.orelse if test.const else e.then, ctx)
+                if T.unify(chosen.type, other.type) is None:
+                    raise self.fail("type", f"the two branches differ: {chosen.type} and {other.type}", e.span)
+                return Code(chosen.src, T.unify(chosen.type, other.type), chosen.const)
+            return chosen
         then = self.expr(e.then, ctx)
         orelse = self.expr(e.orelse, ctx)
         typ = T.unify(then.type, orelse.type)
@@ -1300,16 +1343,20 @@ class Compiler:
             out.append((pad + "break", stmt.span))
         elif isinstance(stmt, ast.If):
             keyword = "if"
+            taken = False  # an earlier test is constant true: the branches after it never run
             for test_expr, body in stmt.branches:
                 test = self.expr(test_expr, ctx)
                 self.require(test, T.BOOL, test_expr.span)
                 out.append((f"{pad}{keyword} {test.src}:", test_expr.span))
-                self.compile_block(list(body), ctx.child(), [(rest, ctx), *after], out, indent + 1, stmt.span)
+                with self.dead_code(taken or (test.is_const and not test.const)):
+                    self.compile_block(list(body), ctx.child(), [(rest, ctx), *after], out, indent + 1, stmt.span)
+                taken = taken or (test.is_const and bool(test.const))
                 keyword = "elif"
             if stmt.orelse is not None:
                 out.append((pad + "else:", stmt.span))
-                self.compile_block(list(stmt.orelse), ctx.child(), [(rest, ctx), *after], out, indent + 1,
-                                   stmt.span)
+                with self.dead_code(taken):
+                    self.compile_block(list(stmt.orelse), ctx.child(), [(rest, ctx), *after], out, indent + 1,
+                                       stmt.span)
         elif isinstance(stmt, ast.For):
             domain = self.expr(stmt.domain, ctx)
             if domain.type.kind != "seq":
@@ -1580,8 +1627,8 @@ class Compiler:
         table: list[tuple[float, ...] | None] = [None]
         descriptions = [""]
         checks: list[tuple[str, Span]] = []
-        for rule_index, end in enumerate(ends):
-            base = 1 + rule_index * (n + 1)
+        for end in ends:
+            base = len(table)  # not from the rule's index: a rule that failed to compile adds no rows
             ctx = Ctx([{}], in_end=True)
             try:
                 binder = self.end_binder(end)

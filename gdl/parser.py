@@ -202,6 +202,11 @@ class ToAst(Transformer):
     def simple_stmts(self, t: Tree) -> tuple[ast.Stmt, ...]:
         return tuple(c for c in t.children if c is not None)
 
+    simple_line = simple_stmts
+
+    def body(self, t: Tree) -> tuple[ast.Stmt, ...]:
+        return self.block(t)
+
     def assign(self, t: Tree) -> ast.Stmt:
         (name, indices), op, value = t.children
         return ast.Assign(_e(t), str(name), span_of(name), indices or (), str(op), value)
@@ -325,6 +330,9 @@ class ToAst(Transformer):
 
     def setup_decl(self, t: Tree) -> ast.Decl:
         return ast.SetupDecl(_e(t), t.children[0])
+
+    def after_decl(self, t: Tree) -> ast.Decl:
+        return ast.AfterDecl(_e(t), t.children[0])
 
     def win_decl(self, t: Tree) -> ast.Decl:
         return ast.EndDecl(_e(t), "win", t.children[0], t.children[1])
