@@ -1419,7 +1419,7 @@ class Compiler:
             ):
                 raise self.fail("type", f"{_q(stmt.name)} holds {target_type}, not {value.type}", stmt.value.span)
             src = value.src
-        if local is None and not value.is_const or stmt.op != "=":
+        if (local is None and not value.is_const) or stmt.op != "=":
             var = self.state[stmt.name] if local is None else None
             if var is not None and (var.type.kind == "int" or self.checked):
                 # Keep every state value inside its declared domain: the state space stays finite
