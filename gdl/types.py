@@ -24,8 +24,8 @@ class Type:
         if self.kind == "seq":
             return f"a set of {self.elem.plural() if self.elem else 'values'}"
         base = {
-            "int": "a number",
-            "real": "a number",
+            "int": "a whole number",
+            "real": "a fractional number",
             "bool": "a boolean",
             "player": "a player",
             "cell": "a cell",
@@ -39,7 +39,7 @@ class Type:
     def plural(self) -> str:
         if self.kind == "seq":
             return "sets"
-        return {"int": "numbers", "real": "numbers", "bool": "booleans", "player": "players",
+        return {"int": "whole numbers", "real": "fractional numbers", "bool": "booleans", "player": "players",
                 "cell": "cells", "dir": "directions", "enum": f"{self.name} values"}.get(self.kind, "values")
 
     @property
