@@ -121,5 +121,6 @@ class ParameterError(GdlError, ValueError):
 
 def did_you_mean(name: str, candidates: Iterable[str]) -> str | None:
     """A "did you mean `x`?" hint for a misspelt name, or None."""
-    close = difflib.get_close_matches(name, list(candidates), n=1, cutoff=0.6)
+    # Never suggest the name itself (it is "visible" as a builtin, yet not usable here).
+    close = difflib.get_close_matches(name, [c for c in candidates if c != name], n=1, cutoff=0.6)
     return f"did you mean `{close[0]}`?" if close else None
