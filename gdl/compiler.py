@@ -1083,10 +1083,11 @@ class Compiler:
         if info.result is None:
             raise CompileFailed()
         for i, (code, ptype) in enumerate(zip(args, info.param_types, strict=True)):
-            if not T.assignable(code.type, ptype):
-                where = arg_exprs[i].span if arg_exprs else span
+            where = arg_exprs[i].span if arg_exprs else span
+            if not T.assignable(code.type.with_optional(False), ptype):
                 raise self.fail("type", f"argument {i + 1} of {_q(info.decl.name)} must be {ptype}, "
                                 f"not {code.type}", where)
+            args[i] = self.coerce(code, ptype, where)
         if info.result.is_const:
             return Code(info.result.src, info.result.type, info.result.const)
         inlined = self.inline_def(info, args)
@@ -1155,6 +1156,16 @@ class Compiler:
     def require(self, code: Code, typ: Type, span: Span) -> None:
         if not T.assignable(code.type, typ):
             raise self.fail("type", f"expected {typ}, found {code.type}", span)
+
+    def coerce(self, code: Code, typ: Type, span: Span) -> Code:
+        """``code`` as a value of ``typ``; a `T or none` is accepted where a `T` is expected, checked at run time."""
+        if T.assignable(code.type, typ):
+            return code
+        if code.type.optional and T.assignable(code.type.with_optional(False), typ):
+            if code.is_const:
+                raise self.fail("type", f"expected {typ}, found none", span)
+            return Code(f"_some({code.src}, {self.span_id(span)})", code.type.with_optional(False))
+        raise self.fail("type", f"expected {typ}, found {code.type}", span)
 
     def require_number(self, code: Code, span: Span) -> None:
         if not code.type.is_number:
@@ -1907,8 +1918,7 @@ def _board_table(name: str, arg_types: tuple[Type, ...], result: Type, table: Ca
     @_builtin(name, len(arg_types))
     def build(compiler: Compiler, call: ast.Call, args: list[Code]) -> Code:
         board = _board(compiler, call)
-        for arg, typ, expr in zip(args, arg_types, call.args, strict=True):
-            compiler.require(arg, typ, expr.span)
+        args = [compiler.coerce(arg, typ, expr.span) for arg, typ, expr in zip(args, arg_types, call.args, strict=True)]
         data = table(board)
         if all(a.is_const for a in args):
             value = data

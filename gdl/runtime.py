@@ -106,6 +106,12 @@ def _ix(value: int, low: int, high: int, sid: int) -> int:
     raise RuleRuntimeError(f"index {shown} is outside {low}..{high}", sid)
 
 
+def _some(value: int, sid: int) -> int:
+    if value >= 0:
+        return value
+    raise RuleRuntimeError("found none where a value is needed", sid)
+
+
 def _dom(value: Any, low: int, high: int, sid: int) -> Any:
     if low <= value <= high:
         return value
@@ -197,6 +203,7 @@ RUNTIME_HELPERS: dict[str, Any] = {
     "_connected": _connected,
     "_ix": _ix,
     "_dom": _dom,
+    "_some": _some,
     "_at": _at,
     "_div": _div,
     "_min_of": _min_of,
