@@ -10,7 +10,8 @@ code               problem
 runtime-error      a rule raised while the game ran (index out of range, ...)
 no-moves           a state that is neither terminal nor chance has no legal move
 no-chance          a chance state with no outcome
-no-end             a playout did not end within ``max_plies`` plies
+no-end             a playout did not end within ``max_plies`` plies (a warning
+                   when a state repeated: the game can cycle)
 bad-probability    chance probabilities that are negative or do not sum to 1
 bad-utility        a terminal state whose utilities are not one number per
                    player, or fall outside the declared bounds
@@ -23,9 +24,9 @@ Every dynamic diagnostic carries the move sequence that reproduces it, names
 joined by commas (``gdl solve FILE --moves ...`` replays it), as a note.
 
 >>> from gdl.check import check_source
->>> report = check_source("players A\\nmove m: pass\\n", "t.gdl", playouts=1)
->>> [d.code for d in report.diagnostics]
-['no-end']
+>>> report = check_source(open("games/tictactoe.gdl").read(), "tictactoe.gdl", playouts=50)
+>>> report.errors, report.warnings, report.playouts
+(0, 0, 50)
 """
 
 from __future__ import annotations
@@ -302,12 +303,19 @@ class Playouts:
 
     def _no_end(self, history: list[str], cycle: tuple[int, int] | None) -> None:
         self.endless += 1
-        notes = []
         if cycle is not None:
-            notes.append(f"the state after {cycle[0]} plies comes back after {cycle[1]} plies: the game can cycle")
-        diagnostic = self._diag("no-end", f"a random game did not end within {self.max_plies} plies",
-                                self._span_ends, "add a move limit or a draw by repetition, "
-                                "or check that every move brings the end closer")
+            # Games may cycle (the exact solvers handle cycles): worth a warning, not an error.
+            diagnostic = self._diag(
+                "no-end", f"a random game did not end within {self.max_plies} plies: the game can cycle",
+                self._span_ends, "fine for exact solvers, but random playouts, MCTS and unbounded searches may "
+                "not end; add a move limit or a draw by repetition if the game should always end",
+                severity="warning")
+            notes = [f"the state after {cycle[0]} plies comes back after {cycle[1]} plies"]
+        else:
+            diagnostic = self._diag("no-end", f"a random game did not end within {self.max_plies} plies",
+                                    self._span_ends, "check that every move brings the end closer, "
+                                    "or add a move limit")
+            notes = []
         self._record(diagnostic, history, *notes)
 
 

@@ -1850,6 +1850,8 @@ def _fold(compiler: Compiler, fn: Callable, args: list[Code], typ: Type, src: st
 def _min_max(name: str) -> Callable:
     def build(compiler: Compiler, call: ast.Call, args: list[Code]) -> Code:
         py = min if name == "min" else max
+        if not args:
+            raise compiler.fail("arity", f"`{name}` needs at least one argument", call.span)
         if len(args) == 1:
             if args[0].type.kind != "seq":
                 raise compiler.fail("type", f"`{name}` of one value needs a list", call.span)

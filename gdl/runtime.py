@@ -16,7 +16,7 @@ from operator import itemgetter
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from gdl.diagnostics import Diagnostic, GdlError, Span, did_you_mean
+from gdl.diagnostics import Diagnostic, GdlError, RuleFileError, Span, did_you_mean
 from solver.game import CHANCE, TERMINAL, IllegalMoveError, Move, UnknownMoveError
 
 if TYPE_CHECKING:
@@ -255,7 +255,10 @@ class CompiledGame:
         extra = self._extra
         util_table = namespace["_UT"]
         util_fn = namespace["_util"]
-        self._initial = namespace["_setup"](namespace["_INIT"])
+        try:
+            self._initial = namespace["_setup"](namespace["_INIT"])
+        except Exception as error:  # a rule failed while building the initial state
+            raise RuleFileError([self.explain(error)], source) from None
         # Hot methods: the generated functions themselves.
         self.legal_moves: Callable[[tuple], list[Move]] = namespace["_legal"]
         self.to_move: Callable[[tuple], int] = itemgetter(self._turn)  # type: ignore[assignment]
