@@ -18,7 +18,7 @@ from gdl.diagnostics import Diagnostic, Span
 
 PLAYER_STYLES = ("bold red", "bold yellow", "bold blue", "bold green", "bold magenta", "bold cyan")
 SEVERITY_STYLES = {"error": "bold red", "warning": "bold yellow"}
-MAX_NOTE_MOVES = 40
+MAX_NOTE_MOVES = 16
 """A reproducing move list longer than this is shown elided (``--json`` keeps it whole)."""
 
 
