@@ -9,6 +9,7 @@ never print a traceback.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import random
@@ -23,9 +24,8 @@ from rich.table import Table
 from rich.text import Text
 
 import gdl
-from gdl.check import CheckReport, Playouts, check_source, read_rule_file, split_moves
+from gdl.check import CheckReport, check_source, read_rule_file, split_moves
 from gdl.console import (
-    board_text,
     format_number,
     make_console,
     plural,
@@ -193,10 +193,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         for number, name in enumerate(args.files):
             path = Path(name)
             if not path.exists() and "/" not in name and not name.endswith(".gdl"):
-                try:
+                with contextlib.suppress(GameNotFoundError):
                     path = resolve(name)  # a bundled game's name
-                except GameNotFoundError:
-                    pass
             if not path.exists() or path.is_dir():
                 what = "is a directory, not a rule file" if path.is_dir() else "no such file"
                 err.print(f"[bold red]error[/]: {name}: {what}")
