@@ -224,8 +224,8 @@ class Playouts:
                     first = seen.setdefault(state, ply)
                     if first != ply:
                         cycle = (first, ply)
+                history.append(str(move))  # before apply: a failing move belongs to the reproduction
                 state = game.apply(state, move)
-                history.append(str(move))
                 self.plies += 1
         except _Found as found:
             self._record(found.diagnostic, history)
