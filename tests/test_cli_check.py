@@ -1,0 +1,185 @@
+"""`gdl check`, `gdl list`, `gdl info` driven through ``gdl.cli.main`` (in process, fast)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from gdl.cli import main
+
+GOOD = 'game T "test"\nplayers A, B\nstate n: 0..3 = 0\nmove inc:\n    n += 1\nwin A when n == 3\n'
+BROKEN = 'game T "test"\nplayers A, B\nstate n: 0..3 = 0\nmove inc:\n    n += nn\nwin A when n == 3\n'
+STUCK = 'game T "test"\nplayers A, B\nstate n: 0..5 = 0\nmove inc when n < 3:\n    n += 1\nwin A when n == 5\n'
+WARN = 'players A, B\nstate n: 0..3 = 0\nmove inc:\n    n += 1\nwin A when n == 3\n'
+
+
+@pytest.fixture
+def files(tmp_path):
+    def write(name: str, text: str | bytes) -> str:
+        path = tmp_path / name
+        if isinstance(text, bytes):
+            path.write_bytes(text)
+        else:
+            path.write_text(text)
+        return str(path)
+
+    return write
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_check_good_file(capsys, files):
+    code, out, _ = run(capsys, "check", files("good.gdl", GOOD))
+    assert code == 0
+    assert "1 file checked: 0 errors, 0 warnings" in out
+
+
+def test_check_warnings_only_exit_zero(capsys, files):
+    code, out, _ = run(capsys, "check", files("warn.gdl", WARN), "--playouts", "5")
+    assert code == 0
+    assert "warning[missing-game]" in out
+    assert "0 errors, 1 warning" in out
+
+
+def test_check_static_error_shows_line_caret_and_hint(capsys, files):
+    path = files("broken.gdl", BROKEN)
+    code, out, _ = run(capsys, "check", path)
+    assert code == 1
+    assert f"{path}:5:10: error[undefined-name]" in out
+    assert "n += nn" in out and "^^" in out
+    assert "hint: did you mean `n`?" in out
+    assert "1 file checked: 1 error, 0 warnings" in out
+
+
+def test_check_dynamic_error_with_moves(capsys, files):
+    code, out, _ = run(capsys, "check", files("stuck.gdl", STUCK), "--seed", "3")
+    assert code == 1
+    assert "error[no-moves]" in out
+    assert "note: reproduce with the moves: inc,inc,inc" in out
+
+
+def test_check_json(capsys, files):
+    good, broken, warn = files("good.gdl", GOOD), files("broken.gdl", BROKEN), files("w.gdl", WARN)
+    code, out, _ = run(capsys, "check", "--json", good, broken, warn)
+    assert code == 1
+    data = json.loads(out)
+    assert [(d["file"], d["severity"], d["code"]) for d in data] == [
+        (broken, "error", "undefined-name"), (warn, "warning", "missing-game")]
+    assert {"file", "line", "column", "severity", "code", "message"} <= set(data[0])
+    assert (data[0]["line"], data[0]["column"]) == (5, 10)
+
+
+def test_check_json_lists_all_moves_of_a_dynamic_error(capsys, files):
+    code, out, _ = run(capsys, "check", "--json", files("stuck.gdl", STUCK))
+    assert code == 1
+    [diagnostic] = json.loads(out)
+    assert diagnostic["code"] == "no-moves"
+    assert diagnostic["notes"] == ["reproduce with the moves: inc,inc,inc"]
+
+
+def test_check_several_files_summary(capsys, files):
+    code, out, _ = run(capsys, "check", files("a.gdl", GOOD), files("b.gdl", WARN), files("c.gdl", GOOD))
+    assert code == 0
+    assert "3 files checked: 0 errors, 1 warning" in out
+
+
+def test_check_bundled_name(capsys):
+    code, out, _ = run(capsys, "check", "tictactoe", "--playouts", "10")
+    assert code == 0 and "1 file checked" in out
+
+
+@pytest.mark.parametrize("what", ["missing", "directory"])
+def test_check_missing_file_or_directory_is_a_usage_error(capsys, files, tmp_path, what):
+    target = str(tmp_path / "nope.gdl") if what == "missing" else str(tmp_path)
+    code, out, err = run(capsys, "check", target, files("good.gdl", GOOD))
+    assert code == 2
+    assert len(err.strip().splitlines()) == 1
+    assert ("no such file" if what == "missing" else "is a directory") in err
+    assert "Traceback" not in out + err
+    assert "1 file checked" in out  # the other file was still checked
+
+
+def test_check_non_utf8_is_a_one_line_error(capsys, files):
+    path = files("latin1.gdl", "game T\n# caf\xe9\n".encode("latin-1"))
+    code, out, err = run(capsys, "check", path)
+    assert code == 1
+    assert f"{path}:2:1: error[encoding]: not a UTF-8 text file" in out
+    assert "Traceback" not in out + err
+    code, out, _ = run(capsys, "check", "--json", path)
+    assert json.loads(out)[0]["code"] == "encoding"
+
+
+@pytest.mark.parametrize("argv", [
+    ["check"],
+    ["check", "x.gdl", "--playouts", "many"],
+    ["check", "x.gdl", "--bogus"],
+    ["check", "x.gdl", "--playouts", "-1"],
+    ["check", "x.gdl", "-p", "novalue"],
+    ["frobnicate"],
+    [],
+])
+def test_usage_errors_exit_2(capsys, argv, files):
+    argv = [files("x.gdl", GOOD) if a == "x.gdl" else a for a in argv]
+    code, out, err = run(capsys, *argv)
+    assert code == 2
+    assert "Traceback" not in out + err
+
+
+def test_check_unknown_parameter_exit_2(capsys, files):
+    code, _, err = run(capsys, "check", files("x.gdl", GOOD), "-p", "size=3")
+    assert code == 2
+    assert "unknown parameter 'size'" in err
+
+
+def test_list(capsys):
+    code, out, _ = run(capsys, "list")
+    assert code == 0
+    assert "tictactoe" in out and "connect4" in out and "cols=7" in out
+    code, out, _ = run(capsys, "list", "--json")
+    games = {g["name"]: g for g in json.loads(out)}
+    assert games["tictactoe"]["players"] == ["X", "O"]
+    assert games["pig"]["chance"] is True
+
+
+def test_info(capsys):
+    code, out, _ = run(capsys, "info", "tictactoe", "--playouts", "50")
+    assert code == 0
+    for word in ("TicTacToe", "players", "X, O", "branching", "length", "zero-sum", "known value", "draw"):
+        assert word in out
+    code, out, _ = run(capsys, "info", "connect4", "-p", "cols=4", "-p", "rows=4", "--json", "--playouts", "20")
+    info = json.loads(out)
+    assert info["parameters"] == {"cols": 4, "rows": 4, "k": 4}
+    assert info["random_playouts"]["playouts"] == 20
+    assert 1 < info["random_playouts"]["mean_branching"] <= 4
+    assert info["chance"] is False and info["zero_sum"] is True
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["info", "tictactoo"], "did you mean 'tictactoe'"),
+    (["info", "connect4", "-p", "cols=abc"], "whole number"),
+    (["info", "connect4", "-p", "colz=4"], "unknown parameter"),
+    (["info", "connect4", "-p", "cols=99"], "cols"),
+])
+def test_info_usage_errors(capsys, argv, message):
+    code, out, err = run(capsys, *argv)
+    assert code == 2
+    assert message in err
+    assert "Traceback" not in out + err
+
+
+def test_info_on_a_broken_rule_file_exit_1(capsys, files):
+    code, _, err = run(capsys, "info", files("broken.gdl", BROKEN))
+    assert code == 1
+    assert "error[undefined-name]" in err
+
+
+@pytest.mark.parametrize("command", ["check", "list", "info", "solve", "play", "match"])
+def test_every_command_has_help_with_an_example(capsys, command):
+    code, out, _ = run(capsys, command, "--help")
+    assert code == 0
+    assert "examples:" in out and f"gdl {command}" in out
