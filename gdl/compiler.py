@@ -165,6 +165,7 @@ class Program:
     factories: list[MoveFactory | OutcomeFactory]
     chance_points: int
     eager_moves: list[tuple[str, str, tuple[Any, ...], str]]
+    distributions: list[tuple[str, OutcomeFactory, list[tuple[Any, float]]]]
 
 
 def compile_rules(
@@ -227,6 +228,7 @@ class Compiler:
         self.displayers: dict[str, Callable[[int], str]] = {}
         self.factories: list[MoveFactory | OutcomeFactory] = []
         self.eager_moves: list[tuple[str, str, tuple[Any, ...], str]] = []
+        self.distributions: list[tuple[str, OutcomeFactory, list[tuple[Any, float]]]] = []
 
     # ------------------------------------------------------------ diagnostics
     def error(self, code: str, message: str, span: Span, hint: str | None = None) -> None:
@@ -357,6 +359,7 @@ class Compiler:
             factories=self.factories,
             chance_points=self.chance_points,
             eager_moves=self.eager_moves,
+            distributions=self.distributions,
         )
 
     def collect_names(self, decls: Sequence[ast.Decl]) -> None:
@@ -1530,7 +1533,13 @@ class Compiler:
         self.globals[f"_CK{cid}"] = factory
         self.factories.append(factory)
         sid = self.span_id(stmt.span)
+        fixed = self.constant_distribution(stmt, domain, ctx, elem)
         self.emit(f"def _co{cid}(st):", stmt.span)
+        if fixed is not None:
+            # Known at load time: one shared list of (outcome, probability), built once.
+            self.distributions.append((f"_CD{cid}", factory, fixed))
+            self.emit(f"    return _CD{cid}", stmt.span)
+            return
         self.emit("    s = st", stmt.span)
         for line in restore:
             self.emit(line, stmt.span)
@@ -1540,6 +1549,27 @@ class Compiler:
         else:
             self.emit(f"    ws = [{weight.src} for {pyname} in dom]", stmt.weight.span if stmt.weight else stmt.span)
             self.emit(f"    return _weighted(dom, ws, _CT{cid}, _CK{cid}, {sid})", stmt.span)
+
+    def constant_distribution(self, stmt: ast.Chance, domain: Code, ctx: Ctx,
+                              elem: Type) -> list[tuple[Any, float]] | None:
+        """The outcomes and exact probabilities of a chance whose domain and weights are constants."""
+        if not domain.is_const:
+            return None
+        values = list(domain.const)
+        if stmt.weight is None:
+            weights: list[Any] = [1] * len(values)
+        else:
+            weights = []
+            for value in values:
+                wctx = ctx.child()
+                wctx.scopes[-1][stmt.var] = Local(f"L_{stmt.var}", elem, False, value)
+                weight = self.expr(stmt.weight, wctx)
+                if not weight.is_const:
+                    return None
+                weights.append(Fraction(weight.const))
+            self.check_constant_weights(weights, stmt.weight.span)
+        total = sum(weights)
+        return [(v, float(Fraction(w) / total)) for v, w in zip(values, weights, strict=True) if w]
 
     def check_constant_weights(self, weights: list[Any], span: Span) -> None:
         if any(w < 0 for w in weights):

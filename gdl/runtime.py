@@ -246,6 +246,8 @@ class CompiledGame:
                 factory.fn = [namespace[name] for name in factory.fn_name]
             else:
                 factory.fn = namespace[factory.fn_name]
+        for global_name, factory, outcomes in program.distributions:
+            namespace[global_name] = [(factory.cache.get(v) or factory(v), p) for v, p in outcomes]
         for global_name, action, shown, fn_name in program.eager_moves:
             namespace[global_name] = Move(action, shown, data=namespace[fn_name])
         self._ns = namespace
