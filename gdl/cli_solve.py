@@ -171,6 +171,8 @@ def cmd_play(args: argparse.Namespace) -> int:
             out.print("[dim]bye[/]")
             return EXIT_OK
         command = line.strip()
+        if not command:
+            continue
         if command in ("quit", "exit", "q"):
             out.print("[dim]bye[/]")
             return EXIT_OK
