@@ -182,6 +182,8 @@ def compile_rules(
     """
     compiler = Compiler(rules, source, filename, overrides or {}, checked)
     program = compiler.run()
+    # A move unrolled per parameter value compiles its body once per value: report each problem once.
+    compiler.diagnostics = list(dict.fromkeys(compiler.diagnostics))
     errors = [d for d in compiler.diagnostics if d.is_error]
     if errors or program is None:
         raise RuleFileError(compiler.diagnostics, source)
