@@ -507,7 +507,7 @@ def syntax_diagnostic(error: UnexpectedInput, source: str, history: list[Token])
     else:
         wanted = _expected_words(expected)
         message = f"unexpected {found}" + (f"; expected {wanted}" if wanted else "")
-    if token.type == "ASSIGN_OP" and str(token) == "=" and "__ANON" not in "".join(expected):
+    if str(token) == "=" and token.type in ("ASSIGN_OP", "EQUAL"):  # `=` where it cannot assign
         hint = "to compare two values use `==`"
     elif token.type == "_INDENT":
         hint = "this line is indented more than the one before it"
@@ -547,9 +547,10 @@ def parse(source: str, filename: str = "<string>") -> ast.RuleFile:
             hint="indent it exactly as far as a line above it",
         )
         raise RuleFileError([diag.located(filename)], source) from None
-    depth = _nesting_depth(tree)
+    depth, where = _nesting_depth(tree)
     if depth > MAX_NESTING:
-        diag = Diagnostic("error", "too-deep", f"expression nested {depth} levels deep; at most {MAX_NESTING}")
+        diag = Diagnostic("error", "too-deep", f"expression nested {depth} levels deep; at most {MAX_NESTING}",
+                          span_of(where))
         raise RuleFileError([diag.located(filename)], source)
     try:
         return ToAst().transform(tree)
@@ -560,16 +561,20 @@ def parse(source: str, filename: str = "<string>") -> ast.RuleFile:
         raise
 
 
-def _nesting_depth(tree: Tree) -> int:
+def _nesting_depth(tree: Tree) -> tuple[int, Any]:
+    """The depth of the tree, and the first node found past ``MAX_NESTING`` (where to point)."""
     deepest = 0
+    where: Any = tree
     stack: list[tuple[Any, int]] = [(tree, 1)]
     while stack:
         node, depth = stack.pop()
         if depth > deepest:
             deepest = depth
+            if depth == MAX_NESTING + 1 and (isinstance(node, Token) or not node.meta.empty):
+                where = node
         if isinstance(node, Tree):
             stack.extend((child, depth + 1) for child in node.children)
-    return deepest
+    return deepest, where
 
 
 def _dedent_line(text: str, message: str) -> int:
