@@ -80,11 +80,23 @@ class Diagnostic:
         return self.format()
 
 
+def source_lines(source: str) -> list[str]:
+    """The lines of a rule file as the parser counts them: only ``\n`` ends a line.
+
+    (``str.splitlines`` also breaks at form feeds and Unicode separators, which would
+    shift every line number after one.)
+    """
+    lines = [line.removesuffix("\r") for line in source.split("\n")]
+    if len(lines) > 1 and not lines[-1]:
+        lines.pop()
+    return lines
+
+
 def excerpt(source: str | None, span: Span) -> list[str]:
     """The source line of ``span`` and a row of carets under it (empty without source)."""
     if source is None:
         return []
-    all_lines = source.splitlines()
+    all_lines = source_lines(source)
     if not 1 <= span.line <= len(all_lines):
         return []
     text = all_lines[span.line - 1].replace("\t", " ")

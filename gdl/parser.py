@@ -19,7 +19,7 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedTok
 from lark.indenter import DedentError, Indenter
 
 from gdl import ast
-from gdl.diagnostics import Diagnostic, RuleFileError, Span
+from gdl.diagnostics import Diagnostic, RuleFileError, Span, source_lines
 
 QUANTIFIERS = ("any", "all", "count", "sum", "min", "max", "first", "select")
 MAX_NESTING = 200  # deeper expressions are refused before Python's recursion limit bites
@@ -477,7 +477,7 @@ def _expected_words(names: set[str]) -> str:
 
 def _token_span(token: Token, source: str) -> Span:
     if token.type in ("$END", "_DEDENT") or token.line is None:
-        lines = source.splitlines() or [""]
+        lines = source_lines(source)
         # Point after the last non-blank line: "end of file" is there for the reader.
         last = len(lines)
         while last > 1 and not lines[last - 1].strip():
@@ -491,7 +491,8 @@ def _token_span(token: Token, source: str) -> Span:
 def syntax_diagnostic(error: UnexpectedInput, source: str, history: list[Token]) -> Diagnostic:
     """Translate a Lark error into a diagnostic in the user's words."""
     if isinstance(error, UnexpectedCharacters):
-        line = source.splitlines()[error.line - 1] if error.line >= 1 else ""
+        all_lines = source_lines(source)
+        line = all_lines[error.line - 1] if 1 <= error.line <= len(all_lines) else ""
         char = line[error.column - 1] if 0 < error.column <= len(line) else "?"
         return Diagnostic(
             "error", "syntax", f"unexpected character {char!r}", Span.point(error.line, error.column)
@@ -581,7 +582,7 @@ def _dedent_line(text: str, message: str) -> int:
     """Find the first line whose indentation matches no enclosing block."""
     stack = [0]
     depth_parens = 0
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(source_lines(text), start=1):
         stripped = line.strip()
         if not stripped or stripped.startswith("#") or depth_parens:
             depth_parens += line.count("(") + line.count("[") - line.count(")") - line.count("]")
