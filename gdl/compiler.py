@@ -1413,7 +1413,9 @@ class Compiler:
                 raise self.fail("type", f"{_q(stmt.name)} is not an array", stmt.span)
             else:
                 target = f"s[{var.offset}]"
-            if value.is_const and isinstance(value.const, int) and not (var.lo <= int(value.const) <= var.hi):
+            if stmt.op == "=" and value.is_const and isinstance(value.const, int) and not (
+                var.lo <= int(value.const) <= var.hi
+            ):  # (with `-=` and friends the constant is a change, not the new value)
                 raise self.fail("out-of-domain", f"{_show(value.const)} is outside the domain of "
                                 f"{_q(stmt.name)} ({self.describe_domain(var)})", stmt.value.span)
         else:
