@@ -959,3 +959,18 @@ win A when x == 3
     probs = outcomes(game, play_moves(game, ["m"]))
     assert sum(Fraction(p).limit_denominator(100) for p in probs.values()) == 1
     assert abs(sum(probs.values()) - 1) <= 1e-12
+
+
+def test_compound_assignment_with_a_large_constant_is_not_out_of_domain() -> None:
+    """`left -= 3` on `left: 0..1` is fine when a guard keeps it in range (a regression)."""
+    game = load("""game Take
+players A, B
+state left: 0..1 = 1
+move take(n: 1..3) when n <= left: left -= n
+terminal when left == 0
+utility p: 0
+""")
+    assert legal(game, game.initial_state()) == ["take(1)"]
+    with pytest.raises(gdl.RuleFileError) as info:
+        load(game.source.replace("left -= n", "left = n"))
+    assert info.value.diagnostics[0].code == "out-of-domain"
