@@ -224,7 +224,7 @@ def run_a_little(game: gdl.CompiledGame, seed: int) -> None:
 
 
 TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]+|\s+|\.\.|//|[=!<>+\-*]=|.", re.DOTALL)
-INTERESTING = list(":()[]{}=<>.,;#\"\\?-+*/%\n\t ") + ["\n    ", "..", "==", "x", "none", "move", "if", "0", "9"]
+INTERESTING = [*":()[]{}=<>.,;#\"\\?-+*/%\n\t ", "\n    ", "..", "==", "x", "none", "move", "if", "0", "9"]
 
 
 @st.composite
@@ -261,9 +261,8 @@ def test_arbitrary_text_gives_a_game_or_diagnostics(text: str) -> None:
 
 
 @settings(max_examples=200, deadline=None)
-@given(pieces=st.lists(st.sampled_from(INTERESTING + ["game G\n", "players A, B\n", "state n: 0..3 = 0\n",
-                                                       "move m: n += 1\n", "win A when n == 3\n", "a"]),
-                       max_size=40))
+@given(pieces=st.lists(st.sampled_from([*INTERESTING, "game G\n", "players A, B\n", "state n: 0..3 = 0\n",
+                                        "move m: n += 1\n", "win A when n == 3\n", "a"]), max_size=40))
 def test_grammar_shaped_text_gives_a_game_or_diagnostics(pieces: list[str]) -> None:
     load_or_diagnose("".join(pieces))
 
