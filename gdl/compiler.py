@@ -1234,7 +1234,13 @@ class Compiler:
                 guard_src = "False"
         combos = self.constant_combinations(move)
         if combos is not None:
-            return self.specialised_move(index, move, types, combos)
+            lines = self.specialised_move(index, move, types, combos)
+            if not lines and guard_src != "False":
+                # Every combination's condition folded to false: say so, and still check the body.
+                self.warn("never-legal", f"move {_q(move.name)} can never be played: its condition is false "
+                          "for every value of its parameters", move.guard.span if move.guard else move.span)
+                self.compile_effect(f"_m{index}", names, types, move.body, ctx, move.span)
+            return lines
         fn = f"_m{index}"
         self.compile_effect(fn, names, types, move.body, ctx, move.span)
         factory = MoveFactory(move.name, [self.displayer(t) for t in types], fn)

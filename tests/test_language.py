@@ -974,3 +974,19 @@ utility p: 0
     with pytest.raises(gdl.RuleFileError) as info:
         load(game.source.replace("left -= n", "left = n"))
     assert info.value.diagnostics[0].code == "out-of-domain"
+
+
+def test_a_move_never_legal_for_any_parameter_value_is_still_checked() -> None:
+    source = """game Dead
+players A, B
+state n: 0..3 = 0
+move m(k: 1..3) when k > 5: n = BODY
+move a: n += 1
+win A when n == 3
+"""
+    game = load(source.replace("BODY", "k"))
+    assert [w.code for w in game.warnings] == ["never-legal"]
+    assert legal(game, game.initial_state()) == ["a"]
+    with pytest.raises(gdl.RuleFileError) as info:
+        load(source.replace("BODY", "undefined_thing"))
+    assert "undefined-name" in [d.code for d in info.value.diagnostics]
