@@ -1,0 +1,378 @@
+"""Alpha-beta search in negamax form, with a transposition table and iterative deepening.
+
+Sources:
+
+* Knuth & Moore (1975), "An analysis of alpha-beta pruning", Artificial
+  Intelligence 6 -- the negamax formulation and the fail-soft variant
+  (the returned value may lie outside the window and is then a bound).
+* Greenblatt, Eastlake & Crocker (1967) / Slate & Atkin (1977, Chess 4.5) --
+  the transposition table with exact / lower / upper bound flags, and
+  iterative deepening under a time budget.
+* Akl & Newborn (1977) killer moves; Schaeffer (1989) the history heuristic.
+* Sturtevant & Korf (2000), "On pruning techniques for multi-player games" --
+  *paranoid* search: in an N-player game the root player assumes that all the
+  others play against it, which turns the game into a two-sided one.
+
+Pseudo-code (fail-soft negamax with a transposition table)::
+
+    function negamax(node, depth, alpha, beta)
+        look node up in the TT; a deep enough entry may answer or cut
+        if depth = 0 or node is terminal: return colour * value(node)
+        best := -inf
+        for each child in ordered(children):       # TT move, killers, history
+            v := -negamax(child, depth - 1, -beta, -alpha)
+            best := max(best, v); alpha := max(alpha, v)
+            if alpha >= beta: break                # beta cut-off
+        store best in the TT with flag UPPER (best <= alpha0), LOWER (best >= beta) or EXACT
+        return best
+
+Games where a player may move twice in a row (Pig's roll again, Kalah's
+extra move) are handled by negating a child's value only when the side to
+move changes.
+
+Values are always in the utilities of the game: the two-player zero-sum value
+from player 0's point of view, or (paranoid) the root player's utility.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Hashable
+from typing import Any
+
+from solver.game import CHANCE, TERMINAL, Game, State
+from solver.limits import (
+    UNLIMITED_DEPTH,
+    Budget,
+    Limits,
+    SearchResult,
+    SearchStats,
+    SearchStopped,
+    check_players,
+    is_two_player_zero_sum,
+)
+
+EXACT, LOWER, UPPER = 0, 1, 2
+"""Transposition-table flags: the stored value is exact, a lower bound (fail-high) or an upper bound (fail-low)."""
+
+INF = float("inf")
+
+
+class CycleFound(Exception):
+    """An exact (unlimited-depth) search met a state already on its path: the game graph has a cycle."""
+
+
+class TooDeep(Exception):
+    """The search path grew longer than Python's recursion limit allows."""
+
+
+def max_search_ply() -> int:
+    """The deepest path a recursive search may follow safely (each ply costs one Python frame)."""
+    return max(50, sys.getrecursionlimit() - 200)
+
+
+def check_alphabeta(game: Game, paranoid: bool) -> None:
+    """Alpha-beta needs a deterministic game, and two-player zero-sum unless ``paranoid``.
+
+    :raises ValueError: naming the property the game lacks.
+    """
+    check_players(game, "alpha-beta")
+    if getattr(game, "has_chance", False):
+        raise ValueError(f"alpha-beta needs a deterministic game; {game.name} has chance nodes "
+                         "(use expectimax, MCTS or the exact solver)")
+    if not paranoid and not is_two_player_zero_sum(game):
+        unmet = (f"has {len(game.players)} players" if len(game.players) != 2 else "is not declared zero-sum")
+        raise ValueError(f"alpha-beta needs a two-player zero-sum game; {game.name} {unmet} "
+                         "(pass paranoid=True for paranoid search, or use minimax for max^n)")
+
+
+class NegamaxSearch:
+    """One alpha-beta searcher: its transposition table, history and killers persist across calls.
+
+    ``reference`` is the player whose utility is the score; ``sides[p]`` is +1
+    for players who maximise it and -1 for those who minimise it. The core
+    :meth:`negamax` returns the score from the point of view of the side to move.
+    """
+
+    def __init__(self, game: Game, budget: Budget, *, reference: int = 0, sides: tuple[int, ...] = (1, -1),
+                 use_tt: bool = True, ordering: bool = True, detect_cycles: bool = False,
+                 table_entries: int | None = None) -> None:
+        self.game = game
+        self.budget = budget
+        self.reference = reference
+        self.sides = sides
+        self.use_tt = use_tt
+        self.ordering = ordering
+        self.detect_cycles = detect_cycles
+        self.tt: dict[Hashable, tuple[int, float, int, Any]] = {}
+        self.tt_cap = table_entries if table_entries is not None else 1 << 62
+        self.history: dict[Hashable, int] = {}
+        self.killers: list[list[Any]] = [[None, None] for _ in range(max_search_ply() + 2)]
+        self.horizon_hits = 0
+        self.nodes = 0
+        self.tt_hits = 0
+        self.root_best: Any = None
+        self.negamax = self._build_core()
+
+    def score(self, values: tuple[float, ...] | None) -> float:
+        """The score of a utility (or heuristic) vector for the maximising side."""
+        return 0.0 if values is None else float(values[self.reference])
+
+    def _build_core(self) -> Callable[[State, int, int, float, float, int], float]:
+        # Everything the hot loop touches is bound to a local of this closure (no attribute look-ups).
+        game, budget, sides = self.game, self.budget, self.sides
+        to_move, legal, apply, utilities, heuristic, key = (
+            game.to_move, game.legal_moves, game.apply, game.utilities, game.heuristic, game.key)
+        ref = self.reference
+        tt = self.tt if self.use_tt else None
+        tt_get = tt.get if tt is not None else None
+        tt_cap = self.tt_cap
+        history, killers, ordering = self.history, self.killers, self.ordering
+        on_path: set[Hashable] | None = set() if self.detect_cycles else None
+        max_ply = max_search_ply()
+        search = self
+
+        def order(moves: list[Any], first: Any, ply: int) -> list[Any]:
+            # TT move, then the two killers of this ply, then by history score (stable: game order breaks ties).
+            if history:
+                moves = sorted(moves, key=lambda m: -history.get(m, 0))
+            k1, k2 = killers[ply]
+            front = [m for m in (first, k1, k2) if m is not None and m in moves]
+            if front:
+                if len(front) > 1 and front[0] == front[1]:
+                    front = [front[0], *front[2:]]
+                moves = list(dict.fromkeys(front + moves))
+            return moves
+
+        def negamax(state: State, player: int, depth: int, alpha: float, beta: float, ply: int) -> float:
+            search.nodes += 1
+            if search.nodes >= budget.next_check:
+                budget.check(search.nodes)
+            side = sides[player]
+            alpha0 = alpha
+            k = key(state)
+            tt_move = None
+            if tt_get is not None:
+                entry = tt_get(k)
+                if entry is not None:
+                    e_depth, e_value, e_flag, tt_move = entry
+                    # Same remaining depth only (or an exact subtree): a deeper entry would make the
+                    # value differ from the depth-limited minimax value, and ID results depend on it.
+                    if e_depth in (depth, UNLIMITED_DEPTH) and (
+                            e_flag == EXACT or (e_flag == LOWER and e_value >= beta)
+                            or (e_flag == UPPER and e_value <= alpha)):
+                        search.tt_hits += 1
+                        if e_depth < UNLIMITED_DEPTH:
+                            search.horizon_hits += 1  # this answer leans on a horizon
+                        if ply == 0:
+                            search.root_best = tt_move
+                        return e_value
+            if on_path is not None:
+                if k in on_path:
+                    raise CycleFound(state)
+                on_path.add(k)
+            if ply >= max_ply:
+                raise TooDeep(ply)
+            horizon_before = search.horizon_hits
+            moves = legal(state)
+            if ordering and len(moves) > 1:
+                moves = order(list(moves), tt_move, ply)
+            best = -INF
+            best_move = None
+            for move in moves:
+                child = apply(state, move)
+                child_player = to_move(child)
+                if child_player == TERMINAL:
+                    search.nodes += 1
+                    value = side * utilities(child)[ref]
+                elif child_player == CHANCE:
+                    raise ValueError("alpha-beta met a chance node; use expectimax")
+                elif depth <= 1:
+                    search.nodes += 1
+                    search.horizon_hits += 1
+                    h = heuristic(child)
+                    value = 0.0 if h is None else side * h[ref]
+                elif sides[child_player] == side:
+                    value = negamax(child, child_player, depth - 1, alpha, beta, ply + 1)
+                else:
+                    value = -negamax(child, child_player, depth - 1, -beta, -alpha, ply + 1)
+                if value > best:
+                    best = value
+                    best_move = move
+                    if value > alpha:
+                        alpha = value
+                        if alpha >= beta:  # beta cut-off: remember the refutation
+                            if ordering:
+                                history[move] = history.get(move, 0) + depth * depth if depth < 4096 else 1 << 24
+                                slot = killers[ply]
+                                if slot[0] != move:
+                                    slot[1] = slot[0]
+                                    slot[0] = move
+                            break
+            if on_path is not None:
+                on_path.discard(k)
+            if tt is not None and (len(tt) < tt_cap or k in tt):
+                flag = UPPER if best <= alpha0 else LOWER if best >= beta else EXACT
+                stored_depth = UNLIMITED_DEPTH if search.horizon_hits == horizon_before else depth
+                tt[k] = (stored_depth, best, flag, best_move)
+            if ply == 0:
+                search.root_best = best_move
+            return best
+
+        return negamax
+
+    def principal_variation(self, state: State, first: Any, limit: int) -> tuple[Any, ...]:
+        """Follow best moves from the transposition table, starting with ``first``."""
+        game = self.game
+        line: list[Any] = []
+        seen: set[Hashable] = set()
+        move = first
+        while move is not None and len(line) < limit:
+            line.append(move)
+            state = game.apply(state, move)
+            k = game.key(state)
+            if game.to_move(state) < 0 or k in seen:
+                break
+            seen.add(k)
+            entry = self.tt.get(k)
+            move = entry[3] if entry is not None else None
+        return tuple(line)
+
+    def leaf_values(self, state: State, line: tuple[Any, ...]) -> tuple[float, ...]:
+        """Utilities (or heuristic, or zeros) at the end of ``line``."""
+        game = self.game
+        for move in line:
+            state = game.apply(state, move)
+        if game.to_move(state) == TERMINAL:
+            return tuple(game.utilities(state))
+        h = game.heuristic(state)
+        return tuple(h) if h is not None else (0.0,) * len(game.players)
+
+    def stats(self, depth: int) -> SearchStats:
+        self.budget.nodes = self.nodes
+        self.budget.tt_hits = self.tt_hits
+        self.budget.tt_size = len(self.tt)
+        self.budget.depth = depth
+        return self.budget.stats()
+
+
+def alphabeta(
+    game: Game,
+    state: State | None = None,
+    limits: Limits | None = None,
+    *,
+    use_tt: bool = True,
+    ordering: bool = True,
+    iterative: bool = True,
+    paranoid: bool = False,
+    progress: Callable[[SearchStats], Any] | None = None,
+) -> SearchResult:
+    """Alpha-beta from ``state`` (default: the initial state) within ``limits``.
+
+    With ``limits.depth`` the search is depth-limited (heuristic at the
+    horizon); without it, iterative deepening continues until a search
+    reaches no horizon (the value is then exact) or the budget runs out.
+    With ``iterative=False`` one search is run at ``limits.depth`` (or to the
+    end of the game, for acyclic games only).
+
+    ``value`` is one entry per player: ``(v, -v)`` for a two-player zero-sum
+    game; with ``paranoid=True``, the root player's entry is its paranoid
+    value and the others are read at the end of the principal variation.
+    ``best_moves`` holds the one move the search chose.
+
+    :raises ValueError: the game has chance nodes, or is not two-player
+        zero-sum and ``paranoid`` is False.
+    """
+    check_alphabeta(game, paranoid)
+    limits = limits or Limits()
+    root = game.initial_state() if state is None else state
+    budget = Budget(limits, progress)
+    player = game.to_move(root)
+    if player == TERMINAL:
+        return SearchResult(tuple(game.utilities(root)), (), (), True, budget.stats(), "alphabeta")
+    if player == CHANCE:
+        raise ValueError("alpha-beta cannot start at a chance node")
+    if paranoid and not is_two_player_zero_sum(game):
+        reference, sides = player, tuple(1 if p == player else -1 for p in range(len(game.players)))
+    else:
+        reference, sides = 0, (1, -1)
+    search = NegamaxSearch(game, budget, reference=reference, sides=sides, use_tt=use_tt, ordering=ordering,
+                           table_entries=limits.table_entries)
+    if iterative:
+        depths = range(1, min(limits.depth or UNLIMITED_DEPTH, max_search_ply() - 1) + 1)
+    else:
+        depths = range(limits.depth or UNLIMITED_DEPTH, (limits.depth or UNLIMITED_DEPTH) + 1)
+    return _iterate(search, root, player, depths, limits, "paranoid" if reference != 0 or paranoid else "alphabeta")
+
+
+def _iterate(search: NegamaxSearch, root: State, player: int, depths: range, limits: Limits,
+             algorithm: str) -> SearchResult:
+    """Iterative deepening: keep the result of the last completed depth; stop when exact or out of budget."""
+    game = search.game
+    side = search.sides[player]
+    done: tuple[float, Any, int, bool] | None = None  # (score, move, depth, exact)
+    stop_reason = None
+    try:
+        for depth in depths:
+            before = search.horizon_hits
+            score = side * search.negamax(root, player, depth, -INF, INF, 0)
+            exact = search.horizon_hits == before
+            done = (score, search.root_best, depth, exact)
+            if exact:
+                break
+            if not search.budget.time_left():
+                stop_reason = "time"
+                break
+    except SearchStopped as stop:
+        stop_reason = stop.reason
+    except KeyboardInterrupt:
+        stop_reason = "interrupt"
+    except TooDeep:
+        stop_reason = "depth"
+    if done is None:  # not even depth 1 finished: fall back to the first legal move
+        move = search.root_best if search.root_best is not None else next(iter(game.legal_moves(root)))
+        values = search.leaf_values(root, ())
+        return SearchResult(values, (move,), (move,), False, search.stats(0), algorithm, True, stop_reason)
+    score, move, depth, exact = done
+    pv = search.principal_variation(root, move, depth)
+    values = _values(game, search, root, score, pv)
+    stopped = stop_reason is not None and not exact
+    return SearchResult(values, (move,), pv, exact, search.stats(depth), algorithm, stopped,
+                        stop_reason if stopped else None)
+
+
+def _values(game: Game, search: NegamaxSearch, root: State, score: float, pv: tuple[Any, ...]) -> tuple[float, ...]:
+    """The per-player value vector of a score of the reference player."""
+    if search.sides == (1, -1) and search.reference == 0 and len(game.players) == 2:
+        return (score + 0.0, 0.0 - score)  # no -0.0 in results
+    values = list(search.leaf_values(root, pv))
+    values[search.reference] = score
+    return tuple(values)
+
+
+def solve_negamax(game: Game, state: State, budget: Budget, *, table_entries: int | None = None,
+                  detect_cycles: bool = True) -> tuple[NegamaxSearch, float]:
+    """An exact search to the end of the game (no iterative deepening); for the exact solver.
+
+    Returns the searcher (its TT holds the exact values found) and the score
+    for player 0.
+
+    :raises CycleFound: the game graph has a cycle (``detect_cycles``).
+    :raises TooDeep: the game is longer than the recursion limit allows.
+    """
+    search = NegamaxSearch(game, budget, table_entries=table_entries, detect_cycles=detect_cycles)
+    player = game.to_move(state)
+    score = search.sides[player] * search.negamax(state, player, UNLIMITED_DEPTH, -INF, INF, 0)
+    return search, score
+
+
+def at_least(search: NegamaxSearch, state: State, target: float, epsilon: float = 1e-9) -> bool:
+    """Is the exact value of ``state`` (for player 0) at least ``target``? A null-window search."""
+    game = search.game
+    player = game.to_move(state)
+    if player == TERMINAL:
+        return game.utilities(state)[0] >= target - epsilon
+    side = search.sides[player]
+    if side == 1:
+        return search.negamax(state, player, UNLIMITED_DEPTH, target - epsilon, target, 0) >= target - epsilon
+    return -search.negamax(state, player, UNLIMITED_DEPTH, -target, -target + epsilon, 0) >= target - epsilon

@@ -1,0 +1,191 @@
+"""Budgets, statistics and results shared by every search.
+
+One budget object (:class:`Limits`, like python-chess's ``engine.Limit``),
+one statistics record (:class:`SearchStats`) and one frozen result
+(:class:`SearchResult`) for every algorithm, so that the CLI and the
+benchmarks read them all the same way.
+
+Cooperative stop: a search counts its nodes in a :class:`Budget`. Every
+``Budget.CHECK_EVERY`` nodes it calls :meth:`Budget.check`, which reads the
+clock, calls the ``progress`` callback and raises :class:`SearchStopped` when
+a budget is spent. Public entry points catch that exception, and also
+:class:`KeyboardInterrupt` (Ctrl-C), and return the best result found so far
+with ``stopped=True`` and a ``stop_reason``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass, field
+from typing import Any
+
+UNLIMITED_DEPTH = 1 << 30
+"""A depth that stands for "search to the end of the game"."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The budget of one search. ``None`` means no limit of that kind.
+
+    >>> Limits(seconds=2.5, depth=6)
+    Limits(seconds=2.5, nodes=None, depth=6, table_entries=None, iterations=None)
+    """
+
+    seconds: float | None = None
+    """Wall-clock time."""
+    nodes: int | None = None
+    """Nodes visited (states expanded or evaluated)."""
+    depth: int | None = None
+    """Plies searched from the root (decision plies; chance nodes do not count)."""
+    table_entries: int | None = None
+    """Memory cap: most entries a transposition table or solved table may hold."""
+    iterations: int | None = None
+    """MCTS iterations (simulations)."""
+
+    def __post_init__(self) -> None:
+        for name in ("seconds", "nodes", "depth", "table_entries", "iterations"):
+            value = getattr(self, name)
+            if value is not None and value < 0:
+                raise ValueError(f"Limits.{name} must not be negative, got {value!r}")
+        if self.depth == 0:
+            raise ValueError("Limits.depth must be at least 1 (or None for no depth limit)")
+
+
+NO_LIMITS = Limits()
+
+
+@dataclass(frozen=True)
+class SearchStats:
+    """What a search did."""
+
+    nodes: int = 0
+    """States visited (expanded or evaluated)."""
+    seconds: float = 0.0
+    depth: int = 0
+    """Deepest completed iteration (iterative deepening) or the depth searched."""
+    tt_hits: int = 0
+    """Transposition-table look-ups that answered without a search."""
+    tt_size: int = 0
+    """Entries in the transposition table (or states in a solved table)."""
+    iterations: int = 0
+    """MCTS simulations, or value-iteration sweeps."""
+
+    @property
+    def nodes_per_second(self) -> float:
+        return self.nodes / self.seconds if self.seconds > 0 else 0.0
+
+
+@dataclass(frozen=True)
+class ChildStats:
+    """Statistics of one root move (MCTS visit counts and mean returns)."""
+
+    move: Hashable
+    visits: int
+    value: tuple[float, ...]
+    """Mean return per player (the proven value when ``proven``)."""
+    proven: bool = False
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """The answer of any search: values, moves and statistics."""
+
+    value: tuple[float, ...]
+    """One value per player for the root state (exact, or an estimate)."""
+    best_moves: tuple[Hashable, ...]
+    """Moves achieving ``value`` (the first is the one an agent plays); empty at a terminal state."""
+    principal_variation: tuple[Hashable, ...]
+    """The expected line of play from the root (may be shorter than the game)."""
+    exact: bool
+    """True when ``value`` is the game-theoretic value (no horizon, no budget cut)."""
+    stats: SearchStats
+    algorithm: str
+    stopped: bool = False
+    """A budget ran out or the user interrupted: this is the best result so far."""
+    stop_reason: str | None = None
+    """``"time"``, ``"nodes"``, ``"iterations"``, ``"table"``, ``"interrupt"`` or None."""
+    children: tuple[ChildStats, ...] = ()
+    """Per-move statistics of the root (MCTS)."""
+
+    @property
+    def best_move(self) -> Hashable | None:
+        """The move to play, or None at a terminal state."""
+        return self.best_moves[0] if self.best_moves else None
+
+
+class SearchStopped(Exception):
+    """Raised inside a search when its budget is spent; public entry points catch it."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+@dataclass
+class Budget:
+    """The mutable counters of one running search.
+
+    Hot loops keep their own node counter in a local variable and call
+    :meth:`check` only when it reaches ``next_check``; that keeps the
+    per-node cost at one integer comparison.
+    """
+
+    limits: Limits = NO_LIMITS
+    progress: Callable[[SearchStats], Any] | None = None
+    progress_every: int = 10_000
+    CHECK_EVERY: int = 1024
+    nodes: int = 0
+    tt_hits: int = 0
+    tt_size: int = 0
+    depth: int = 0
+    iterations: int = 0
+    started: float = field(default_factory=time.perf_counter)
+    next_check: int = 0
+    _next_progress: int = 0
+
+    def __post_init__(self) -> None:
+        seconds = self.limits.seconds
+        self._deadline = None if seconds is None else self.started + seconds
+        self._next_progress = self.progress_every
+        self.next_check = self._following(0)
+
+    def _following(self, nodes: int) -> int:
+        step = nodes + self.CHECK_EVERY
+        if self.limits.nodes is not None:
+            step = min(step, self.limits.nodes)
+        return step
+
+    def check(self, nodes: int) -> int:
+        """Record ``nodes``; raise :class:`SearchStopped` if a budget is spent; return the next check point."""
+        self.nodes = nodes
+        if self.limits.nodes is not None and nodes >= self.limits.nodes:
+            raise SearchStopped("nodes")
+        if self._deadline is not None and time.perf_counter() >= self._deadline:
+            raise SearchStopped("time")
+        if self.progress is not None and nodes >= self._next_progress:
+            self._next_progress = nodes + self.progress_every
+            self.progress(self.stats())
+        self.next_check = self._following(nodes)
+        return self.next_check
+
+    def time_left(self) -> bool:
+        return self._deadline is None or time.perf_counter() < self._deadline
+
+    @property
+    def seconds(self) -> float:
+        return time.perf_counter() - self.started
+
+    def stats(self) -> SearchStats:
+        return SearchStats(nodes=self.nodes, seconds=self.seconds, depth=self.depth, tt_hits=self.tt_hits,
+                           tt_size=self.tt_size, iterations=self.iterations)
+
+
+def check_players(game: Any, what: str) -> None:
+    """Every search needs at least one player."""
+    if not game.players:
+        raise ValueError(f"{what} needs a game with at least one player; {game.name} has none")
+
+
+def is_two_player_zero_sum(game: Any) -> bool:
+    return len(game.players) == 2 and bool(getattr(game, "zero_sum", False))
