@@ -158,6 +158,11 @@ class Break(Stmt):
 
 
 @dataclass(frozen=True, slots=True)
+class Pass(Stmt):
+    """``pass``: do nothing (a branch that must be written but has no effect)."""
+
+
+@dataclass(frozen=True, slots=True)
 class If(Stmt):
     branches: tuple[tuple[Expr, tuple[Stmt, ...]], ...]
     orelse: tuple[Stmt, ...] | None

@@ -781,7 +781,8 @@ class Compiler:
         right = self.expr(e.right, ctx)
         self.require_number(left, e.left.span)
         self.require_number(right, e.right.span)
-        typ = T.REAL if e.op == "/" else T.REAL if T.REAL in (left.type, right.type) else T.INT
+        # `//` always gives a whole number (floor division), so fractions can be rounded into the state.
+        typ = T.INT if e.op == "//" else T.REAL if e.op == "/" or T.REAL in (left.type, right.type) else T.INT
         if left.is_const and right.is_const:
             try:
                 value = _arith(e.op, left.const, right.const)
@@ -793,6 +794,8 @@ class Compiler:
         op = e.op
         if op == "/":
             return Code(f"_div({left.src}, {right.src})", T.REAL)
+        if op == "//" and T.REAL in (left.type, right.type):
+            return Code(f"int({left.src} // {right.src})", T.INT)
         return Code(f"({left.src} {op} {right.src})", typ)
 
     def expr_Compare(self, e: ast.Compare, ctx: Ctx) -> Code:
@@ -1348,7 +1351,12 @@ class Compiler:
         pad = "    " * indent
         if isinstance(stmt, ast.Assign):
             out.append((pad + self.assignment(stmt, ctx), stmt.span))
+        elif isinstance(stmt, ast.Pass):
+            out.append((pad + "pass", stmt.span))
         elif isinstance(stmt, ast.Let):
+            if stmt.name in self.state and ctx.lookup(stmt.name) is None:
+                self.warn("shadowed-state", f"`let {stmt.name}` hides the state variable {_q(stmt.name)}: later "
+                          f"assignments to {_q(stmt.name)} change the local", stmt.span, "choose another name")
             value = self.expr(stmt.value, ctx)
             if value.type.kind == "none":
                 raise self.fail("type", "cannot tell the type of `none` alone; write a typed value", stmt.span)
@@ -2038,7 +2046,7 @@ def _arith(op: str, a: Any, b: Any) -> Any:
     if op == "/":
         return Fraction(a) / Fraction(b)
     if op == "//":
-        return a // b
+        return int(a // b)
     return a % b
 
 

@@ -225,6 +225,9 @@ class ToAst(Transformer):
     def break_stmt(self, t: Tree) -> ast.Stmt:
         return ast.Break(_e(t))
 
+    def pass_stmt(self, t: Tree) -> ast.Stmt:
+        return ast.Pass(_e(t))
+
     def if_stmt(self, t: Tree) -> ast.Stmt:
         test, body, *rest = t.children
         branches = [(test, body)]

@@ -54,6 +54,7 @@ EXPECTED: dict[str, tuple[int, int | None, str, str | None]] = {
     "missing-utility": (6, 1, "needs a `utility p: ...` line", None),
     "mover-outside-move": (6, 23, "`mover` is only defined inside a move", "`turn`"),
     "never-legal": (7, 16, "move `jump` can never be played", None),
+    "shadowed-state": (6, 5, "`let n` hides the state variable `n`", "another name"),
     "no-board": (6, 21, "`lines` needs a `board R x C` declaration", None),
     "no-moves-here": (6, 16, "`no_moves` can only be used", None),
     "not-constant": (8, 27, "line length must be known", None),
@@ -70,7 +71,7 @@ EXPECTED: dict[str, tuple[int, int | None, str, str | None]] = {
     "unused": (5, 1, "state `spare` is never used", None),
     "unused-binder": (6, 5, "`p` is not used in the condition", None),
 }
-WARNINGS = {"missing-game", "unknown-meta", "unused", "unused-binder", "never-legal"}
+WARNINGS = {"shadowed-state", "missing-game", "unknown-meta", "unused", "unused-binder", "never-legal"}
 # Codes no rule file can produce: `board-shape` (the grammar only accepts `hex` and `square`).
 UNREACHABLE = {"board-shape"}
 

@@ -1,0 +1,337 @@
+"""The CLI's bridge to the solver suite: pick an algorithm, value the root moves, build agents from specs.
+
+Everything here goes through the solver's public API (:mod:`solver.alphabeta`,
+:mod:`solver.expectimax`, :mod:`solver.minimax`, :mod:`solver.shortest_path`,
+:mod:`solver.table`, :mod:`solver.limits`); the CLI never searches by itself.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from solver.game import CHANCE, TERMINAL
+from solver.limits import Limits, SearchResult, SearchStats, is_two_player_zero_sum
+
+ALGORITHMS = ("auto", "alphabeta", "expectimax", "minimax", "puzzle")
+
+
+class EngineError(ValueError):
+    """An algorithm or agent that does not fit the game, or a bad agent spec (a usage error)."""
+
+
+Progress = Callable[[SearchStats], Any]
+
+
+def auto_algorithm(game: Any) -> str:
+    """The algorithm that solves ``game`` exactly: the one that fits its players and chance."""
+    if getattr(game, "has_chance", False):
+        return "expectimax"
+    if len(game.players) == 1:
+        return "puzzle"
+    if is_two_player_zero_sum(game):
+        return "alphabeta"
+    return "minimax"
+
+
+def search(game: Any, state: Any, algorithm: str = "auto", limits: Limits | None = None,
+           progress: Progress | None = None) -> SearchResult:
+    """One search from ``state``: exact without depth/time limits, heuristic with them.
+
+    :raises EngineError: the algorithm does not fit the game.
+    """
+    from solver import alphabeta, expectimax, minimax
+
+    limits = limits or Limits()
+    if algorithm == "auto":
+        algorithm = auto_algorithm(game)
+        if algorithm == "puzzle" and (limits.depth or limits.seconds):
+            algorithm = "minimax"
+    try:
+        if algorithm == "alphabeta":
+            paranoid = not is_two_player_zero_sum(game)
+            return alphabeta.alphabeta(game, state, limits, paranoid=paranoid, progress=progress)
+        if algorithm == "expectimax":
+            return expectimax.expectimax(game, state, limits, progress=progress)
+        if algorithm == "minimax":
+            return minimax.minimax(game, state, limits, progress=progress)
+        if algorithm == "puzzle":
+            return _puzzle(game, state, limits, progress)
+    except (ValueError, RecursionError) as error:
+        raise EngineError(f"{algorithm} cannot search {game.name}: {error}") from None
+    raise EngineError(f"unknown algorithm {algorithm!r} (algorithms: {', '.join(ALGORITHMS)})")
+
+
+def _puzzle(game: Any, state: Any, limits: Limits, progress: Progress | None) -> SearchResult:
+    from solver.shortest_path import solve_puzzle
+
+    started = time.perf_counter()
+
+    def tick(nodes: int) -> None:
+        if progress is not None:
+            progress(SearchStats(nodes=nodes, seconds=time.perf_counter() - started))
+
+    try:
+        solution = solve_puzzle(game, state, max_nodes=limits.nodes, max_seconds=limits.seconds, progress=tick)
+    except KeyboardInterrupt:
+        return SearchResult((0.0,), (), (), False, SearchStats(seconds=time.perf_counter() - started), "puzzle",
+                            True, "interrupt")
+    value = (float(solution.value),) if solution.value is not None else (0.0,)
+    moves = solution.moves
+    stats = SearchStats(nodes=solution.nodes, seconds=solution.seconds, depth=len(moves))
+    stopped = not solution.complete and not solution.solved
+    return SearchResult(value, moves[:1], moves, solution.solved or solution.complete, stats,
+                        solution.algorithm, stopped, "budget" if stopped else None)
+
+
+@dataclass
+class Solution:
+    """A root search plus the value of each root move (where they could be computed)."""
+
+    result: SearchResult
+    player: int
+    move_values: list[tuple[Any, tuple[float, ...] | None]] = field(default_factory=list)
+
+    @property
+    def best_moves(self) -> list[Any]:
+        """Every root move whose value equals the root value for the mover (or the searched best move)."""
+        known = [(m, v) for m, v in self.move_values if v is not None]
+        if self.result.exact and known and len(known) == len(self.move_values) and self.player >= 0:
+            top = self.result.value[self.player]
+            best = [m for m, v in known if abs(v[self.player] - top) <= 1e-9]
+            if best:
+                return best
+        return list(self.result.best_moves)
+
+
+def solve_with_moves(game: Any, state: Any, algorithm: str = "auto", limits: Limits | None = None,
+                     progress: Progress | None = None, extra_seconds: float = 1.0) -> Solution:
+    """Search the root, then (for exact results) each root move, within ``2 * root time + extra_seconds``."""
+    result = search(game, state, algorithm, limits, progress)
+    player = game.to_move(state)
+    solution = Solution(result, player)
+    if not result.exact or result.stopped or player < 0:
+        return solution
+    deadline = time.perf_counter() + 2 * result.stats.seconds + extra_seconds
+    nodes = result.stats.nodes
+    for move in game.legal_moves(state):
+        child = game.apply(state, move)
+        left = deadline - time.perf_counter()
+        value: tuple[float, ...] | None = None
+        if left > 0:
+            if game.to_move(child) == TERMINAL:
+                value = tuple(game.utilities(child))
+            else:
+                sub = search(game, child, algorithm, Limits(seconds=left), progress)
+                nodes += sub.stats.nodes
+                if sub.stopped and sub.stop_reason == "interrupt":
+                    raise KeyboardInterrupt
+                value = tuple(sub.value) if sub.exact else None
+        solution.move_values.append((move, value))
+    stats = replace(result.stats, nodes=nodes)
+    solution.result = replace(result, stats=stats)
+    return solution
+
+
+# ================================================================== agents
+
+
+class Agent:
+    """Chooses a move in a decision state. ``name`` is its spec, as shown to the user."""
+
+    name = "agent"
+
+    def choose(self, state: Any) -> Any:  # pragma: no cover - interface
+        raise NotImplementedError
+
+
+class RandomAgent(Agent):
+    def __init__(self, game: Any, seed: int | None) -> None:
+        self.game = game
+        self.rng = random.Random(seed)
+        self.name = "random"
+
+    def choose(self, state: Any) -> Any:
+        return self.rng.choice(list(self.game.legal_moves(state)))
+
+
+class SearchAgent(Agent):
+    """Plays the first best move of a search (random among several best moves when seeded)."""
+
+    def __init__(self, game: Any, name: str, algorithm: str, limits: Limits, seed: int | None,
+                 table: Any = None) -> None:
+        self.game = game
+        self.name = name
+        self.algorithm = algorithm
+        self.limits = limits
+        self.rng = random.Random(seed)
+        self.table = table
+        self.last: SearchResult | None = None
+        self.progress: Progress | None = None
+
+    def choose(self, state: Any) -> Any:
+        if self.table is not None:
+            names = self.table.best.get(self.game.key(state))
+            if names:
+                return self.game.parse_move(state, self.rng.choice(list(names)))
+        self.last = search(self.game, state, self.algorithm, self.limits, self.progress)
+        if not self.last.best_moves:
+            return self.rng.choice(list(self.game.legal_moves(state)))
+        return self.last.best_moves[0]
+
+
+class MctsAgent(Agent):
+    """Monte Carlo tree search through the solver's MCTS module (when it exists)."""
+
+    def __init__(self, game: Any, name: str, options: dict[str, str], seed: int | None) -> None:
+        try:
+            from solver import mcts  # type: ignore[attr-defined]
+        except ImportError:
+            raise EngineError("the mcts agent is not available yet (solver/mcts.py)") from None
+        self.game = game
+        self.name = name
+        self.module = mcts
+        self.iterations = _int_option(options, "iterations", 1000)
+        self.seconds = _float_option(options, "time", None)
+        self.rng = random.Random(seed)
+
+    def choose(self, state: Any) -> Any:
+        limits = Limits(iterations=self.iterations, seconds=self.seconds)
+        result = self.module.mcts(self.game, state, limits, rng=self.rng)
+        return result.best_moves[0]
+
+
+def _int_option(options: dict[str, str], key: str, default: int | None) -> int | None:
+    if key not in options:
+        return default
+    try:
+        value = int(options[key])
+    except ValueError:
+        raise EngineError(f"{key}={options[key]!r}: a whole number is needed") from None
+    if value < 1:
+        raise EngineError(f"{key} must be at least 1")
+    return value
+
+
+def _float_option(options: dict[str, str], key: str, default: float | None) -> float | None:
+    if key not in options:
+        return default
+    try:
+        value = float(options[key])
+    except ValueError:
+        raise EngineError(f"{key}={options[key]!r}: a number of seconds is needed") from None
+    if not value > 0:
+        raise EngineError(f"{key} must be positive")
+    return value
+
+
+AGENT_OPTIONS = {
+    "random": set(),
+    "perfect": {"table"},
+    "alphabeta": {"depth", "time", "nodes"},
+    "minimax": {"depth", "time", "nodes"},
+    "expectimax": {"depth", "time", "nodes"},
+    "mcts": {"iterations", "time"},
+}
+
+
+def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
+    """``alphabeta:depth=6,time=1`` -> ``("alphabeta", {"depth": "6", "time": "1"})``.
+
+    :raises EngineError: an unknown agent, option, or an option without ``=``.
+    """
+    name, _, rest = spec.strip().partition(":")
+    name = name.strip().lower()
+    if name not in AGENT_OPTIONS:
+        raise EngineError(f"unknown agent {name!r} (agents: {', '.join(AGENT_OPTIONS)})")
+    options: dict[str, str] = {}
+    for part in filter(None, (p.strip() for p in rest.split(","))):
+        key, sep, value = part.partition("=")
+        key = key.strip().lower()
+        if not sep or not value.strip():
+            raise EngineError(f"agent option {part!r} needs the form name=value")
+        if key not in AGENT_OPTIONS[name]:
+            allowed = ", ".join(sorted(AGENT_OPTIONS[name])) or "none"
+            raise EngineError(f"{name} has no option {key!r} (options: {allowed})")
+        options[key] = value.strip()
+    return name, options
+
+
+def make_agent(spec: str, game: Any, seed: int | None = None) -> Agent:
+    """An agent from its spec: ``random``, ``perfect``, ``perfect:table=FILE``, ``alphabeta:depth=6``,
+    ``minimax:depth=3``, ``expectimax:depth=4``, ``mcts:iterations=2000``.
+
+    :raises EngineError: a bad spec, or a table that does not fit the game.
+    """
+    name, options = parse_spec(spec)
+    label = spec.strip()
+    if name == "random":
+        return RandomAgent(game, seed)
+    if name == "mcts":
+        return MctsAgent(game, label, options, seed)
+    if name == "perfect":
+        table = None
+        if "table" in options:
+            from solver.table import TableError, load_table
+
+            try:
+                table = load_table(options["table"], game)
+            except (TableError, OSError) as error:
+                raise EngineError(f"perfect: cannot use table {options['table']!r}: {error}") from None
+        return SearchAgent(game, label, "auto", Limits(), seed, table)
+    depth = _int_option(options, "depth", None)
+    seconds = _float_option(options, "time", None)
+    nodes = _int_option(options, "nodes", None)
+    if depth is None and seconds is None and nodes is None:
+        depth = 4
+    if name == "alphabeta" and getattr(game, "has_chance", False):
+        raise EngineError(f"alphabeta cannot play {game.name}: it has chance nodes (use expectimax or mcts)")
+    return SearchAgent(game, label, name, Limits(depth=depth, seconds=seconds, nodes=nodes), seed)
+
+
+def table_from_solution(game: Any, state: Any, solution: Solution) -> Any:
+    """A solved table holding what one solve learned: the root and each valued root move."""
+    from solver.table import SolvedTable
+
+    result = solution.result
+    table = SolvedTable.for_game(game, result.algorithm, complete=False)
+    table.values[game.key(state)] = tuple(result.value)
+    if solution.player >= 0:
+        table.best[game.key(state)] = tuple(str(m) for m in solution.best_moves)
+    for move, value in solution.move_values:
+        if value is not None:
+            table.values[game.key(game.apply(state, move))] = tuple(value)
+    return table
+
+
+def winner_scores(utilities: tuple[float, ...]) -> list[float]:
+    """Match points per player: 1 for the best utility (shared equally on a tie), 0 otherwise."""
+    top = max(utilities)
+    winners = [i for i, u in enumerate(utilities) if abs(u - top) <= 1e-9]
+    if len(winners) == len(utilities):
+        return [0.5] * len(utilities) if len(utilities) == 2 else [1 / len(utilities)] * len(utilities)
+    return [1 / len(winners) if i in winners else 0.0 for i in range(len(utilities))]
+
+
+def play_game(game: Any, agents: list[Agent], rng: random.Random, max_plies: int = 100_000) -> tuple[Any, list[str]]:
+    """One game between agents (one per seat); chance events drawn from ``rng``. Returns the end state and moves."""
+    state = game.initial_state()
+    moves: list[str] = []
+    for _ in range(max_plies):
+        player = game.to_move(state)
+        if player == TERMINAL:
+            return state, moves
+        if player == CHANCE:
+            outcomes = game.chance_outcomes(state)
+            move = rng.choices([o for o, _ in outcomes], [p for _, p in outcomes])[0]
+        else:
+            move = agents[player].choose(state)
+        state = game.apply(state, move)
+        moves.append(str(move))
+    raise EngineError(f"a game went on for more than {max_plies} plies")
+
+
+__all__ = ["ALGORITHMS", "Agent", "EngineError", "Solution", "make_agent", "search", "solve_with_moves"]
