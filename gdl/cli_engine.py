@@ -48,7 +48,7 @@ def search(game: Any, state: Any, algorithm: str = "auto", limits: Limits | None
     limits = limits or Limits()
     if algorithm == "auto":
         algorithm = auto_algorithm(game)
-        if algorithm == "puzzle" and (limits.depth or limits.seconds):
+        if algorithm == "puzzle" and limits.depth:
             algorithm = "minimax"
     try:
         if algorithm == "alphabeta":
@@ -60,7 +60,10 @@ def search(game: Any, state: Any, algorithm: str = "auto", limits: Limits | None
             return minimax.minimax(game, state, limits, progress=progress)
         if algorithm == "puzzle":
             return _puzzle(game, state, limits, progress)
-    except (ValueError, RecursionError) as error:
+    except RecursionError:
+        raise EngineError(f"{algorithm} cannot search {game.name} to the end: the game is too long or has "
+                          "cycles (give --depth or --time for a heuristic search)") from None
+    except ValueError as error:
         raise EngineError(f"{algorithm} cannot search {game.name}: {error}") from None
     raise EngineError(f"unknown algorithm {algorithm!r} (algorithms: {', '.join(ALGORITHMS)})")
 
@@ -109,13 +112,16 @@ class Solution:
 
 def solve_with_moves(game: Any, state: Any, algorithm: str = "auto", limits: Limits | None = None,
                      progress: Progress | None = None, extra_seconds: float = 1.0) -> Solution:
-    """Search the root, then (for exact results) each root move, within ``2 * root time + extra_seconds``."""
+    """Search the root, then (for exact results) each root move, within ``min(root time, 10 s) + extra_seconds``."""
+    started = time.perf_counter()
+    if algorithm == "auto":
+        algorithm = auto_algorithm(game)
     result = search(game, state, algorithm, limits, progress)
     player = game.to_move(state)
     solution = Solution(result, player)
     if not result.exact or result.stopped or player < 0:
         return solution
-    deadline = time.perf_counter() + 2 * result.stats.seconds + extra_seconds
+    deadline = time.perf_counter() + min(result.stats.seconds, 10.0) + extra_seconds
     nodes = result.stats.nodes
     for move in game.legal_moves(state):
         child = game.apply(state, move)
@@ -131,7 +137,7 @@ def solve_with_moves(game: Any, state: Any, algorithm: str = "auto", limits: Lim
                     raise KeyboardInterrupt
                 value = tuple(sub.value) if sub.exact else None
         solution.move_values.append((move, value))
-    stats = replace(result.stats, nodes=nodes)
+    stats = replace(result.stats, nodes=nodes, seconds=time.perf_counter() - started)
     solution.result = replace(result, stats=stats)
     return solution
 

@@ -3,43 +3,45 @@
 from __future__ import annotations
 
 import argparse
+import json
+import math
 import random
 import time
 from collections.abc import Sequence
 from typing import Any
 
+from rich.table import Table
 from rich.text import Text
 
-from gdl.check import split_moves
-from gdl.cli import EXIT_OK, UsageError, game_label, load_game, parse_params, replay
+from gdl import cli_engine as engine
+from gdl.cli import (
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    DelayedProgress,
+    Problem,
+    UsageError,
+    game_label,
+    json_value,
+    load_game,
+    parse_params,
+    replay,
+)
 from gdl.console import board_text, format_number, make_console
 from solver.game import CHANCE, TERMINAL, AmbiguousMoveError, IllegalMoveError, MoveError, UnknownMoveError
+from solver.limits import Limits
 
 # ================================================================== agents
-
-
-class RandomAgent:
-    """Picks a legal move uniformly at random (seeded)."""
-
-    name = "random"
-
-    def __init__(self, game: Any, seed: int | None = None) -> None:
-        self.game = game
-        self.rng = random.Random(seed)
-
-    def choose(self, state: Any) -> Any:
-        return self.rng.choice(list(self.game.legal_moves(state)))
 
 
 def make_agent(spec: str, game: Any, seed: int | None) -> Any:
     """An agent from a spec such as ``random``, ``alphabeta:depth=6`` or ``perfect:table=t.sqlite``.
 
-    :raises UsageError: an unknown agent or a bad option.
+    :raises UsageError: an unknown agent, a bad option, a table for another game.
     """
-    name = spec.split(":", 1)[0].strip()
-    if name == "random" and ":" not in spec:
-        return RandomAgent(game, seed)
-    raise UsageError(f"unknown agent {spec!r} (agents: random)")
+    try:
+        return engine.make_agent(spec, game, seed)
+    except engine.EngineError as error:
+        raise UsageError(str(error)) from None
 
 
 # ================================================================== moves
@@ -157,7 +159,10 @@ def cmd_play(args: argparse.Namespace) -> int:
             continue
         if player != human:
             agent = agents[player]
-            move = agent.choose(state)
+            with SearchDisplay(out, f"{game.players[player]} is thinking") as display:
+                if hasattr(agent, "progress"):
+                    agent.progress = display.update
+                move = agent.choose(state)
             out.print(Text(f"{game.players[player]} plays ", style="bold") + Text(str(move), style="bold cyan"))
             state = game.apply(state, move)
             played.append(str(move))
@@ -207,7 +212,21 @@ def cmd_play(args: argparse.Namespace) -> int:
 
 
 def _hint(out: Any, game: Any, state: Any) -> None:
-    out.print("[yellow]no hint: the solver is not available[/]")
+    """The solver's move for the human: exact if it finishes in a few seconds, else the best found."""
+    try:
+        with SearchDisplay(out, "thinking") as display:
+            result = engine.search(game, state, "auto", Limits(seconds=3.0), display.update)
+    except engine.EngineError as error:
+        out.print(f"[yellow]no hint: {error}[/]")
+        return
+    if not result.best_moves:
+        out.print("[yellow]no hint available[/]")
+        return
+    player = game.to_move(state)
+    value = format_number(result.value[player])
+    how = "the solver proves" if result.exact else "the solver's best guess"
+    out.print(Text("hint: ", style="bold green") + Text(str(result.best_moves[0]), style="bold")
+              + Text(f"  ({how}: value {value} for {game.players[player]})", style="dim"))
 
 
 def _setup_completion(game: Any, current: Any) -> None:
@@ -231,34 +250,284 @@ def _setup_completion(game: Any, current: Any) -> None:
     readline.parse_and_bind("tab: complete")
 
 
+# ================================================================== progress
+
+
+class SearchDisplay:
+    """A spinner with live node counts while a search runs; only on a terminal, after ``delay`` seconds."""
+
+    def __init__(self, console: Any, label: str, delay: float = 0.3) -> None:
+        self.console = console
+        self.label = label
+        self.delay = delay
+        self.enabled = console.is_terminal
+        self.started = time.monotonic()
+        self.live: Any = None
+        self.nodes = 0
+
+    def __enter__(self) -> SearchDisplay:
+        return self
+
+    def update(self, stats: Any) -> None:
+        if not self.enabled:
+            return
+        self.nodes = stats.nodes
+        if self.live is None:
+            if time.monotonic() - self.started < self.delay:
+                return
+            from rich.live import Live
+
+            self.live = Live(self._render(stats), console=self.console, transient=True, refresh_per_second=8)
+            self.live.start()
+        else:
+            self.live.update(self._render(stats))
+
+    def _render(self, stats: Any) -> Any:
+        from rich.spinner import Spinner
+
+        rate = stats.nodes / stats.seconds if stats.seconds > 0 else 0
+        parts = [f"{stats.nodes:,} nodes", f"{rate:,.0f} nodes/s"]
+        if getattr(stats, "depth", 0):
+            parts.append(f"depth {stats.depth}")
+        if getattr(stats, "tt_size", 0):
+            parts.append(f"TT {stats.tt_size:,}")
+        parts.append(f"{stats.seconds:.1f} s")
+        return Spinner("dots", text=Text(f"{self.label}: ", style="bold") + Text(", ".join(parts)),
+                       style="cyan")
+
+    def __exit__(self, *exc: object) -> None:
+        if self.live is not None:
+            self.live.stop()
+
+
 # ================================================================== solve
 
 
 def add_solve_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--moves", metavar="M1,M2,...", help="solve the position after these moves")
-    p.add_argument("--algorithm", default="auto", help="auto (default: the exact solver that fits the game)")
+    p.add_argument("--algorithm", default="auto", choices=engine.ALGORITHMS,
+                   help="auto (default): the exact solver that fits the game")
     p.add_argument("--depth", type=int, metavar="N", help="heuristic search to this depth instead of solving")
-    p.add_argument("--time", type=float, metavar="SECONDS", help="heuristic search for this long instead")
-    p.add_argument("--save", metavar="FILE.sqlite", help="store the solved table in an SQLite file")
+    p.add_argument("--time", type=float, metavar="SECONDS", help="search for at most this long (heuristic "
+                   "unless it finishes)")
+    p.add_argument("--save", metavar="FILE.sqlite", help="store the solved values in an SQLite table")
     p.add_argument("--json", action="store_true", help="print exactly one JSON object")
 
 
+def _value_dict(game: Any, value: Sequence[float]) -> dict[str, float]:
+    return {player: float(v) + 0.0 for player, v in zip(game.players, value, strict=False)}
+
+
 def cmd_solve(args: argparse.Namespace) -> int:
-    raise UsageError("gdl solve: the solver suite is not available yet")
+    out = make_console()
+    game = load_game(args.game, parse_params(args.param))
+    state, played = replay(game, args.moves)
+    if args.depth is not None and args.depth < 1:
+        raise UsageError("--depth must be at least 1")
+    if args.time is not None and not args.time > 0:
+        raise UsageError("--time must be positive")
+    limits = Limits(depth=args.depth, seconds=args.time)
+    try:
+        with SearchDisplay(out, f"solving {game_label(game)}") as display:
+            solution = engine.solve_with_moves(game, state, args.algorithm, limits, display.update)
+    except engine.EngineError as error:
+        if args.algorithm == "auto":
+            raise Problem(str(error)) from None  # no solver fits: the work found a problem
+        raise UsageError(str(error)) from None
+    result = solution.result
+    interrupted = result.stopped and result.stop_reason == "interrupt"
+    stats = result.stats
+    report: dict[str, Any] = {
+        "game": game.name,
+        "parameters": {k: json_value(v) for k, v in game.parameters.items()},
+        "players": list(game.players),
+        "value": _value_dict(game, result.value),
+        "best_moves": [str(m) for m in solution.best_moves],
+        "principal_variation": [str(m) for m in result.principal_variation],
+        "exact": bool(result.exact),
+        "stats": {
+            "nodes": int(stats.nodes),
+            "seconds": round(float(stats.seconds), 6),
+            "nodes_per_second": round(stats.nodes_per_second, 1),
+            "tt_size": int(stats.tt_size),
+            "depth": int(stats.depth),
+        },
+        "algorithm": result.algorithm,
+        "moves": played,
+        "move_values": {str(m): (_value_dict(game, v) if v is not None else None) for m, v in solution.move_values},
+        "stopped": bool(result.stopped),
+        "stop_reason": result.stop_reason,
+    }
+    if args.save:
+        from solver.table import TableError, save_table
+
+        try:
+            save_table(engine.table_from_solution(game, state, solution), args.save)
+        except (TableError, OSError) as error:
+            raise UsageError(f"--save: {error}") from None
+        report["saved"] = args.save
+    if args.json:
+        print(json.dumps(report))
+    else:
+        _print_solution(out, game, state, solution, report)
+    return EXIT_INTERRUPTED if interrupted else EXIT_OK
+
+
+def _print_solution(out: Any, game: Any, state: Any, solution: engine.Solution, report: dict[str, Any]) -> None:
+    result = solution.result
+    title = Text(game_label(game), style="bold")
+    if report["moves"]:
+        title.append(f"  after {','.join(report['moves'])}", style="dim")
+    out.print(title)
+    if report["moves"]:
+        out.print(board_text(game, state))
+    if result.stopped:
+        reason = {"interrupt": "interrupted", "time": "out of time", "nodes": "out of nodes"}.get(
+            result.stop_reason or "", result.stop_reason or "stopped")
+        out.print(Text(f"{reason}: the best result so far", style="bold yellow"))
+    kind = "exact value" if result.exact else "estimated value (heuristic search)"
+    values = ", ".join(f"{p} {format_number(v)}" for p, v in report["value"].items())
+    out.print(Text(f"{kind}: ", style="bold") + Text(values, style="bold green" if result.exact else "bold yellow")
+              + Text(f"  ({_verdict(game, result.value)})" if result.exact else "", style="dim"))
+    player = game.to_move(state)
+    if solution.move_values and player >= 0:
+        table = Table(header_style="bold", box=None, padding=(0, 2))
+        table.add_column("move", style="cyan")
+        table.add_column(f"value for {game.players[player]}", justify="right")
+        table.add_column("")
+        best = {str(m) for m in solution.best_moves}
+        for move, value in sorted(solution.move_values, key=lambda mv: -(mv[1][player] if mv[1] else -1e18)):
+            shown = format_number(value[player]) if value is not None else "?"
+            table.add_row(str(move), shown, Text("best", style="bold green") if str(move) in best else "")
+        out.print(table)
+    elif report["best_moves"]:
+        out.print(Text("best move: ", style="bold") + Text(", ".join(report["best_moves"]), style="cyan"))
+    if report["principal_variation"]:
+        out.print(Text("principal variation: ", style="bold") + Text(",".join(report["principal_variation"])))
+    stats = report["stats"]
+    line = (f"{stats['nodes']:,} nodes in {stats['seconds']:.3f} s ({stats['nodes_per_second']:,.0f} nodes/s)"
+            f", TT {stats['tt_size']:,} entries, {result.algorithm}")
+    out.print(Text(line, style="dim"))
+    if report.get("saved"):
+        out.print(Text(f"saved to {report['saved']}", style="dim"))
+
+
+def _verdict(game: Any, value: Sequence[float]) -> str:
+    if len(game.players) == 2 and game.zero_sum:
+        if abs(value[0]) <= 1e-9:
+            return "a draw under perfect play"
+        leader = 0 if value[0] > 0 else 1
+        if game.has_chance:
+            return f"{game.players[leader]} is favoured"
+        return f"{game.players[leader]} wins under perfect play"
+    if len(game.players) == 1:
+        return "the best reachable utility"
+    return "each player's utility under optimal play"
 
 
 # ================================================================== match
 
 
 def add_match_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("agents", nargs=2, metavar="AGENT", help="two agent specs (random, alphabeta:depth=6, ...)")
+    p.add_argument("agents", nargs=2, metavar="AGENT", help="two agent specs (random, perfect, "
+                   "alphabeta:depth=6, mcts:iterations=2000, ...)")
     p.add_argument("--games", type=int, default=10, metavar="N", help="games to play (default 10)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
 
 def cmd_match(args: argparse.Namespace) -> int:
-    raise UsageError("gdl match: the solver suite is not available yet")
+    out = make_console()
+    err = make_console(stderr=True)
+    game = load_game(args.game, parse_params(args.param))
+    if args.games < 1:
+        raise UsageError("--games must be at least 1")
+    n = len(game.players)
+    specs = list(args.agents)
+    agents = [make_agent(spec, game, args.seed + i) for i, spec in enumerate(specs)]
+    rng = random.Random(args.seed)
+    tallies = [{"wins": 0, "draws": 0, "losses": 0, "points": 0.0} for _ in specs]
+    games: list[dict[str, Any]] = []
+    started = time.perf_counter()
+    with DelayedProgress(err, "match", args.games, enabled=not args.json) as progress:
+        for number in range(args.games):
+            # seats alternate: in even games A takes the first seat, in odd games B does
+            order = [(number + seat) % 2 for seat in range(n)]
+            seated = [agents[index] for index in order]
+            try:
+                end, moves = engine.play_game(game, seated, rng)
+            except engine.EngineError as error:
+                raise UsageError(str(error)) from None
+            utilities = tuple(game.utilities(end))
+            points = engine.winner_scores(utilities)
+            agent_points = [0.0, 0.0]
+            for seat, index in enumerate(order):
+                agent_points[index] += points[seat] / max(1, order.count(index))
+            for index in range(2):
+                tally = tallies[index]
+                mine, other = agent_points[index], agent_points[1 - index]
+                outcome = "wins" if mine > other else "losses" if mine < other else "draws"
+                tally[outcome] += 1
+                tally["points"] += 1.0 if outcome == "wins" else 0.5 if outcome == "draws" else 0.0
+            games.append({"seats": {game.players[s]: specs[i] for s, i in enumerate(order)},
+                          "utilities": list(utilities), "plies": len(moves)})
+            progress.update(number + 1)
+    seconds = time.perf_counter() - started
+    score = tallies[0]["points"] / args.games
+    low, high = wilson_interval(score, args.games)
+    summary = {
+        "game": game.name,
+        "parameters": {k: json_value(v) for k, v in game.parameters.items()},
+        "agents": specs,
+        "games": args.games,
+        "seed": args.seed,
+        "results": {spec: {k: (v if k != "points" else float(v)) for k, v in tally.items()}
+                    for spec, tally in zip(_unique(specs), tallies, strict=True)},
+        "score": score,
+        "score_ci95": [low, high],
+        "elo": elo(score),
+        "elo_ci95": [elo(low), elo(high)],
+        "seconds": round(seconds, 3),
+        "game_log": games,
+    }
+    if args.json:
+        print(json.dumps(summary))
+        return EXIT_OK
+    table = Table(title=f"{game_label(game)}: {args.games} games, seats alternating, seed {args.seed}",
+                  header_style="bold", title_style="bold")
+    for column in ("agent", "wins", "draws", "losses", "score", "95% CI"):
+        table.add_column(column, justify="left" if column == "agent" else "right")
+    for spec, tally in zip(_unique(specs), tallies, strict=True):
+        s = tally["points"] / args.games
+        lo, hi = wilson_interval(s, args.games)
+        table.add_row(Text(spec, style="bold cyan"), str(tally["wins"]), str(tally["draws"]), str(tally["losses"]),
+                      f"{100 * s:.1f}%", f"{100 * lo:.1f}%..{100 * hi:.1f}%")
+    out.print(table)
+    out.print(f"Elo difference ({specs[0]} - {specs[1]}): {_elo_text(summary['elo'])} "
+              f"[dim](95% CI {_elo_text(summary['elo_ci95'][0])}..{_elo_text(summary['elo_ci95'][1])})[/]")
+    return EXIT_OK
 
 
-__all__: Sequence[str] = ["cmd_match", "cmd_play", "cmd_solve", "match_move", "split_moves"]
+def _unique(specs: list[str]) -> list[str]:
+    return [specs[0], specs[1] if specs[1] != specs[0] else specs[1] + " (B)"]
+
+
+def wilson_interval(score: float, n: int, z: float = 1.959964) -> tuple[float, float]:
+    """The 95% Wilson score interval of a proportion (draws count as half a win)."""
+    if n == 0:
+        return 0.0, 1.0
+    denominator = 1 + z * z / n
+    centre = (score + z * z / (2 * n)) / denominator
+    half = z * math.sqrt(score * (1 - score) / n + z * z / (4 * n * n)) / denominator
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def elo(score: float) -> float | None:
+    """The Elo difference that predicts ``score``; None (infinite) at 0 or 1."""
+    if score <= 0 or score >= 1:
+        return None
+    return -400 * math.log10(1 / score - 1)
+
+
+def _elo_text(value: float | None) -> str:
+    return "inf" if value is None else f"{value:+.0f}"
