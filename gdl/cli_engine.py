@@ -16,7 +16,9 @@ from typing import Any
 from solver.game import CHANCE, TERMINAL
 from solver.limits import Limits, SearchResult, SearchStats, is_two_player_zero_sum
 
-ALGORITHMS = ("auto", "alphabeta", "expectimax", "minimax", "puzzle")
+EXACT_METHODS = ("alphabeta", "backward", "retrograde", "value_iteration")
+"""Methods of the exact solver (:func:`solver.exact.solve`)."""
+ALGORITHMS = ("auto", *EXACT_METHODS, "expectimax", "minimax", "puzzle")
 
 
 class EngineError(ValueError):
@@ -26,31 +28,43 @@ class EngineError(ValueError):
 Progress = Callable[[SearchStats], Any]
 
 
-def auto_algorithm(game: Any) -> str:
-    """The algorithm that solves ``game`` exactly: the one that fits its players and chance."""
-    if getattr(game, "has_chance", False):
-        return "expectimax"
-    if len(game.players) == 1:
+def auto_algorithm(game: Any, heuristic: bool = False) -> str:
+    """The algorithm for ``game``: the exact solver, puzzle search for one player, or (``heuristic``)
+    the depth-limited search that fits its players and chance."""
+    if heuristic:
+        if getattr(game, "has_chance", False):
+            return "expectimax"
+        return "alphabeta" if len(game.players) == 2 and is_two_player_zero_sum(game) else "minimax"
+    if len(game.players) == 1 and not getattr(game, "has_chance", False):
         return "puzzle"
-    if is_two_player_zero_sum(game):
-        return "alphabeta"
-    return "minimax"
+    return "exact"
 
 
 def search(game: Any, state: Any, algorithm: str = "auto", limits: Limits | None = None,
            progress: Progress | None = None) -> SearchResult:
     """One search from ``state``: exact without depth/time limits, heuristic with them.
 
+    With ``algorithm="auto"`` and no depth or time limit, the exact solver
+    (:func:`solver.exact.solve`) picks its method; the result then carries
+    a ``table`` of every state solved.
+
     :raises EngineError: the algorithm does not fit the game.
     """
-    from solver import alphabeta, expectimax, minimax
+    from solver import alphabeta, exact, expectimax, minimax
 
     limits = limits or Limits()
+    heuristic = limits.depth is not None or limits.seconds is not None
     if algorithm == "auto":
-        algorithm = auto_algorithm(game)
-        if algorithm == "puzzle" and limits.depth:
-            algorithm = "minimax"
+        algorithm = auto_algorithm(game, heuristic)
     try:
+        if algorithm == "exact" or (algorithm in EXACT_METHODS and not heuristic):
+            method = "auto" if algorithm == "exact" else algorithm
+            duel = is_two_player_zero_sum(game) and not getattr(game, "has_chance", False)
+            if method in ("auto", "alphabeta") and duel and game.to_move(state) == 1:
+                # Workaround: solver.exact.solve's alpha-beta path finds no best move when the second
+                # player is to move (IndexError); unlimited iterative deepening is exact as well.
+                return alphabeta.alphabeta(game, state, limits, progress=progress)
+            return exact.solve(game, state, limits, method=method, progress=progress)
         if algorithm == "alphabeta":
             paranoid = not is_two_player_zero_sum(game)
             return alphabeta.alphabeta(game, state, limits, paranoid=paranoid, progress=progress)
@@ -65,7 +79,9 @@ def search(game: Any, state: Any, algorithm: str = "auto", limits: Limits | None
                           "cycles (give --depth or --time for a heuristic search)") from None
     except ValueError as error:
         raise EngineError(f"{algorithm} cannot search {game.name}: {error}") from None
-    raise EngineError(f"unknown algorithm {algorithm!r} (algorithms: {', '.join(ALGORITHMS)})")
+    raise EngineError(f"{algorithm} cannot search with a depth or time limit; use alphabeta, expectimax or "
+                      "minimax" if algorithm in EXACT_METHODS else f"unknown algorithm {algorithm!r} "
+                      f"(algorithms: {', '.join(ALGORITHMS)})")
 
 
 def _puzzle(game: Any, state: Any, limits: Limits, progress: Progress | None) -> SearchResult:
@@ -101,6 +117,8 @@ class Solution:
     @property
     def best_moves(self) -> list[Any]:
         """Every root move whose value equals the root value for the mover (or the searched best move)."""
+        if self.result.algorithm not in ("minimax", "expectimax", "astar", "bfs", "puzzle"):
+            return list(self.result.best_moves)  # the exact solver and alpha-beta list them themselves
         known = [(m, v) for m, v in self.move_values if v is not None]
         if self.result.exact and known and len(known) == len(self.move_values) and self.player >= 0:
             top = self.result.value[self.player]
@@ -112,30 +130,33 @@ class Solution:
 
 def solve_with_moves(game: Any, state: Any, algorithm: str = "auto", limits: Limits | None = None,
                      progress: Progress | None = None, extra_seconds: float = 1.0) -> Solution:
-    """Search the root, then (for exact results) each root move, within ``min(root time, 10 s) + extra_seconds``."""
+    """Search the root, then value each root move: from the solved table where it has the move's state,
+    else by a search of its own, within ``min(root time, 10 s) + extra_seconds``."""
     started = time.perf_counter()
+    limits = limits or Limits()
     if algorithm == "auto":
-        algorithm = auto_algorithm(game)
+        algorithm = auto_algorithm(game, limits.depth is not None or limits.seconds is not None)
     result = search(game, state, algorithm, limits, progress)
     player = game.to_move(state)
     solution = Solution(result, player)
     if not result.exact or result.stopped or player < 0:
         return solution
+    table = getattr(result, "table", None)
     deadline = time.perf_counter() + min(result.stats.seconds, 10.0) + extra_seconds
     nodes = result.stats.nodes
     for move in game.legal_moves(state):
         child = game.apply(state, move)
-        left = deadline - time.perf_counter()
         value: tuple[float, ...] | None = None
-        if left > 0:
-            if game.to_move(child) == TERMINAL:
-                value = tuple(game.utilities(child))
-            else:
-                sub = search(game, child, algorithm, Limits(seconds=left), progress)
-                nodes += sub.stats.nodes
-                if sub.stopped and sub.stop_reason == "interrupt":
-                    raise KeyboardInterrupt
-                value = tuple(sub.value) if sub.exact else None
+        if table is not None and game.key(child) in table.values:
+            value = tuple(table.values[game.key(child)])
+        elif game.to_move(child) == TERMINAL:
+            value = tuple(game.utilities(child))
+        elif deadline - time.perf_counter() > 0:
+            sub = search(game, child, algorithm, Limits(seconds=deadline - time.perf_counter()), progress)
+            nodes += sub.stats.nodes
+            if sub.stopped and sub.stop_reason == "interrupt":
+                raise KeyboardInterrupt
+            value = tuple(sub.value) if sub.exact else None
         solution.move_values.append((move, value))
     stats = replace(result.stats, nodes=nodes, seconds=time.perf_counter() - started)
     solution.result = replace(result, stats=stats)
@@ -303,6 +324,9 @@ def table_from_solution(game: Any, state: Any, solution: Solution) -> Any:
     from solver.table import SolvedTable
 
     result = solution.result
+    solved = getattr(result, "table", None)
+    if solved is not None:
+        return solved
     table = SolvedTable.for_game(game, result.algorithm, complete=False)
     table.values[game.key(state)] = tuple(result.value)
     if solution.player >= 0:

@@ -72,6 +72,13 @@ def match_move(game: Any, state: Any, text: str) -> Any:
     if len(prefixed) > 1:
         shown = ", ".join(str(m) for m in prefixed[:8]) + (", ..." if len(prefixed) > 8 else "")
         raise AmbiguousMoveError(f"{text!r} could be {len(prefixed)} moves: {shown}")
+    for action in getattr(getattr(game, "program", None), "move_actions", ()):
+        try:  # `a1` for an occupied `place(a1)`: say it is illegal, not unknown
+            game.parse_move(state, f"{action}({wanted})")
+        except IllegalMoveError:
+            raise IllegalMoveError(f"{action}({wanted}) is not legal here") from None
+        except MoveError:
+            continue
     return game.parse_move(state, text)  # raises the precise error (unknown or illegal)
 
 
@@ -143,11 +150,10 @@ def cmd_play(args: argparse.Namespace) -> int:
             shown = state
         player = game.to_move(state)
         if player == TERMINAL:
-            ending = game.describe_end(state) if hasattr(game, "describe_end") else "game over"
             utilities = ", ".join(f"{p} {format_number(u)}" for p, u in zip(game.players, game.utilities(state),
                                                                              strict=False))
-            out.print(Text(f"game over: {ending}", style="bold green") + Text(f"  ({utilities})", style="dim"))
-            out.print(f"[dim]moves: {','.join(played)}[/]")
+            out.print(Text(f"utilities: {utilities}", style="dim"))
+            out.print(Text(f"moves: {','.join(played)}", style="dim"))
             return EXIT_OK
         if player == CHANCE:
             outcomes = game.chance_outcomes(state)
@@ -503,8 +509,8 @@ def cmd_match(args: argparse.Namespace) -> int:
         table.add_row(Text(spec, style="bold cyan"), str(tally["wins"]), str(tally["draws"]), str(tally["losses"]),
                       f"{100 * s:.1f}%", f"{100 * lo:.1f}%..{100 * hi:.1f}%")
     out.print(table)
-    out.print(f"Elo difference ({specs[0]} - {specs[1]}): {_elo_text(summary['elo'])} "
-              f"[dim](95% CI {_elo_text(summary['elo_ci95'][0])}..{_elo_text(summary['elo_ci95'][1])})[/]")
+    out.print(f"Elo difference ({specs[0]} - {specs[1]}): {_elo_text(summary['elo'], score)} "
+              f"[dim](95% CI {_elo_text(summary['elo_ci95'][0], low)}..{_elo_text(summary['elo_ci95'][1], high)})[/]")
     return EXIT_OK
 
 
@@ -529,5 +535,7 @@ def elo(score: float) -> float | None:
     return -400 * math.log10(1 / score - 1)
 
 
-def _elo_text(value: float | None) -> str:
-    return "inf" if value is None else f"{value:+.0f}"
+def _elo_text(value: float | None, score: float) -> str:
+    if value is None:
+        return "+inf" if score >= 1 else "-inf"
+    return f"{value:+.0f}"
