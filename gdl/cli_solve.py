@@ -72,13 +72,13 @@ def match_move(game: Any, state: Any, text: str) -> Any:
     if len(prefixed) > 1:
         shown = ", ".join(str(m) for m in prefixed[:8]) + (", ..." if len(prefixed) > 8 else "")
         raise AmbiguousMoveError(f"{text!r} could be {len(prefixed)} moves: {shown}")
-    for action in getattr(getattr(game, "program", None), "move_actions", ()):
-        try:  # `a1` for an occupied `place(a1)`: say it is illegal, not unknown
-            game.parse_move(state, f"{action}({wanted})")
-        except IllegalMoveError:
-            raise IllegalMoveError(f"{action}({wanted}) is not legal here") from None
-        except MoveError:
-            continue
+    # `a1` for an occupied `place(a1)`: say it is illegal, not unknown (arguments seen at the start)
+    start = game.initial_state()
+    if game.to_move(start) >= 0:
+        for move in game.legal_moves(start):
+            name = str(move)
+            if "(" in name and name[name.index("(") + 1 : -1] == wanted:
+                raise IllegalMoveError(f"{name} is not legal here")
     return game.parse_move(state, text)  # raises the precise error (unknown or illegal)
 
 

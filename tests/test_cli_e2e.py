@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
+import signal
 import subprocess
+import time
 
 import pexpect
 import pytest
@@ -75,5 +78,55 @@ def test_play_tictactoe_in_a_pseudo_terminal():
     assert child.exitstatus == 0
 
 
-PLAY_AGENT = "random"
-PLAY_OUTCOMES = {"draw", "O wins", "X wins"}
+PLAY_AGENT = "perfect"
+PLAY_OUTCOMES = {"draw", "O wins"}  # the human cannot beat the perfect player
+
+
+def test_solve_tictactoe_json():
+    result = gdl("solve", "tictactoe", "--json")
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)  # exactly one JSON object, nothing else on stdout
+    assert report["game"] == "TicTacToe" and report["players"] == ["X", "O"]
+    assert report["value"] == {"X": 0, "O": 0}
+    assert report["exact"] is True
+    assert len(report["best_moves"]) == 9 and len(report["principal_variation"]) == 9
+    assert report["stats"]["nodes"] > 0 and report["stats"]["seconds"] >= 0
+    assert report["parameters"] == {}
+
+
+def test_solve_connect4_4x4_is_a_draw():
+    result = gdl("solve", "connect4", "-p", "cols=4", "-p", "rows=4", "--json")
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["value"] == {"Red": 0, "Yellow": 0}
+    assert report["parameters"] == {"cols": 4, "rows": 4, "k": 4}
+
+
+LONG_SOLVE = ("solve", "connect4", "-p", "cols=5", "-p", "rows=4")  # several seconds
+
+
+def test_long_solve_shows_progress_on_a_terminal_and_stops_cleanly_on_ctrl_c():
+    child = pexpect.spawn(GDL, list(LONG_SOLVE), env=ENV, encoding="utf-8", timeout=30, dimensions=(40, 120))
+    try:
+        child.expect(r"solving ConnectFour.*?([\d,]+) nodes")  # the live spinner
+        child.kill(signal.SIGINT)
+        child.expect(r"interrupted: the best result so far")
+        child.expect(r"nodes in")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close()
+    assert child.exitstatus == 130
+    assert "Traceback" not in (child.before or "")
+
+
+def test_long_solve_without_a_terminal_has_no_progress_and_stops_on_sigint():
+    process = subprocess.Popen([GDL, *LONG_SOLVE], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env=ENV)
+    time.sleep(2.0)
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=30)
+    assert process.returncode == 130, out + err
+    assert "solving ConnectFour" not in out + err  # no live display when stdout is not a terminal
+    assert "\x1b[" not in out
+    assert "interrupted: the best result so far" in out
+    assert "Traceback" not in out + err
