@@ -144,20 +144,28 @@ def solve_with_moves(game: Any, state: Any, algorithm: str = "auto", limits: Lim
     table = getattr(result, "table", None)
     deadline = time.perf_counter() + min(result.stats.seconds, 10.0) + extra_seconds
     nodes = result.stats.nodes
-    for move in game.legal_moves(state):
-        child = game.apply(state, move)
-        value: tuple[float, ...] | None = None
-        if table is not None and game.key(child) in table.values:
-            value = tuple(table.values[game.key(child)])
-        elif game.to_move(child) == TERMINAL:
-            value = tuple(game.utilities(child))
-        elif deadline - time.perf_counter() > 0:
-            sub = search(game, child, algorithm, Limits(seconds=deadline - time.perf_counter()), progress)
-            nodes += sub.stats.nodes
-            if sub.stopped and sub.stop_reason == "interrupt":
-                raise KeyboardInterrupt
-            value = tuple(sub.value) if sub.exact else None
-        solution.move_values.append((move, value))
+    best = {str(m) for m in result.best_moves}
+    moves = list(game.legal_moves(state))
+    try:
+        for move in moves:
+            child = game.apply(state, move)
+            value: tuple[float, ...] | None = None
+            if table is not None and game.key(child) in table.values:
+                value = tuple(table.values[game.key(child)])
+            elif game.to_move(child) == TERMINAL:
+                value = tuple(game.utilities(child))
+            elif deadline - time.perf_counter() > 0:
+                sub = search(game, child, algorithm, Limits(seconds=deadline - time.perf_counter()), progress)
+                nodes += sub.stats.nodes
+                if sub.stopped and sub.stop_reason == "interrupt":
+                    raise KeyboardInterrupt
+                value = tuple(sub.value) if sub.exact else None
+            if value is None and str(move) in best and algorithm not in ("puzzle", "minimax", "expectimax"):
+                value = tuple(result.value)  # an optimal move is worth the root's value
+            solution.move_values.append((move, value))
+    except KeyboardInterrupt:  # Ctrl-C while valuing the moves: keep the exact root result
+        done = {str(m) for m, _ in solution.move_values}
+        solution.move_values.extend((m, None) for m in moves if str(m) not in done)
     stats = replace(result.stats, nodes=nodes, seconds=time.perf_counter() - started)
     solution.result = replace(result, stats=stats)
     return solution
