@@ -556,7 +556,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     err = make_console(stderr=True)
     try:
-        return args.run(args)
+        status = args.run(args)
+        sys.stdout.flush()  # a closed pipe shows here, not at exit
+        return status
     except UsageError as error:
         err.print(Text(f"gdl {args.command}: error: ", style="bold red") + Text(str(error)))
         return EXIT_USAGE
@@ -569,8 +571,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         err.print("[yellow]interrupted[/]")
         return EXIT_INTERRUPTED
-    except BrokenPipeError:
-        sys.stderr.close()  # the reader went away (`gdl list | head`): nothing more to say
+    except BrokenPipeError:  # the reader went away (`gdl list | head`): nothing more to say
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
 
 
