@@ -339,7 +339,8 @@ class Compiler:
             description=game.description if game else None,
             meta=meta,
             players=self.players,
-            parameters=dict(self.params),
+            parameters={name: self.enums[name][value] if self.param_types[name].kind == "enum" else value
+                        for name, value in self.params.items()},
             nvars=self.nvars,
             state_vars=list(self.state.values()),
             board=self.board,
