@@ -110,7 +110,7 @@ lose A when n >= goal and misere
 
 def test_parameter_defaults() -> None:
     game = load(PARAMS)
-    assert game.parameters == {"goal": 10, "misere": False, "heaps": (3, 4, 5), "rule": 0}
+    assert game.parameters == {"goal": 10, "misere": False, "heaps": (3, 4, 5), "rule": "simple"}
     assert game.values(game.initial_state()) == {"n": 0, "h": [3, 4, 5]}
 
 
