@@ -104,7 +104,7 @@ class NegamaxSearch:
         self.use_tt = use_tt
         self.ordering = ordering
         self.detect_cycles = detect_cycles
-        self.tt: dict[Hashable, tuple[int, float, int, Any]] = {}
+        self.tt: dict[Hashable, tuple[int, float, int, Any, int]] = {}  # depth, value, flag, move, side
         self.tt_cap = table_entries if table_entries is not None else 1 << 62
         self.history: dict[Hashable, int] = {}
         self.killers: list[list[Any]] = [[None, None] for _ in range(max_search_ply() + 2)]
@@ -113,6 +113,17 @@ class NegamaxSearch:
         self.tt_hits = 0
         self.root_best: Any = None
         self.negamax = self._build_core()
+
+    def window(self, side: int) -> tuple[float, float]:
+        """The root window: the utility bounds when declared (so that a proven win cuts), else infinite.
+
+        Heuristic values are assumed to lie within the bounds too.
+        """
+        bounds = getattr(self.game, "utility_bounds", None)
+        if bounds is None:
+            return (-INF, INF)
+        low, high = float(bounds[0]), float(bounds[1])
+        return (low, high) if side == 1 else (-high, -low)
 
     def score(self, values: tuple[float, ...] | None) -> float:
         """The score of a utility (or heuristic) vector for the maximising side."""
@@ -155,7 +166,7 @@ class NegamaxSearch:
             if tt_get is not None:
                 entry = tt_get(k)
                 if entry is not None:
-                    e_depth, e_value, e_flag, tt_move = entry
+                    e_depth, e_value, e_flag, tt_move = entry[0], entry[1], entry[2], entry[3]
                     # Same remaining depth only (or an exact subtree): a deeper entry would make the
                     # value differ from the depth-limited minimax value, and ID results depend on it.
                     if e_depth in (depth, UNLIMITED_DEPTH) and (
@@ -177,8 +188,12 @@ class NegamaxSearch:
             moves = legal(state)
             if ordering and len(moves) > 1:
                 moves = order(list(moves), tt_move, ply)
+            # First pass: make every child. A terminal child that already refutes (>= beta) ends the node
+            # at once (an immediate win needs no search of its siblings), and so does a child whose
+            # transposition-table entry proves it (enhanced transposition cutoff, Plaat et al. 1996).
             best = -INF
             best_move = None
+            children = []
             for move in moves:
                 child = apply(state, move)
                 child_player = to_move(child)
@@ -187,34 +202,65 @@ class NegamaxSearch:
                     value = side * utilities(child)[ref]
                 elif child_player == CHANCE:
                     raise ValueError("alpha-beta met a chance node; use expectimax")
-                elif depth <= 1:
-                    search.nodes += 1
-                    search.horizon_hits += 1
-                    h = heuristic(child)
-                    value = 0.0 if h is None else side * h[ref]
-                elif sides[child_player] == side:
-                    value = negamax(child, child_player, depth - 1, alpha, beta, ply + 1)
                 else:
-                    value = -negamax(child, child_player, depth - 1, -beta, -alpha, ply + 1)
+                    children.append((move, child, child_player))
+                    if tt_get is None or depth <= 1:
+                        continue
+                    entry = tt_get(key(child))
+                    if entry is None or entry[0] not in (depth - 1, UNLIMITED_DEPTH):
+                        continue
+                    value, flag = entry[1], entry[2]
+                    if sides[child_player] != side:
+                        if flag == LOWER:
+                            continue
+                        value = -value
+                    elif flag == UPPER:
+                        continue
+                    if value < beta:
+                        continue  # a bound that proves nothing here: search the child below
+                    search.tt_hits += 1
+                    if entry[0] != UNLIMITED_DEPTH:
+                        search.horizon_hits += 1
                 if value > best:
                     best = value
                     best_move = move
-                    if value > alpha:
-                        alpha = value
-                        if alpha >= beta:  # beta cut-off: remember the refutation
-                            if ordering:
-                                history[move] = history.get(move, 0) + depth * depth if depth < 4096 else 1 << 24
-                                slot = killers[ply]
-                                if slot[0] != move:
-                                    slot[1] = slot[0]
-                                    slot[0] = move
-                            break
+                    if value >= beta:
+                        break
+            if best > alpha:
+                alpha = best
+            if best < beta:
+                for move, child, child_player in children:
+                    if depth <= 1:
+                        search.nodes += 1
+                        search.horizon_hits += 1
+                        h = heuristic(child)
+                        value = 0.0 if h is None else side * h[ref]
+                    elif sides[child_player] == side:
+                        value = negamax(child, child_player, depth - 1, alpha, beta, ply + 1)
+                    else:
+                        value = -negamax(child, child_player, depth - 1, -beta, -alpha, ply + 1)
+                    if value > best:
+                        best = value
+                        best_move = move
+                        if value > alpha:
+                            alpha = value
+                            if alpha >= beta:  # beta cut-off: remember the refutation
+                                if ordering:
+                                    # depth^2 (Schaeffer 1989); without a depth (exact), cut-offs near the
+                                    # root weigh most, as they would there.
+                                    weight = depth * depth if depth < 4096 else 1 << max(0, 30 - ply)
+                                    history[move] = history.get(move, 0) + weight
+                                    slot = killers[ply]
+                                    if slot[0] != move:
+                                        slot[1] = slot[0]
+                                        slot[0] = move
+                                break
             if on_path is not None:
                 on_path.discard(k)
             if tt is not None and (len(tt) < tt_cap or k in tt):
                 flag = UPPER if best <= alpha0 else LOWER if best >= beta else EXACT
                 stored_depth = UNLIMITED_DEPTH if search.horizon_hits == horizon_before else depth
-                tt[k] = (stored_depth, best, flag, best_move)
+                tt[k] = (stored_depth, best, flag, best_move, side)
             if ply == 0:
                 search.root_best = best_move
             return best
@@ -315,7 +361,7 @@ def _iterate(search: NegamaxSearch, root: State, player: int, depths: range, lim
     try:
         for depth in depths:
             before = search.horizon_hits
-            score = side * search.negamax(root, player, depth, -INF, INF, 0)
+            score = side * search.negamax(root, player, depth, *search.window(side), 0)
             exact = search.horizon_hits == before
             done = (score, search.root_best, depth, exact)
             if exact:
@@ -361,9 +407,36 @@ def solve_negamax(game: Game, state: State, budget: Budget, *, table_entries: in
     :raises TooDeep: the game is longer than the recursion limit allows.
     """
     search = NegamaxSearch(game, budget, table_entries=table_entries, detect_cycles=detect_cycles)
+    return search, mtdf(search, state, 0.0)
+
+
+def mtdf(search: NegamaxSearch, state: State, guess: float) -> float:
+    """MTD(f) (Plaat, Schaeffer, Pijls & de Bruin 1996): the exact value for player 0 by null-window searches.
+
+    Each null-window search answers "is the value >= beta?" and, being fail-soft,
+    returns a bound that moves ``lower`` or ``upper``; with a transposition table
+    the repeated searches are cheap, and each is much smaller than one
+    full-window search (a proof that the value is below 0 needs no exact values).
+    Values closer than ``1e-9`` (relative) are not told apart.
+    """
+    game = search.game
     player = game.to_move(state)
-    score = search.sides[player] * search.negamax(state, player, UNLIMITED_DEPTH, -INF, INF, 0)
-    return search, score
+    side = search.sides[player]
+    low, high = search.window(1)
+    lower, upper = low, high
+    g = min(max(guess, lower), upper)
+    while lower < upper:
+        epsilon = 1e-9 * max(1.0, abs(g))
+        beta = g + epsilon if g <= lower else g
+        if side == 1:
+            g = search.negamax(state, player, UNLIMITED_DEPTH, beta - epsilon, beta, 0)
+        else:
+            g = -search.negamax(state, player, UNLIMITED_DEPTH, -beta, -beta + epsilon, 0)
+        if g < beta:
+            upper = g
+        else:
+            lower = g
+    return lower
 
 
 def at_least(search: NegamaxSearch, state: State, target: float, epsilon: float = 1e-9) -> bool:

@@ -1,0 +1,484 @@
+"""Exact solving: the game-theoretic value of a state, all its optimal moves, and a solved table.
+
+:func:`solve` picks the method that fits the game (``method="auto"``):
+
+========================================  =====================================================
+game                                      method
+========================================  =====================================================
+deterministic, two-player zero-sum        ``alphabeta``: negamax with an unbounded transposition
+                                          table (:mod:`solver.alphabeta`); if it meets a cycle,
+                                          ``retrograde``; if the game is too long to recurse,
+                                          the graph methods below
+any game whose state graph is acyclic     ``backward``: backward induction over the reachable
+                                          graph in reverse topological order (expectimax at
+                                          chance nodes, max^n for N players)
+deterministic two-player zero-sum,        ``retrograde``: retrograde analysis (Ströhlein 1970;
+with cycles                               Thompson 1986) as attractor computations, one per
+                                          utility level
+chance nodes or N players, with cycles    ``value_iteration`` (Bellman 1957) to ``tolerance``
+========================================  =====================================================
+
+Conventions:
+
+* Endless play (a cycle that neither player leaves) is worth 0 to every player.
+* **Tie-break rule** (max^n and value iteration for N players / general sum):
+  among the moves that give the player to move the same best value, the first
+  in the game's move order is taken, and its value vector is the state's value.
+  ``best_moves`` lists all of them.
+* In a cyclic game, an optimal move of a player who is winning must also make
+  progress (bring the win closer), else "optimal" play could circle forever;
+  ``best_moves`` lists only such moves there.
+
+Every search here is iterative (explicit queues and stacks), except the
+alpha-beta path, whose depth is the game's length and which falls back to the
+graph methods before Python's recursion limit.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from solver.alphabeta import EXACT, LOWER, UPPER, CycleFound, TooDeep, at_least, solve_negamax
+from solver.game import CHANCE, TERMINAL, Game, State
+from solver.limits import (
+    UNLIMITED_DEPTH,
+    Budget,
+    Limits,
+    SearchResult,
+    SearchStats,
+    SearchStopped,
+    check_players,
+    is_two_player_zero_sum,
+)
+from solver.table import SolvedTable
+
+METHODS = ("auto", "alphabeta", "backward", "retrograde", "value_iteration")
+TIE_TOLERANCE = 1e-9
+"""Values this close count as equal when listing optimal moves after value iteration."""
+
+
+@dataclass(frozen=True)
+class Solution(SearchResult):
+    """A :class:`SearchResult` from the exact solver, with the table of every state it solved."""
+
+    table: SolvedTable | None = None
+
+
+def solve(
+    game: Game,
+    state: State | None = None,
+    limits: Limits | None = None,
+    *,
+    method: str = "auto",
+    tolerance: float = 1e-12,
+    progress: Callable[[SearchStats], Any] | None = None,
+) -> Solution:
+    """Solve ``state`` (default: the initial state) exactly.
+
+    ``limits`` may bound time, nodes and ``table_entries`` (states kept);
+    ``limits.iterations`` bounds value-iteration sweeps. When a budget runs
+    out (or on Ctrl-C) the result has ``stopped=True`` and ``exact=False``.
+
+    :raises ValueError: an unknown ``method``, or one that does not fit the game.
+    """
+    check_players(game, "the exact solver")
+    if method not in METHODS:
+        raise ValueError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
+    limits = limits or Limits()
+    root = game.initial_state() if state is None else state
+    budget = Budget(limits, progress)
+    deterministic_duel = is_two_player_zero_sum(game) and not getattr(game, "has_chance", False)
+    if method in ("alphabeta", "retrograde") and not deterministic_duel:
+        raise ValueError(f"{method} needs a deterministic two-player zero-sum game; {game.name} is not")
+    try:
+        if method == "alphabeta" or (method == "auto" and deterministic_duel):
+            try:
+                return _solve_alphabeta(game, root, budget, limits)
+            except CycleFound:
+                if method == "alphabeta":
+                    raise ValueError(f"{game.name} has cycles: alpha-beta cannot solve it; use retrograde") from None
+            except TooDeep:
+                if method == "alphabeta":
+                    raise ValueError(f"{game.name} is too long for a recursive search; use backward") from None
+        graph = StateGraph.explore(game, root, budget, limits.table_entries)
+        order = graph.topological_order()
+        if method == "backward" and order is None:
+            raise ValueError(f"{game.name} has cycles: backward induction cannot solve it; use value_iteration")
+        if method in ("auto", "backward") and order is not None:
+            return _finish(game, graph, budget, _backward(graph, order), "backward", True, None)
+        if method == "retrograde" or (method == "auto" and deterministic_duel):
+            return _finish(game, graph, budget, _retrograde(graph), "retrograde", True, None)
+        values, best, converged = _value_iteration(graph, budget, tolerance, limits.iterations)
+        return _finish(game, graph, budget, (values, best), "value_iteration", converged,
+                       None if converged else "iterations")
+    except SearchStopped as stop:
+        return _stopped(game, root, budget, stop.reason)
+    except KeyboardInterrupt:
+        return _stopped(game, root, budget, "interrupt")
+
+
+def _stopped(game: Game, root: State, budget: Budget, reason: str) -> Solution:
+    zeros = (0.0,) * len(game.players)
+    return Solution(zeros, (), (), False, budget.stats(), "exact", True, reason)
+
+
+# ------------------------------------------------------------------ alpha-beta
+
+
+def _solve_alphabeta(game: Game, root: State, budget: Budget, limits: Limits) -> Solution:
+    """Negamax to the end with a full TT; then every root move is tested against the value (null windows)."""
+    if game.to_move(root) == TERMINAL:
+        value = tuple(game.utilities(root))
+        table = SolvedTable.for_game(game, "alphabeta", complete=False)
+        table.values[game.key(root)] = value
+        return Solution(value, (), (), True, budget.stats(), "alphabeta", table=table)
+    search, score = solve_negamax(game, root, budget, table_entries=limits.table_entries)
+    player = game.to_move(root)
+    side = search.sides[player]
+    best_moves = []
+    for move in game.legal_moves(root):
+        child = game.apply(root, move)
+        # The mover's best: player 0 wants a child >= score, player 1 a child <= score.
+        optimal = (at_least(search, child, score) if side == 1
+                   else not at_least(search, child, score + 1e-9 * max(1.0, abs(score))))
+        if optimal:
+            best_moves.append(move)
+    table = _table_from_tt(game, search)
+    key = game.key(root)
+    table.values[key] = (score + 0.0, 0.0 - score)
+    table.best[key] = tuple(str(m) for m in best_moves)
+    pv = search.principal_variation(root, best_moves[0], 10_000)
+    stats = search.stats(len(pv))
+    return Solution((score + 0.0, 0.0 - score), tuple(best_moves), pv, True, stats, "alphabeta", table=table)
+
+
+def _table_from_tt(game: Game, search: Any) -> SolvedTable:
+    """The exact entries of a finished exact search: values for player 0 and the one best move found.
+
+    A bound that reaches a utility bound is exact too (a proven win found by a cut-off).
+    """
+    table = SolvedTable.for_game(game, "alphabeta", complete=False)
+    low, high = getattr(game, "utility_bounds", None) or (float("-inf"), float("inf"))
+    values, best = table.values, table.best
+    for key, (depth, value, flag, move, side) in search.tt.items():
+        if depth < UNLIMITED_DEPTH:
+            continue
+        if flag == EXACT or (flag == LOWER and value >= high) or (flag == UPPER and value <= low):
+            v0 = side * value + 0.0
+            values[key] = (v0, 0.0 - v0)
+            if move is not None and flag != UPPER:
+                best[key] = (str(move),)
+    return table
+
+
+# ------------------------------------------------------------------ the state graph
+
+
+class StateGraph:
+    """Every state reachable from a root, explored breadth-first (no recursion).
+
+    ``player[i]`` is the turn of state i; ``succ[i]`` the indexes of its
+    children in move order; ``moves[i]`` the moves (or chance outcomes);
+    ``probs[i]`` the outcome probabilities of a chance state.
+    """
+
+    def __init__(self, game: Game) -> None:
+        self.game = game
+        self.states: list[State] = []
+        self.keys: list[Hashable] = []
+        self.player: list[int] = []
+        self.moves: list[Sequence[Any]] = []
+        self.succ: list[tuple[int, ...]] = []
+        self.probs: list[tuple[float, ...]] = []
+        self.utilities: dict[int, tuple[float, ...]] = {}
+
+    @classmethod
+    def explore(cls, game: Game, root: State, budget: Budget, cap: int | None = None) -> StateGraph:
+        """:raises SearchStopped: out of time or nodes, or more than ``cap`` states (reason ``table``)."""
+        graph = cls(game)
+        index: dict[Hashable, int] = {}
+        to_move, legal, outcomes, apply, key = (game.to_move, game.legal_moves, game.chance_outcomes,
+                                                game.apply, game.key)
+
+        def add(state: State) -> int:
+            k = key(state)
+            i = index.get(k)
+            if i is None:
+                i = index[k] = len(graph.states)
+                if cap is not None and i >= cap:
+                    raise SearchStopped("table")
+                graph.states.append(state)
+                graph.keys.append(k)
+            return i
+
+        add(root)
+        done = 0
+        while done < len(graph.states):  # the list itself is the BFS queue
+            state = graph.states[done]
+            done += 1
+            if done >= budget.next_check:
+                budget.check(done)
+            player = to_move(state)
+            graph.player.append(player)
+            if player == TERMINAL:
+                graph.utilities[done - 1] = tuple(float(u) for u in game.utilities(state))
+                moves: Sequence[Any] = ()
+                probs: tuple[float, ...] = ()
+            elif player == CHANCE:
+                pairs = list(outcomes(state))
+                moves = [o for o, _ in pairs]
+                probs = tuple(p for _, p in pairs)
+            else:
+                moves = list(legal(state))
+                probs = ()
+            graph.moves.append(moves)
+            graph.probs.append(probs)
+            graph.succ.append(tuple(add(apply(state, m)) for m in moves))
+        budget.nodes = done
+        budget.tt_size = len(graph.states)
+        return graph
+
+    def __len__(self) -> int:
+        return len(self.states)
+
+    def topological_order(self) -> list[int] | None:
+        """States with every child before its parents (Kahn 1962), or None if the graph has a cycle."""
+        n = len(self.states)
+        parents_left = [0] * n  # children not yet ordered, per state
+        preds: list[list[int]] = [[] for _ in range(n)]
+        for i, children in enumerate(self.succ):
+            parents_left[i] = len(children)
+            for c in children:
+                preds[c].append(i)
+        ready = deque(i for i in range(n) if parents_left[i] == 0)
+        order = []
+        while ready:
+            c = ready.popleft()
+            order.append(c)
+            for i in preds[c]:
+                parents_left[i] -= 1
+                if parents_left[i] == 0:
+                    ready.append(i)
+        return order if len(order) == n else None
+
+    def predecessors(self) -> list[list[int]]:
+        preds: list[list[int]] = [[] for _ in range(len(self.states))]
+        for i, children in enumerate(self.succ):
+            for c in children:
+                preds[c].append(i)  # once per edge: attractor counters count edges
+        return preds
+
+
+Values = list[tuple[float, ...]]
+Best = list[tuple[int, ...]]  # per state, the positions (in move order) of its optimal moves
+
+
+def _backward(graph: StateGraph, order: list[int]) -> tuple[Values, Best]:
+    """Backward induction: children first; chance nodes average, decision nodes take max^n (first best)."""
+    n = len(graph)
+    zeros = (0.0,) * len(graph.game.players)
+    values: Values = [zeros] * n
+    best: Best = [()] * n
+    for i in order:
+        player = graph.player[i]
+        children = graph.succ[i]
+        if player == TERMINAL:
+            values[i] = graph.utilities[i]
+        elif player == CHANCE:
+            values[i] = _mix(graph.probs[i], [values[c] for c in children])
+        else:
+            values[i], best[i] = _choose(player, [values[c] for c in children], 1e-12)
+    return values, best
+
+
+def _mix(probs: Sequence[float], vectors: Sequence[tuple[float, ...]]) -> tuple[float, ...]:
+    total = [0.0] * len(vectors[0])
+    for p, vector in zip(probs, vectors, strict=True):
+        for j, x in enumerate(vector):
+            total[j] += p * x
+    return tuple(total)
+
+
+def _choose(player: int, vectors: Sequence[tuple[float, ...]],
+            tolerance: float) -> tuple[tuple[float, ...], tuple[int, ...]]:
+    """The tie-break rule: the first vector best for ``player``; and the positions of all the best ones."""
+    top = max(v[player] for v in vectors)
+    best = tuple(j for j, v in enumerate(vectors) if v[player] >= top - tolerance)
+    return vectors[best[0]], best
+
+
+# ------------------------------------------------------------------ retrograde analysis
+
+
+def _retrograde(graph: StateGraph) -> tuple[Values, Best]:
+    """Retrograde analysis of a deterministic two-player zero-sum graph with cycles.
+
+    For each utility level t (ascending) of player 0, the set of states worth
+    at least t is an attractor: for t > 0, the states from which player 0 can
+    force a terminal worth >= t; for t <= 0 (endless play is worth 0 >= t),
+    the complement of the states from which player 1 can force a terminal
+    worth < t. Each attractor is a backward breadth-first sweep with a counter
+    of unrefuted moves per state (Thompson 1986), so its rank is the number of
+    moves to force the outcome; ranks make winning moves progress.
+    """
+    n = len(graph)
+    preds = graph.predecessors()
+    terminal_value = {i: u[0] for i, u in graph.utilities.items()}
+    levels = sorted(set(terminal_value.values()) | {0.0})
+    value = [levels[0]] * n
+    rank_up: list[int] = [-1] * n  # moves for player 0 to force its value (value > 0)
+    rank_down: list[int] = [-1] * n  # moves for player 1 to force below the next level (next level <= 0)
+    for t in levels[1:]:
+        if t > 0:
+            rank = _attractor(graph, preds, 0, [i for i, u in terminal_value.items() if u >= t])
+            for i in range(n):
+                if rank[i] >= 0:
+                    value[i] = t
+                    rank_up[i] = rank[i]
+        else:
+            rank = _attractor(graph, preds, 1, [i for i, u in terminal_value.items() if u < t])
+            for i in range(n):
+                if rank[i] < 0:
+                    value[i] = t
+                elif rank_down[i] < 0:
+                    rank_down[i] = rank[i]  # the first (lowest) level it is kept below: its own value's next
+    values: Values = [(v + 0.0, 0.0 - v) for v in value]
+    best: Best = [()] * n
+    for i in range(n):
+        player = graph.player[i]
+        if player < 0:
+            continue
+        children = graph.succ[i]
+        if player == 0 and value[i] > 0:
+            ranks = rank_up
+        elif player == 1 and rank_down[i] >= 0:
+            ranks = rank_down
+        else:
+            ranks = None  # holding the value is enough (no progress needed)
+        best[i] = tuple(j for j, c in enumerate(children)
+                        if value[c] == value[i] and (ranks is None or ranks[c] < ranks[i]))
+    return values, best
+
+
+def _attractor(graph: StateGraph, preds: list[list[int]], player: int, targets: list[int]) -> list[int]:
+    """Rank (moves needed) at which ``player`` can force reaching ``targets``; -1 where it cannot."""
+    rank = [-1] * len(graph)
+    unrefuted = [len(children) for children in graph.succ]
+    queue = deque(targets)
+    for i in targets:
+        rank[i] = 0
+    while queue:
+        c = queue.popleft()
+        for i in preds[c]:
+            if rank[i] >= 0:
+                continue
+            if graph.player[i] == player:
+                rank[i] = rank[c] + 1
+                queue.append(i)
+            else:
+                unrefuted[i] -= 1
+                if unrefuted[i] == 0:  # every move of the opponent leads into the attractor
+                    rank[i] = rank[c] + 1
+                    queue.append(i)
+    return rank
+
+
+# ------------------------------------------------------------------ value iteration
+
+
+def _value_iteration(graph: StateGraph, budget: Budget, tolerance: float,
+                     max_sweeps: int | None) -> tuple[Values, Best, bool]:
+    """Gauss-Seidel value iteration from 0 until no value moves more than ``tolerance``.
+
+    States are swept deepest-first (reverse breadth-first order), so that
+    values flow back towards the root within one sweep where the graph allows.
+    Returns values, optimal moves and whether it converged.
+    """
+    n = len(graph)
+    players = len(graph.game.players)
+    zeros = (0.0,) * players
+    values: Values = [graph.utilities.get(i, zeros) for i in range(n)]
+    sweep_order = [i for i in reversed(range(n)) if graph.player[i] != TERMINAL]
+    player, succ, probs = graph.player, graph.succ, graph.probs
+    sweeps = 0
+    converged = False
+    while not converged and (max_sweeps is None or sweeps < max_sweeps):
+        sweeps += 1
+        budget.iterations = sweeps
+        budget.check(budget.nodes + len(sweep_order))
+        delta = 0.0
+        for i in sweep_order:
+            p = player[i]
+            if p == CHANCE:
+                new = _mix(probs[i], [values[c] for c in succ[i]])
+            else:
+                new = values[succ[i][0]]
+                for c in succ[i]:
+                    if values[c][p] > new[p]:
+                        new = values[c]
+            old = values[i]
+            for j in range(players):
+                change = abs(new[j] - old[j])
+                if change > delta:
+                    delta = change
+            values[i] = new
+        converged = delta < tolerance
+    best: Best = [()] * n
+    for i in sweep_order:
+        if player[i] >= 0:
+            best[i] = _choose(player[i], [values[c] for c in succ[i]], TIE_TOLERANCE)[1]
+    return values, best, converged
+
+
+# ------------------------------------------------------------------ results
+
+
+def _finish(game: Game, graph: StateGraph, budget: Budget, solved: tuple[Values, Best], method: str,
+            exact: bool, reason: str | None) -> Solution:
+    values, best = solved
+    table = SolvedTable.for_game(game, method, complete=True)
+    for i, k in enumerate(graph.keys):
+        table.values[k] = values[i]
+        if best[i]:
+            moves = graph.moves[i]
+            table.best[k] = tuple(str(moves[j]) for j in best[i])
+    root_moves = tuple(graph.moves[0][j] for j in best[0])
+    pv = _line(graph, best)
+    budget.tt_size = len(graph)
+    budget.depth = len(pv)
+    return Solution(values[0], root_moves, pv, exact, budget.stats(), method, not exact, reason, table=table)
+
+
+def _line(graph: StateGraph, best: Best, limit: int = 10_000) -> tuple[Any, ...]:
+    """The principal variation: first optimal moves, likeliest chance outcomes; stops on a repetition."""
+    line = []
+    i = 0
+    seen = {0}
+    while len(line) < limit:
+        player = graph.player[i]
+        if player == TERMINAL:
+            break
+        if player == CHANCE:
+            probs = graph.probs[i]
+            j = max(range(len(probs)), key=probs.__getitem__)
+        elif best[i]:
+            j = best[i][0]
+        else:
+            break
+        line.append(graph.moves[i][j])
+        i = graph.succ[i][j]
+        if i in seen:
+            break
+        seen.add(i)
+    return tuple(line)
+
+
+def solve_value(game: Game, state: State | None = None, **options: Any) -> tuple[float, ...]:
+    """Shorthand: the exact value vector of ``state``."""
+    return solve(game, state, **options).value
+
+
+__all__ = ["METHODS", "Solution", "StateGraph", "solve", "solve_value"]
