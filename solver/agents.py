@@ -1,0 +1,318 @@
+"""Agents (``choose(state) -> move``) for every algorithm, a spec parser, and a match runner.
+
+Agent specs, as the CLI takes them::
+
+    random                          uniformly random legal moves (seeded)
+    minimax:depth=3                 max^n (minimax for two players)
+    alphabeta:depth=6               alpha-beta; also seconds=, nodes=, paranoid=true
+    expectimax:depth=3              expectiminimax; pruning=none|star1|star2|auto
+    mcts:iterations=2000            UCT; also seconds=, c=, rollout=random|heuristic, solver=false
+    perfect                         exact play, solving each new position on the fly
+    perfect:table=FILE              exact play from a solved table (see :mod:`solver.table`)
+
+A match (:func:`play_match`) plays N games with the seats rotating between
+games, chance outcomes drawn from one seeded generator, and reports wins,
+draws and losses per agent; :func:`score_interval` and :func:`elo_difference`
+turn a record into a 95% confidence interval and an Elo difference.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from solver.alphabeta import alphabeta, check_alphabeta
+from solver.exact import solve
+from solver.expectimax import check_expectimax, expectimax
+from solver.game import CHANCE, TERMINAL, Game, State
+from solver.limits import Limits, SearchResult, is_two_player_zero_sum
+from solver.mcts import check_mcts, mcts
+from solver.minimax import minimax
+from solver.table import SolvedTable, load_table
+
+
+class Agent(Protocol):
+    name: str
+
+    def choose(self, state: State) -> Hashable: ...
+
+
+class RandomAgent:
+    """Picks a legal move uniformly at random, from its own seeded generator."""
+
+    def __init__(self, game: Game, seed: int | None = None) -> None:
+        self.game = game
+        self.rng = random.Random(seed)
+        self.name = "random"
+
+    def choose(self, state: State) -> Hashable:
+        return self.rng.choice(list(self.game.legal_moves(state)))
+
+
+class SearchAgent:
+    """Plays the first best move of a search; ``last`` keeps that search's result (with its statistics)."""
+
+    def __init__(self, game: Game, name: str, search: Callable[[State], SearchResult]) -> None:
+        self.game = game
+        self.name = name
+        self.search = search
+        self.last: SearchResult | None = None
+
+    def choose(self, state: State) -> Hashable:
+        self.last = self.search(state)
+        move = self.last.best_move
+        if move is None:
+            raise ValueError("no move to choose: the game is over")
+        return move
+
+
+class PerfectAgent:
+    """Plays an optimal move: from a solved table, else by solving the position (and remembering it)."""
+
+    def __init__(self, game: Game, table: SolvedTable | None = None, limits: Limits | None = None) -> None:
+        if table is not None:
+            table.check_game(game)
+        self.game = game
+        self.table = table
+        self.limits = limits
+        self.name = "perfect"
+
+    def choose(self, state: State) -> Hashable:
+        key = self.game.key(state)
+        names = self.table.best.get(key) if self.table is not None else None
+        if not names:
+            solution = solve(self.game, state, self.limits)
+            if solution.table is not None:
+                if self.table is None:
+                    self.table = solution.table
+                else:
+                    self.table.values.update(solution.table.values)
+                    self.table.best.update(solution.table.best)
+            if solution.best_move is None:
+                raise ValueError("no move to choose: the game is over")
+            return solution.best_move
+        return self.game.parse_move(state, names[0])
+
+
+# ------------------------------------------------------------------ specs
+
+_BOOL = {"true": True, "1": True, "yes": True, "false": False, "0": False, "no": False}
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise ValueError("must be at least 1")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    value = float(text)
+    if not value > 0:
+        raise ValueError("must be positive")
+    return value
+
+
+def _bool(text: str) -> bool:
+    try:
+        return _BOOL[text.lower()]
+    except KeyError:
+        raise ValueError("must be true or false") from None
+
+
+OPTIONS: dict[str, dict[str, Callable[[str], Any]]] = {
+    "random": {},
+    "minimax": {"depth": _positive_int, "seconds": _positive_float, "nodes": _positive_int},
+    "alphabeta": {"depth": _positive_int, "seconds": _positive_float, "nodes": _positive_int, "paranoid": _bool,
+                  "tt": _positive_int},
+    "expectimax": {"depth": _positive_int, "seconds": _positive_float, "nodes": _positive_int, "pruning": str},
+    "mcts": {"iterations": _positive_int, "seconds": _positive_float, "c": float, "rollout": str, "solver": _bool},
+    "perfect": {"table": str, "seconds": _positive_float},
+}
+"""Every agent and its options, each with the function that parses its value."""
+
+
+def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
+    """``"alphabeta:depth=6,seconds=2"`` -> ``("alphabeta", {"depth": 6, "seconds": 2.0})``.
+
+    :raises ValueError: an unknown agent or option, a malformed or bad value.
+    """
+    name, _, rest = spec.strip().partition(":")
+    name = name.strip().lower()
+    if name not in OPTIONS:
+        raise ValueError(f"unknown agent {name!r} in {spec!r}; agents: {', '.join(OPTIONS)}")
+    allowed = OPTIONS[name]
+    options: dict[str, Any] = {}
+    for item in filter(None, (part.strip() for part in rest.split(","))):
+        key, eq, text = item.partition("=")
+        key = key.strip()
+        if not eq or not text.strip():
+            raise ValueError(f"option {item!r} of {spec!r} needs a value: write {key}=VALUE")
+        if key not in allowed:
+            known = ", ".join(allowed) or "none"
+            raise ValueError(f"agent {name!r} has no option {key!r} (options: {known})")
+        try:
+            options[key] = allowed[key](text.strip())
+        except ValueError as exc:
+            raise ValueError(f"bad value {text.strip()!r} for {name} option {key!r}: {exc}") from None
+    return name, options
+
+
+def make_agent(game: Game, spec: str, seed: int | None = None) -> Agent:
+    """An agent for ``game`` from a spec such as ``"alphabeta:depth=6"`` (see the module docstring).
+
+    :raises ValueError: a bad spec, or an algorithm that does not fit the game
+        (for example alpha-beta for a game with chance nodes).
+    :raises StaleTableError: ``perfect:table=FILE`` was solved for another game or parameters.
+    """
+    name, options = parse_spec(spec)
+    if name == "random":
+        return RandomAgent(game, seed)
+    limits = Limits(seconds=options.get("seconds"), nodes=options.get("nodes"), depth=options.get("depth"),
+                    iterations=options.get("iterations"), table_entries=options.get("tt"))
+    label = spec.strip()
+    if name == "minimax":
+        return SearchAgent(game, label, lambda s: minimax(game, s, limits))
+    if name == "alphabeta":
+        paranoid = options.get("paranoid", not is_two_player_zero_sum(game))
+        check_alphabeta(game, paranoid)
+        return SearchAgent(game, label, lambda s: alphabeta(game, s, limits, paranoid=paranoid))
+    if name == "expectimax":
+        pruning = check_expectimax(game, options.get("pruning", "auto"))
+        return SearchAgent(game, label, lambda s: expectimax(game, s, limits, pruning=pruning))
+    if name == "mcts":
+        c, rollout = options.get("c", math.sqrt(2)), options.get("rollout", "random")
+        check_mcts(game, c, rollout)
+        rng = random.Random(seed)
+        solver = options.get("solver", True)
+        return SearchAgent(game, label, lambda s: mcts(game, s, limits, exploration=c, rollout=rollout,
+                                                       solver=solver, rng=rng))
+    table = load_table(options["table"], game) if "table" in options else None
+    agent = PerfectAgent(game, table, Limits(seconds=options.get("seconds")) if "seconds" in options else None)
+    agent.name = label
+    return agent
+
+
+# ------------------------------------------------------------------ matches
+
+
+@dataclass(frozen=True)
+class AgentRecord:
+    """One agent's results in a match."""
+
+    agent: str
+    wins: int
+    draws: int
+    losses: int
+
+    @property
+    def games(self) -> int:
+        return self.wins + self.draws + self.losses
+
+    @property
+    def score(self) -> float:
+        """Wins plus half the draws, per game."""
+        return (self.wins + 0.5 * self.draws) / self.games if self.games else 0.0
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    seats: tuple[int, ...]
+    """``seats[p]`` is the index of the agent that played player p."""
+    utilities: tuple[float, ...]
+    """Per player (seat), at the end."""
+    moves: tuple[str, ...]
+    """Every move and chance outcome, by name."""
+    truncated: bool = False
+    """Stopped at ``max_moves`` and scored as a draw."""
+
+
+@dataclass(frozen=True)
+class MatchResult:
+    records: tuple[AgentRecord, ...]
+    games: tuple[GameRecord, ...]
+    seed: int
+
+
+def play_match(game: Game, agents: Sequence[Agent | str], games: int = 10, *, seed: int = 0,
+               max_moves: int = 10_000) -> MatchResult:
+    """Play ``games`` games; in game i the agents sit rotated by i seats (so two agents alternate colours).
+
+    Agents may be given as specs (each then gets its own seed derived from
+    ``seed``). An agent wins a game when its utility is strictly the highest,
+    draws when it ties for the highest, and loses otherwise. A game longer than
+    ``max_moves`` is stopped and counted as a draw for everyone.
+
+    :raises ValueError: the number of agents is not the number of players.
+    """
+    n = len(game.players)
+    if len(agents) != n:
+        raise ValueError(f"{game.name} has {n} players but {len(agents)} agents were given")
+    players = [make_agent(game, a, seed * 1000 + i) if isinstance(a, str) else a for i, a in enumerate(agents)]
+    names = [getattr(a, "name", str(a)) for a in players]
+    rng = random.Random(seed)
+    tallies = [[0, 0, 0] for _ in players]
+    played = []
+    for i in range(games):
+        seats = tuple((p + i) % n for p in range(n))
+        record = _play_one(game, [players[s] for s in seats], seats, rng, max_moves)
+        played.append(record)
+        for seat, agent_index in enumerate(seats):
+            others = [u for j, u in enumerate(record.utilities) if j != seat]
+            mine = record.utilities[seat]
+            best_other = max(others) if others else -math.inf
+            tallies[agent_index][0 if mine > best_other else 1 if mine == best_other else 2] += 1
+    records = tuple(AgentRecord(name, *t) for name, t in zip(names, tallies, strict=True))
+    return MatchResult(records, tuple(played), seed)
+
+
+def _play_one(game: Game, seated: Sequence[Agent], seats: tuple[int, ...], rng: random.Random,
+              max_moves: int) -> GameRecord:
+    state = game.initial_state()
+    moves: list[str] = []
+    while len(moves) < max_moves:
+        player = game.to_move(state)
+        if player == TERMINAL:
+            return GameRecord(seats, tuple(game.utilities(state)), tuple(moves))
+        move = _sample(game.chance_outcomes(state), rng) if player == CHANCE else seated[player].choose(state)
+        moves.append(str(move))
+        state = game.apply(state, move)
+    if game.to_move(state) == TERMINAL:
+        return GameRecord(seats, tuple(game.utilities(state)), tuple(moves))
+    return GameRecord(seats, (0.0,) * len(game.players), tuple(moves), truncated=True)
+
+
+def _sample(outcomes: Sequence[tuple[Hashable, float]], rng: random.Random) -> Hashable:
+    x = rng.random()
+    for outcome, p in outcomes:
+        x -= p
+        if x < 0:
+            return outcome
+    return outcomes[-1][0]
+
+
+def score_interval(record: AgentRecord, z: float = 1.96) -> tuple[float, float, float]:
+    """The score (wins + draws/2 per game) and its ~95% confidence interval (normal approximation).
+
+    60 wins, 20 draws, 20 losses: score 0.7, interval about (0.622, 0.778).
+    """
+    n = record.games
+    if n == 0:
+        return (0.0, 0.0, 1.0)
+    score = record.score
+    variance = (record.wins * (1 - score) ** 2 + record.draws * (0.5 - score) ** 2
+                + record.losses * score ** 2) / n
+    half = z * math.sqrt(variance / n)
+    return (score, max(0.0, score - half), min(1.0, score + half))
+
+
+def elo_difference(score: float) -> float:
+    """The Elo difference that predicts ``score`` (``400 log10(s / (1 - s))``; infinite at 0 and 1)."""
+    if score <= 0:
+        return -math.inf
+    if score >= 1:
+        return math.inf
+    return 400 * math.log10(score / (1 - score))
