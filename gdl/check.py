@@ -11,7 +11,8 @@ runtime-error      a rule raised while the game ran (index out of range, ...)
 no-moves           a state that is neither terminal nor chance has no legal move
 no-chance          a chance state with no outcome
 no-end             a playout did not end within ``max_plies`` plies (a warning
-                   when a state repeated: the game can cycle)
+                   when a state repeated: the game can cycle; nothing for a
+                   one-player puzzle that cycles, which search solves)
 bad-probability    chance probabilities that are negative or do not sum to 1
 bad-utility        a terminal state whose utilities are not one number per
                    player, or fall outside the declared bounds
@@ -303,6 +304,8 @@ class Playouts:
 
     def _no_end(self, history: list[str], cycle: tuple[int, int] | None) -> None:
         self.endless += 1
+        if cycle is not None and len(self.game.players) == 1:
+            return  # a puzzle is solved by search, not by random play: wandering in circles is expected
         if cycle is not None:
             # Games may cycle (the exact solvers handle cycles): worth a warning, not an error.
             diagnostic = self._diag(
