@@ -440,12 +440,21 @@ def mtdf(search: NegamaxSearch, state: State, guess: float) -> float:
 
 
 def at_least(search: NegamaxSearch, state: State, target: float, epsilon: float = 1e-9) -> bool:
-    """Is the exact value of ``state`` (for player 0) at least ``target``? A null-window search."""
+    """Is the exact value of ``state`` (for player 0) at least ``target`` (within ``epsilon``)? A null window."""
+    return _value_bound(search, state, target - epsilon, target) >= target - epsilon
+
+
+def at_most(search: NegamaxSearch, state: State, target: float, epsilon: float = 1e-9) -> bool:
+    """Is the exact value of ``state`` (for player 0) at most ``target`` (within ``epsilon``)? A null window."""
+    return _value_bound(search, state, target, target + epsilon) <= target + epsilon
+
+
+def _value_bound(search: NegamaxSearch, state: State, alpha: float, beta: float) -> float:
+    """A fail-soft search of ``state`` with the window (alpha, beta) for player 0."""
     game = search.game
     player = game.to_move(state)
     if player == TERMINAL:
-        return game.utilities(state)[0] >= target - epsilon
-    side = search.sides[player]
-    if side == 1:
-        return search.negamax(state, player, UNLIMITED_DEPTH, target - epsilon, target, 0) >= target - epsilon
-    return -search.negamax(state, player, UNLIMITED_DEPTH, -target, -target + epsilon, 0) >= target - epsilon
+        return float(game.utilities(state)[0])
+    if search.sides[player] == 1:
+        return search.negamax(state, player, UNLIMITED_DEPTH, alpha, beta, 0)
+    return -search.negamax(state, player, UNLIMITED_DEPTH, -beta, -alpha, 0)

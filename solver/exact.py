@@ -41,7 +41,7 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from solver.alphabeta import EXACT, LOWER, UPPER, CycleFound, TooDeep, at_least, solve_negamax
+from solver.alphabeta import EXACT, LOWER, UPPER, CycleFound, TooDeep, at_least, at_most, solve_negamax
 from solver.game import CHANCE, TERMINAL, Game, State
 from solver.limits import (
     UNLIMITED_DEPTH,
@@ -142,8 +142,7 @@ def _solve_alphabeta(game: Game, root: State, budget: Budget, limits: Limits) ->
     for move in game.legal_moves(root):
         child = game.apply(root, move)
         # The mover's best: player 0 wants a child >= score, player 1 a child <= score.
-        optimal = (at_least(search, child, score) if side == 1
-                   else not at_least(search, child, score + 1e-9 * max(1.0, abs(score))))
+        optimal = at_least(search, child, score) if side == 1 else at_most(search, child, score)
         if optimal:
             best_moves.append(move)
     table = _table_from_tt(game, search)

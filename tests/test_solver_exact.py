@@ -1,0 +1,262 @@
+"""Exact solving: known values, cyclic games, long games, N players, and solved tables on disk."""
+
+from __future__ import annotations
+
+import itertools
+import os
+import sqlite3
+from functools import reduce
+from operator import xor
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from refgames import ConnectFour, GraphGame, Nim, Pig, Ring, Takeaway3, TicTacToe
+
+from solver.agents import PerfectAgent
+from solver.exact import solve
+from solver.game import TERMINAL, GameBase, Move, play_moves
+from solver.limits import Limits
+from solver.table import CorruptTableError, StaleTableError, decode_key, encode_key, load_table, save_table
+
+SLOW = pytest.mark.skipif(not os.environ.get("GDL_SLOW"), reason="slow (about 35 s): set GDL_SLOW=1")
+
+
+# ------------------------------------------------------------------ known values
+
+
+def test_tictactoe_is_a_draw_and_every_first_move_draws() -> None:
+    solution = solve(TicTacToe())
+    assert solution.value == (0.0, 0.0) and solution.exact
+    assert len(solution.best_moves) == 9
+    assert solution.stats.nodes < 549_946 // 50
+
+
+def test_tictactoe_optimal_replies() -> None:
+    game = TicTacToe()
+    solution = solve(game, play_moves(game, ["place(a1)"]))
+    assert [str(m) for m in solution.best_moves] == ["place(b2)"]  # only the centre holds the draw
+
+
+NIM_TRIPLES = sorted({tuple(sorted(h)) for h in itertools.product(range(5), repeat=3)} - {(0, 0, 0)})
+
+
+@pytest.mark.parametrize("heaps", NIM_TRIPLES)
+def test_nim_first_player_wins_iff_xor_nonzero(heaps: tuple[int, ...]) -> None:
+    value = solve(Nim(heaps)).value[0]
+    assert value == (1.0 if reduce(xor, heaps) else -1.0)
+
+
+def test_connect_four_4x4_is_a_draw() -> None:
+    assert solve(ConnectFour(4, 4)).value == (0.0, 0.0)
+
+
+@SLOW
+def test_connect_four_6x4_is_a_second_player_win() -> None:
+    assert solve(ConnectFour(6, 4)).value == (-1.0, 1.0)
+
+
+def test_pig_to_10_first_player_wins_with_probability_0_709424() -> None:
+    solution = solve(Pig(10))
+    assert solution.algorithm == "value_iteration" and solution.exact
+    assert (solution.value[0] + 1) / 2 == pytest.approx(0.709424, abs=1e-6)
+    assert [str(m) for m in solution.best_moves] == ["roll"]  # nothing to hold at the start
+
+
+def test_three_player_general_sum_uses_the_first_best_move() -> None:
+    solution = solve(Takeaway3(7))
+    assert solution.algorithm == "backward"
+    assert solution.value == (6.0, 2.0, 2.0)
+    assert [str(m) for m in solution.best_moves] == ["take(2)"]
+
+
+# ------------------------------------------------------------------ cycles and long games
+
+
+def test_ring_is_a_draw_by_endless_play() -> None:
+    solution = solve(Ring(6, 3))
+    assert solution.algorithm == "retrograde" and solution.value == (0.0, 0.0)
+    # From cell 2 the player to move must not step onto cell 1.
+    assert [str(m) for m in solve(Ring(6, 3), (2, 1)).best_moves] == ["right"]
+
+
+def test_large_cyclic_game_without_recursion_errors() -> None:
+    solution = solve(Ring(5001, 2500))
+    assert solution.exact and solution.value == (0.0, 0.0)
+    win = solve(Ring(5001, 1))
+    assert win.value == (1.0, -1.0) and [str(m) for m in win.best_moves] == ["left"]
+
+
+class Countdown(GameBase):
+    """Take 1 or 2 from n; who takes the last wins. Long and acyclic: deeper than the recursion limit."""
+
+    name = "countdown"
+    players = ("A", "B")
+    zero_sum = True
+    utility_bounds = (-1.0, 1.0)
+    MOVES = (Move("take", (1,)), Move("take", (2,)))
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+        self.parameters = {"n": n}
+
+    def initial_state(self) -> tuple:
+        return (self.n, 0)
+
+    def to_move(self, state: tuple) -> int:
+        return state[1] if state[0] > 0 else TERMINAL
+
+    def legal_moves(self, state: tuple) -> tuple:
+        return self.MOVES if state[0] >= 2 else self.MOVES[:1]
+
+    def apply(self, state: tuple, move: object) -> tuple:
+        return (state[0] - move.args[0], 1 - state[1])  # type: ignore[attr-defined]
+
+    def utilities(self, state: tuple) -> tuple[float, ...]:
+        return (1.0, -1.0) if state[1] == 1 else (-1.0, 1.0)
+
+
+@pytest.mark.parametrize("n", [5000, 5001])
+def test_long_acyclic_game_falls_back_to_backward_induction(n: int) -> None:
+    solution = solve(Countdown(n))
+    assert solution.algorithm == "backward"
+    assert solution.value[0] == (1.0 if n % 3 else -1.0)
+
+
+def graphs() -> st.SearchStrategy:
+    """Random two-player zero-sum graphs with cycles: node 0 starts; some nodes are terminal."""
+
+    @st.composite
+    def build(draw: st.DrawFn) -> list:
+        n = draw(st.integers(2, 8))
+        nodes = []
+        for i in range(n):
+            if i > 0 and draw(st.booleans()) and draw(st.booleans()):
+                nodes.append(("T", draw(st.integers(-2, 2))))
+            else:
+                succ = tuple(draw(st.lists(st.integers(0, n - 1), min_size=1, max_size=3)))
+                nodes.append(("D", draw(st.integers(0, 1)), succ))
+        return nodes
+
+    return build()
+
+
+def horizon_value(game: GraphGame, start: int, depth: int) -> float:
+    """Brute force: minimax to a depth, endless play worth 0; stable once depth exceeds a few times the size.
+
+    Computed level by level (value with d moves left from every node), so it stays polynomial.
+    """
+    values = [0.0 if n[0] == "D" else float(n[1]) for n in game.nodes]
+    for _ in range(depth):
+        values = [float(n[1]) if n[0] == "T" else
+                  (max if n[1] == 0 else min)(values[c] for c in n[2]) for n in game.nodes]
+    return values[start]
+
+
+@settings(max_examples=80, deadline=None)
+@given(graphs())
+def test_retrograde_equals_brute_force_on_random_cyclic_graphs(nodes: list) -> None:
+    game = GraphGame(nodes)
+    depth = 4 * len(nodes) + 4
+    solution = solve(game, method="retrograde")
+    assert solution.value[0] == horizon_value(game, 0, depth)
+    # Following the optimal moves reaches the promised outcome: a winner makes progress.
+    table = solution.table
+    assert table is not None
+    for start in range(len(nodes)):
+        if start not in table.values:
+            continue
+        value = table.values[start][0]
+        state, steps = start, 0
+        while game.to_move(state) != TERMINAL and steps < 4 * len(nodes):
+            state = game.apply(state, game.parse_move(state, table.best[state][0]))
+            steps += 1
+        if value != 0:
+            assert game.to_move(state) == TERMINAL and game.utilities(state)[0] == value
+
+
+def test_method_checks() -> None:
+    with pytest.raises(ValueError, match="unknown method"):
+        solve(TicTacToe(), method="magic")
+    with pytest.raises(ValueError, match="cycles"):
+        solve(Ring(6, 3), method="alphabeta")
+    with pytest.raises(ValueError, match="two-player zero-sum"):
+        solve(Takeaway3(), method="retrograde")
+
+
+def test_table_budget_stops_the_solver() -> None:
+    solution = solve(Pig(20), limits=Limits(table_entries=100))
+    assert solution.stopped and solution.stop_reason == "table" and not solution.exact
+
+
+# ------------------------------------------------------------------ tables on disk
+
+
+@pytest.mark.parametrize("key", [(1, 2, 3), ((1, 2), (True, None)), ("x", (0, -5, False)), 7, "s", ()])
+def test_keys_round_trip(key: object) -> None:
+    assert decode_key(encode_key(key)) == key
+    assert type(decode_key(encode_key(key))) is type(key)
+
+
+@pytest.mark.parametrize("game", [Pig(6), Nim((1, 2, 3)), Ring(6, 3), Takeaway3(5), ConnectFour(4, 4)])
+def test_saved_table_reloads_with_the_same_values(game: GameBase, tmp_path: Path) -> None:
+    solution = solve(game)
+    path = tmp_path / "solved.sqlite"
+    assert solution.table is not None
+    save_table(solution.table, path)
+    loaded = load_table(path, game)
+    assert loaded.values == solution.table.values
+    assert loaded.best == solution.table.best
+    assert loaded.complete == solution.table.complete and loaded.method == solution.table.method
+
+
+def test_stale_tables_are_refused(tmp_path: Path) -> None:
+    path = tmp_path / "pig.sqlite"
+    table = solve(Pig(6)).table
+    assert table is not None
+    save_table(table, path)
+    with pytest.raises(StaleTableError, match="parameters"):
+        load_table(path, Pig(8))
+    with pytest.raises(StaleTableError, match="game"):
+        load_table(path, Nim())
+
+    class Pig2(Pig):
+        @property
+        def fingerprint(self) -> str:
+            return "other rules"
+
+    renamed = Pig2(6)
+    with pytest.raises(StaleTableError, match="fingerprint"):
+        load_table(path, renamed)
+    with pytest.raises(StaleTableError):
+        PerfectAgent(Pig(8), load_table(path))
+
+
+def test_corrupt_and_foreign_files_are_refused(tmp_path: Path) -> None:
+    junk = tmp_path / "junk.sqlite"
+    junk.write_bytes(b"this is not a database at all" * 100)
+    with pytest.raises(CorruptTableError, match="not a gdl solved table"):
+        load_table(junk)
+    foreign = tmp_path / "foreign.sqlite"
+    connection = sqlite3.connect(foreign)
+    connection.execute("CREATE TABLE people (name TEXT)")
+    connection.commit()
+    connection.close()
+    with pytest.raises(CorruptTableError, match="not a gdl solved table"):
+        load_table(foreign)
+    with pytest.raises(FileNotFoundError):
+        load_table(tmp_path / "missing.sqlite")
+
+
+def test_failed_save_leaves_the_old_file_intact(tmp_path: Path) -> None:
+    path = tmp_path / "t.sqlite"
+    table = solve(Nim((1, 2))).table
+    assert table is not None
+    save_table(table, path)
+    before = path.read_bytes()
+    table.values[frozenset({1})] = (0.0, 0.0)  # a key JSON cannot hold
+    with pytest.raises(ValueError, match="cannot be saved"):
+        save_table(table, path)
+    assert path.read_bytes() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["t.sqlite"]  # no temporary file left behind

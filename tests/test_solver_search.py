@@ -1,0 +1,251 @@
+"""Search algorithms against brute-force oracles: alpha-beta = minimax, Star1/Star2 = expectimax, MCTS optimal."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from refgames import ConnectFour, Nim, Pig, Ring, Takeaway3, TicTacToe, TreeGame
+
+from solver.alphabeta import alphabeta
+from solver.exact import solve
+from solver.expectimax import expectimax
+from solver.game import play_moves
+from solver.limits import Limits
+from solver.mcts import mcts
+from solver.minimax import minimax
+
+FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+# ------------------------------------------------------------------ random trees
+
+
+def trees(players: int = 2, chance: bool = False, zero_sum: bool = True, max_depth: int = 4) -> st.SearchStrategy:
+    """Random game trees: decision nodes of random players, optional chance nodes, integer utilities."""
+
+    def leaf() -> st.SearchStrategy:
+        if zero_sum:
+            return st.integers(-3, 3).map(lambda u: ("T", (float(u), float(-u))))
+        return st.tuples(*[st.integers(0, 3)] * players).map(lambda us: ("T", tuple(map(float, us))))
+
+    def extend(children: st.SearchStrategy) -> st.SearchStrategy:
+        decision = st.tuples(st.just("D"), st.integers(0, players - 1),
+                             st.lists(children, min_size=1, max_size=3).map(tuple))
+        if not chance:
+            return decision
+        weighted = st.lists(st.tuples(st.integers(1, 4), children), min_size=1, max_size=3).map(
+            lambda pairs: ("C", tuple((w / sum(x for x, _ in pairs), c) for w, c in pairs)))
+        return st.one_of(decision, weighted)
+
+    return st.recursive(leaf(), extend, max_leaves=24)
+
+
+def as_game(tree: tuple, players: int = 2, zero_sum: bool = True) -> TreeGame:
+    return TreeGame(tree, players, zero_sum, (-3.0, 3.0) if zero_sum else (0.0, 3.0))
+
+
+@FAST
+@given(trees())
+def test_alphabeta_equals_minimax_on_random_trees(tree: tuple) -> None:
+    game = as_game(tree)
+    expected = minimax(game).value
+    for use_tt in (True, False):
+        for ordering in (True, False):
+            for iterative in (True, False):
+                result = alphabeta(game, use_tt=use_tt, ordering=ordering, iterative=iterative)
+                assert result.value == expected
+                assert result.exact or game.to_move(()) < 0
+
+
+@FAST
+@given(trees(chance=True))
+def test_star1_and_star2_equal_plain_expectimax(tree: tuple) -> None:
+    game = as_game(tree)
+    plain = expectimax(game, pruning="none")
+    assert plain.value[0] == pytest.approx(minimax(game).value[0], abs=1e-12)
+    for pruning in ("star1", "star2"):
+        for use_tt in (True, False):
+            pruned = expectimax(game, pruning=pruning, use_tt=use_tt)
+            assert pruned.value[0] == pytest.approx(plain.value[0], abs=1e-12)
+
+
+@FAST
+@given(trees(chance=True))
+def test_star2_prunes_at_least_as_star1_values_equal_at_depth_limits(tree: tuple) -> None:
+    game = as_game(tree)
+    for depth in (1, 2):
+        plain = expectimax(game, limits=Limits(depth=depth), pruning="none").value[0]
+        assert expectimax(game, limits=Limits(depth=depth), pruning="star2").value[0] == pytest.approx(plain, abs=1e-12)
+
+
+@FAST
+@given(trees(players=3, chance=True, zero_sum=False))
+def test_exact_solver_equals_brute_force_maxn(tree: tuple) -> None:
+    game = as_game(tree, players=3, zero_sum=False)
+    oracle = minimax(game)
+    solution = solve(game)
+    assert solution.exact
+    assert solution.value == pytest.approx(oracle.value, abs=1e-12)
+    if game.to_move(()) >= 0:
+        assert set(solution.best_moves) == set(oracle.best_moves)
+        assert solution.best_moves[0] == oracle.best_moves[0]  # the tie-break rule: first in game order
+
+
+@FAST
+@given(trees())
+def test_exact_alphabeta_lists_every_optimal_move(tree: tuple) -> None:
+    game = as_game(tree)
+    solution = solve(game)
+    assert solution.algorithm == "alphabeta"
+    oracle = minimax(game)
+    assert solution.value == oracle.value
+    if game.to_move(()) >= 0:
+        assert set(solution.best_moves) == set(oracle.best_moves)
+
+
+@settings(max_examples=25, deadline=None)
+@given(trees(max_depth=3))
+def test_mcts_finds_an_optimal_move_on_small_trees(tree: tuple) -> None:
+    game = as_game(tree)
+    if game.to_move(()) < 0:
+        return
+    result = mcts(game, limits=Limits(iterations=3000), seed=7)
+    assert result.best_move in solve(game).best_moves
+
+
+# ------------------------------------------------------------------ depth-limited search with a heuristic
+
+
+@pytest.mark.parametrize("moves", [[], ["place(b2)"], ["place(a1)", "place(b2)", "place(c3)"]])
+@pytest.mark.parametrize("depth", [1, 2, 3])
+def test_depth_limited_alphabeta_equals_minimax(moves: list[str], depth: int) -> None:
+    game = TicTacToe()
+    state = play_moves(game, moves)
+    expected = minimax(game, state, Limits(depth=depth))
+    for use_tt in (True, False):
+        result = alphabeta(game, state, Limits(depth=depth), use_tt=use_tt)
+        assert result.value == pytest.approx(expected.value)
+        assert not result.exact
+
+
+def test_alphabeta_with_tt_searches_far_fewer_nodes_than_the_full_tree() -> None:
+    # The full tic-tac-toe game tree has 549,946 nodes; minimax visits all of them.
+    game = TicTacToe()
+    assert minimax(game).stats.nodes + 1 == 549_946  # every node below the root, plus the root
+    result = alphabeta(game)
+    assert result.value == (0.0, 0.0) and result.exact
+    assert result.stats.nodes < 549_946 // 50  # ~6,000 nodes with TT, killers and history
+    assert result.stats.tt_hits > 0 and result.stats.tt_size > 0
+
+
+def test_alphabeta_finds_the_winning_move() -> None:
+    game = TicTacToe()
+    state = play_moves(game, ["place(a1)", "place(a2)", "place(b1)", "place(b2)"])
+    result = alphabeta(game, state)
+    assert result.value == (1.0, -1.0)
+    assert str(result.best_move) == "place(c1)"
+    assert [str(m) for m in result.principal_variation] == ["place(c1)"]
+
+
+def test_alphabeta_preconditions_name_what_is_unmet() -> None:
+    with pytest.raises(ValueError, match="3 players"):
+        alphabeta(Takeaway3())
+    with pytest.raises(ValueError, match="chance"):
+        alphabeta(Pig(10))
+    with pytest.raises(ValueError, match=r"star2.*zero-sum"):
+        expectimax(Takeaway3(), pruning="star2")
+    with pytest.raises(ValueError, match="unknown pruning"):
+        expectimax(Pig(10), pruning="star3")
+
+
+def test_paranoid_search_for_three_players() -> None:
+    game = Takeaway3(5)
+    result = alphabeta(game, paranoid=True)
+    assert result.exact and result.algorithm == "paranoid"
+    # Paranoid value of P1 is a lower bound on what P1 gets whatever the others do.
+    assert result.value[0] <= solve(game).value[0]
+
+
+def test_minimax_without_depth_refuses_a_cycle() -> None:
+    with pytest.raises(ValueError, match="cycle"):
+        minimax(Ring(6, 3))
+
+
+def test_depth_limited_search_on_a_cyclic_game() -> None:
+    result = alphabeta(Ring(6, 3), limits=Limits(depth=8))
+    assert not result.exact and result.best_move is not None
+
+
+# ------------------------------------------------------------------ budgets, progress, interrupts
+
+
+def test_node_budget_stops_with_the_best_move_so_far() -> None:
+    game = ConnectFour(7, 6)
+    result = alphabeta(game, limits=Limits(nodes=3000))
+    assert result.stopped and result.stop_reason == "nodes" and not result.exact
+    assert result.best_move in game.legal_moves(game.initial_state())
+    assert result.stats.nodes >= 3000
+
+
+def test_keyboard_interrupt_returns_a_stopped_result() -> None:
+    def interrupt(stats: object) -> None:
+        raise KeyboardInterrupt
+
+    game = ConnectFour(7, 6)
+    seen = []
+    result = alphabeta(game, limits=Limits(nodes=50_000), progress=lambda s: seen.append(s.nodes) or interrupt(s))
+    assert result.stopped and result.stop_reason == "interrupt"
+    assert seen and result.best_move is not None
+    stopped = mcts(game, limits=Limits(iterations=10**6), progress=interrupt)
+    assert stopped.stopped and stopped.stop_reason == "interrupt" and stopped.best_move is not None
+    solved = solve(ConnectFour(5, 4), progress=interrupt)
+    assert solved.stopped and not solved.exact
+
+
+def test_progress_is_called_with_statistics() -> None:
+    calls = []
+    alphabeta(TicTacToe(), progress=calls.append)
+    minimax(TicTacToe(), progress=calls.append)
+    assert calls and all(c.nodes > 0 for c in calls)
+
+
+# ------------------------------------------------------------------ MCTS
+
+
+def test_mcts_is_reproducible_with_a_seed() -> None:
+    game = TicTacToe()
+    a = mcts(game, limits=Limits(iterations=300), seed=3)
+    b = mcts(game, limits=Limits(iterations=300), seed=3)
+    assert a.children == b.children and a.best_move == b.best_move
+    assert sum(c.visits for c in a.children) == 300
+
+
+def test_mcts_solver_proves_a_win() -> None:
+    game = TicTacToe()
+    state = play_moves(game, ["place(a1)", "place(a2)", "place(b1)", "place(b2)"])
+    result = mcts(game, state, Limits(iterations=5000), seed=1)
+    assert result.exact and result.value == (1.0, -1.0)
+    assert str(result.best_move) == "place(c1)"
+    assert result.stats.iterations < 5000  # stops once the root is proven
+
+
+def test_mcts_with_chance_nodes_and_three_players() -> None:
+    pig = mcts(Pig(10), limits=Limits(iterations=500), seed=1)
+    assert str(pig.best_move) == "roll"
+    three = mcts(Takeaway3(7), limits=Limits(iterations=2000), seed=1)
+    assert three.exact and three.value == solve(Takeaway3(7)).value
+
+
+def test_mcts_heuristic_rollouts_and_bad_options() -> None:
+    result = mcts(TicTacToe(), limits=Limits(iterations=200), rollout="heuristic", seed=1)
+    assert result.best_move is not None
+    with pytest.raises(ValueError, match="rollout"):
+        mcts(TicTacToe(), rollout="greedy")
+
+
+def test_nim_alphabeta_value() -> None:
+    assert alphabeta(Nim((1, 2, 3))).value == (-1.0, 1.0)
+    assert math.isclose(alphabeta(Nim((1, 2, 4))).value[0], 1.0)
