@@ -1,0 +1,118 @@
+"""Agents, agent specs and the match runner."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+from refgames import Nim, Pig, Takeaway3, TicTacToe
+
+from solver.agents import (
+    AgentRecord,
+    PerfectAgent,
+    RandomAgent,
+    SearchAgent,
+    elo_difference,
+    make_agent,
+    parse_spec,
+    play_match,
+    score_interval,
+)
+from solver.exact import solve
+from solver.table import StaleTableError, save_table
+
+
+def test_parse_spec() -> None:
+    assert parse_spec("alphabeta:depth=6") == ("alphabeta", {"depth": 6})
+    assert parse_spec("mcts:iterations=2000, c=0.5,rollout=heuristic") == (
+        "mcts", {"iterations": 2000, "c": 0.5, "rollout": "heuristic"})
+    assert parse_spec("random") == ("random", {})
+
+
+@pytest.mark.parametrize(("spec", "message"), [
+    ("alphabet", "unknown agent"),
+    ("alphabeta:dpth=3", "no option 'dpth'"),
+    ("alphabeta:depth=zero", "bad value 'zero'"),
+    ("alphabeta:depth=0", "at least 1"),
+    ("alphabeta:depth", "needs a value"),
+    ("mcts:solver=maybe", "true or false"),
+    ("random:seed=3", "no option"),
+])
+def test_bad_specs_are_clear_errors(spec: str, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        make_agent(TicTacToe(), spec)
+
+
+def test_specs_that_do_not_fit_the_game() -> None:
+    with pytest.raises(ValueError, match="chance"):
+        make_agent(Pig(10), "alphabeta:depth=3")
+    with pytest.raises(ValueError, match="rollout"):
+        make_agent(TicTacToe(), "mcts:rollout=greedy")
+
+
+@pytest.mark.parametrize("spec", ["random", "minimax:depth=2", "alphabeta:depth=3", "expectimax:depth=2",
+                                  "mcts:iterations=50", "perfect"])
+def test_every_agent_chooses_a_legal_move(spec: str) -> None:
+    game = TicTacToe()
+    agent = make_agent(game, spec, seed=1)
+    state = game.initial_state()
+    assert agent.choose(state) in game.legal_moves(state)
+    if isinstance(agent, SearchAgent):
+        assert agent.last is not None and agent.last.stats.nodes > 0
+
+
+def test_agents_for_chance_and_three_player_games() -> None:
+    pig = Pig(10)
+    assert str(make_agent(pig, "expectimax:depth=2").choose(pig.initial_state())) == "roll"
+    assert str(make_agent(pig, "perfect").choose(pig.initial_state())) == "roll"
+    three = Takeaway3(7)
+    assert str(make_agent(three, "alphabeta:depth=4").choose(three.initial_state())) in ("take(1)", "take(2)")
+
+
+def test_random_agent_is_seeded() -> None:
+    game = TicTacToe()
+    state = game.initial_state()
+    assert [RandomAgent(game, 5).choose(state) for _ in range(3)] == [RandomAgent(game, 5).choose(state)] * 3
+
+
+def test_perfect_agent_from_a_table(tmp_path: Path) -> None:
+    game = Nim((1, 2, 3, 4))
+    path = tmp_path / "nim.sqlite"
+    table = solve(game).table
+    assert table is not None
+    save_table(table, path)
+    agent = make_agent(game, f"perfect:table={path}")
+    assert isinstance(agent, PerfectAgent)
+    move = agent.choose(game.initial_state())
+    assert solve(game, game.apply(game.initial_state(), move)).value[0] == 1.0
+    with pytest.raises(StaleTableError):
+        make_agent(Nim((1, 2)), f"perfect:table={path}")
+
+
+def test_match_alternates_seats_and_counts_results() -> None:
+    game = TicTacToe()
+    result = play_match(game, ["alphabeta", "random"], games=6, seed=2)
+    strong, weak = result.records
+    assert strong.games == weak.games == 6
+    assert strong.losses == 0 and strong.wins == weak.losses and strong.draws == weak.draws
+    assert [g.seats for g in result.games[:2]] == [(0, 1), (1, 0)]
+    again = play_match(game, ["alphabeta", "random"], games=6, seed=2)
+    assert [g.moves for g in again.games] == [g.moves for g in result.games]
+
+
+def test_match_with_chance_and_three_players() -> None:
+    pig = play_match(Pig(6), ["perfect", "random"], games=4, seed=1)
+    assert sum(r.wins for r in pig.records) == 4
+    three = play_match(Takeaway3(5), ["random", "random", "minimax"], games=3, seed=1)
+    assert all(r.games == 3 for r in three.records)
+    with pytest.raises(ValueError, match="3 players but 2 agents"):
+        play_match(Takeaway3(5), ["random", "random"])
+
+
+def test_score_interval_and_elo() -> None:
+    score, low, high = score_interval(AgentRecord("a", 60, 20, 20))
+    assert score == pytest.approx(0.7) and low == pytest.approx(0.6216) and high == pytest.approx(0.7784)
+    assert elo_difference(0.5) == 0
+    assert elo_difference(0.75) == pytest.approx(190.85, abs=0.01)
+    assert elo_difference(1.0) == math.inf
