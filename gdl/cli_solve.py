@@ -408,7 +408,11 @@ def _print_solution(out: Any, game: Any, state: Any, solution: engine.Solution, 
         out.print(table)
     elif report["best_moves"]:
         out.print(Text("best move: ", style="bold") + Text(", ".join(report["best_moves"]), style="cyan"))
-    if report["principal_variation"]:
+    if report["principal_variation"] and len(game.players) == 1 and result.exact:
+        # A puzzle's principal variation is its shortest solution.
+        moves = report["principal_variation"]
+        out.print(Text(f"shortest solution ({len(moves)} moves): ", style="bold") + Text(",".join(moves)))
+    elif report["principal_variation"]:
         out.print(Text("principal variation: ", style="bold") + Text(",".join(report["principal_variation"])))
     stats = report["stats"]
     line = (f"{stats['nodes']:,} nodes in {stats['seconds']:.3f} s ({stats['nodes_per_second']:,.0f} nodes/s)"
