@@ -1775,8 +1775,7 @@ class Compiler:
             ctx = Ctx([{}], in_end=True)
             ctx.scopes[-1][decl.var] = Local(f"L_{decl.var}", T.PLAYER, False)
             try:
-                code = self.expr(decl.expr, ctx)
-                self.require_number(code, decl.expr.span)
+                code = self.per_player_number(decl.var, decl.expr)
                 self.emit("def _util(s):", decl.span)
                 self.emit(f"    return tuple({code.src} for L_{decl.var} in range({n}))", decl.span)
             except CompileFailed:
@@ -1807,6 +1806,14 @@ class Compiler:
         bounds_out = (float(min(lows)), float(max(highs))) if bounded and lows else None
         return bounds_out, zero_sum
 
+    def per_player_number(self, var: str, expr: ast.Expr) -> Code:
+        """A number per player (``utility p: ...``, ``heuristic p: ...``), with ``var`` standing for the player."""
+        ctx = Ctx([{}], in_end=True)
+        ctx.scopes[-1][var] = Local(f"L_{var}", T.PLAYER, False)
+        code = self.expr(expr, ctx)
+        self.require_number(code, expr.span)
+        return code
+
     def compile_heuristic(self, heuristics: list[ast.HeuristicDecl]) -> None:
         n = len(self.players)
         for extra in heuristics[1:]:
@@ -1816,11 +1823,8 @@ class Compiler:
             self.emit("    return None")
             return
         decl = heuristics[0]
-        ctx = Ctx([{}], in_end=True)
-        ctx.scopes[-1][decl.var] = Local(f"L_{decl.var}", T.PLAYER, False)
         try:
-            code = self.expr(decl.expr, ctx)
-            self.require_number(code, decl.expr.span)
+            code = self.per_player_number(decl.var, decl.expr)
         except CompileFailed:
             return
         self.emit("def _heur(s):", decl.span)
