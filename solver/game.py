@@ -37,11 +37,15 @@ State: TypeAlias = Hashable
 Player: TypeAlias = int
 
 
-class Move:
+class Move(str):
     """A named move such as ``place(b2)``, ``roll`` or the chance outcome ``d=3``.
 
-    Immutable by convention, compared and hashed by its name (the name is
-    computed once: moves sit in transposition tables and history tables).
+    A move *is* its name: ``Move`` subclasses ``str``, so comparing and hashing
+    moves (in transposition tables, history tables, move ordering) run at C
+    speed, and a move equals its name (``Move("roll") == "roll"``). It also
+    keeps the action, the displayed arguments, and ``data``, which is private
+    to the game that made the move (a compiled game keeps the move's effect
+    there) and not part of its identity. Immutable by convention.
 
     >>> Move("place", ("b2",))
     Move('place(b2)')
@@ -49,34 +53,30 @@ class Move:
     'roll'
     """
 
-    __slots__ = ("_hash", "action", "args", "data", "name")
+    action: str
+    args: tuple[Any, ...]
+    data: Any
 
-    def __init__(
-        self, action: str, args: tuple[Any, ...] = (), *, name: str | None = None, data: Any = None
-    ) -> None:
-        self.action = action
-        self.args = args
+    def __new__(
+        cls, action: str, args: tuple[Any, ...] = (), *, name: str | None = None, data: Any = None
+    ) -> Move:
         if name is None:
             name = f"{action}({','.join(map(str, args))})" if args else action
-        self.name = name
-        self._hash = hash(name)
-        # Private to the game that made the move (a compiled game keeps its effect here);
-        # not part of the move's identity.
-        self.data = data
+        move = super().__new__(cls, name)
+        move.action = action
+        move.args = args
+        move.data = data
+        return move
+
+    @property
+    def name(self) -> str:
+        return str.__str__(self)
 
     def __str__(self) -> str:
-        return self.name
+        return str.__str__(self)
 
     def __repr__(self) -> str:
-        return f"Move({self.name!r})"
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, Move):
-            return self.name == other.name
-        return NotImplemented
-
-    def __hash__(self) -> int:
-        return self._hash
+        return f"Move({str.__repr__(self)})"
 
 
 class MoveError(ValueError):
