@@ -1,0 +1,405 @@
+"""The benchmark suite: gdl's solvers on rule files against reference implementations.
+
+A measurement, not a test. ``python bench/run.py [--quick] [--only SUBSTRING] [--out PATH]``
+writes ``bench/RESULTS.md`` (see bench/README.md).
+
+Paired workloads run ours and the reference alternately (A B A B ...) in one
+process; the ratio is computed pair by pair and its median is reported, so
+drift in machine speed hits both sides alike. Every pair's computed value is
+asserted equal between the two sides (a fast wrong answer is a failure).
+The long single-sided workloads run each in a fresh subprocess (for peak memory).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import math
+import platform
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
+
+import gdl  # noqa: E402
+from solver.exact import solve  # noqa: E402
+from solver.expectimax import expectimax  # noqa: E402
+from solver.limits import Limits  # noqa: E402
+from solver.mcts import mcts  # noqa: E402
+
+# ----------------------------------------------------------------------------- helpers
+
+
+@dataclass
+class Row:
+    workload: str
+    reference: str
+    target: str
+    ours_s: float
+    ref_s: float | None = None
+    ratio: float | None = None  # median of ref/ours, pair by pair (> 1: we are faster)
+    nodes: int | None = None
+    ref_nodes: int | None = None
+    runs: int = 1
+    met: str = ""
+    note: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def nps(self) -> float | None:
+        return self.nodes / self.ours_s if self.nodes and self.ours_s else None
+
+    @property
+    def ref_nps(self) -> float | None:
+        return self.ref_nodes / self.ref_s if self.ref_nodes and self.ref_s else None
+
+
+def timed(fn: Callable[[], Any]) -> tuple[float, Any]:
+    gc.collect()
+    start = time.perf_counter()
+    out = fn()
+    return time.perf_counter() - start, out
+
+
+def paired(ours: Callable[[], Any], ref: Callable[[], Any], runs: int,
+           same: Callable[[Any, Any], bool]) -> tuple[float, float, float, Any, Any]:
+    """Alternate ours and the reference ``runs`` times; medians of each time and of the pairwise ratio."""
+    ours_times, ref_times, ratios = [], [], []
+    a = b = None
+    for _ in range(runs):
+        t_a, a = timed(ours)
+        t_b, b = timed(ref)
+        if not same(a, b):
+            raise AssertionError(f"values differ: ours {a!r}, reference {b!r}")
+        ours_times.append(t_a)
+        ref_times.append(t_b)
+        ratios.append(t_b / t_a)
+    return statistics.median(ours_times), statistics.median(ref_times), statistics.median(ratios), a, b
+
+
+def close(x: float, y: float) -> bool:
+    return math.isclose(x, y, rel_tol=1e-9, abs_tol=1e-9)
+
+
+def fresh(name: str, **params: Any) -> Any:
+    return gdl.load(name, params={k: str(v) for k, v in params.items()})
+
+
+# ----------------------------------------------------------------------------- tic-tac-toe
+
+
+def ttt_rows(runs: int) -> list[Row]:
+    import pyspiel
+    from easyAI import AI_Player, Negamax
+    from easyAI.AI import TranspositionTable
+    from easyAI.AI.solving import solve_with_depth_first_search
+    from easyAI.games import TicTacToe as EasyTicTacToe
+    from open_spiel.python.algorithms import minimax as os_minimax
+    from refgames import TicTacToe as HandTicTacToe
+
+    rows = []
+    rule = fresh("tictactoe")
+    hand = HandTicTacToe()
+
+    def ours() -> tuple[float, int]:
+        r = solve(rule)
+        return r.value[0], r.stats.nodes
+
+    def ours_hand() -> tuple[float, int]:
+        r = solve(hand)
+        return r.value[0], r.stats.nodes
+
+    o, h, ratio, a, b = paired(ours, ours_hand, runs, lambda a, b: a == b)
+    rows.append(Row("tic-tac-toe exact solve (rule file)", "hand-written Python game, same solver",
+                    "rule file within 1.25x of hand-written (ratio ≥ 0.8)", o, h, ratio, a[1], b[1], runs,
+                    "yes" if ratio >= 0.8 else "no"))
+
+    os_game = pyspiel.load_game("tic_tac_toe")
+
+    def openspiel() -> tuple[float, int]:
+        value, _ = os_minimax.alpha_beta_search(os_game)
+        return value, 0
+
+    o, r, ratio, a, b = paired(ours, openspiel, runs, lambda a, b: close(a[0], b[0]))
+    rows.append(Row("tic-tac-toe exact solve", "OpenSpiel minimax.alpha_beta_search (C++ game)",
+                    "≥ 4x faster", o, r, ratio, a[1], count_openspiel(lambda: os_minimax.alpha_beta_search(os_game)),
+                    runs, "yes" if ratio >= 4 else "no"))
+
+    class KeyedTicTacToe(EasyTicTacToe):  # easyAI's TT needs a key; its examples add this method
+        def ttentry(self) -> tuple:
+            return (*self.board, self.current_player)
+
+    def easy() -> tuple[float, int]:
+        game = KeyedTicTacToe([AI_Player(Negamax(9)), AI_Player(Negamax(9))])
+        result = solve_with_depth_first_search(game, win_score=90, tt=TranspositionTable())
+        return float(result), 0
+
+    o, r, ratio, a, b = paired(ours, easy, runs, lambda a, b: close(a[0], b[0]))
+    rows.append(Row("tic-tac-toe exact solve", "easyAI solve_with_depth_first_search + TranspositionTable",
+                    "≥ 8x faster", o, r, ratio, a[1], None, runs, "yes" if ratio >= 8 else "no"))
+    return rows
+
+
+def count_openspiel(run: Callable[[], Any], name: str = "_alpha_beta") -> int:
+    """Nodes visited by an OpenSpiel Python search: count calls of its recursive function (not timed)."""
+    from open_spiel.python.algorithms import minimax as os_minimax
+
+    original = getattr(os_minimax, name)
+    calls = 0
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        nonlocal calls
+        calls += 1
+        return original(*args, **kwargs)
+
+    setattr(os_minimax, name, counting)
+    try:
+        run()
+    finally:
+        setattr(os_minimax, name, original)
+    return calls
+
+
+# ----------------------------------------------------------------------------- connect four
+
+
+def c4_4x4_rows(runs: int) -> list[Row]:
+    import pyspiel
+    from open_spiel.python.algorithms import minimax as os_minimax
+
+    rule = fresh("connect4", cols=4, rows=4)
+    os_game = pyspiel.load_game("connect_four", {"rows": 4, "columns": 4})
+
+    def ours() -> tuple[float, int]:
+        r = solve(rule)
+        return r.value[0], r.stats.nodes
+
+    def openspiel() -> tuple[float, int]:
+        value, _ = os_minimax.alpha_beta_search(os_game)
+        return value, 0
+
+    o, r, ratio, a, _ = paired(ours, openspiel, runs, lambda a, b: close(a[0], b[0]))
+    return [Row("connect-four 4x4 exact solve", "OpenSpiel alpha_beta_search, connect_four rows=4 columns=4",
+                "≥ 3x faster", o, r, ratio, a[1], count_openspiel(lambda: os_minimax.alpha_beta_search(os_game)),
+                runs, "yes" if ratio >= 3 else "no")]
+
+
+CHILD = r"""
+import json, resource, sys, time
+sys.path.insert(0, {root!r})
+import gdl
+from solver.exact import solve
+game = gdl.load({name!r}, params={params!r})
+start = time.perf_counter()
+r = solve(game)
+seconds = time.perf_counter() - start
+print(json.dumps({{"seconds": seconds, "nodes": r.stats.nodes, "value": r.value[0], "algorithm": r.algorithm,
+                  "maxrss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}}))
+"""
+
+
+def solo(workload: str, name: str, params: dict[str, str], target: str, limit: float, expect: float,
+         runs: int, tolerance: float = 1e-9) -> Row:
+    """Ours only, each run in a fresh process (peak memory is the process's max RSS)."""
+    results = []
+    for _ in range(runs):
+        code = CHILD.format(root=str(ROOT), name=name, params=params)
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+        results.append(json.loads(out.stdout.strip().splitlines()[-1]))
+        if abs(results[-1]["value"] - expect) > tolerance:
+            raise AssertionError(f"{workload}: value {results[-1]['value']} but the known value is {expect}")
+    seconds = statistics.median(r["seconds"] for r in results)
+    row = Row(workload, f"(ours only; known value {expect:g})", target, seconds, nodes=results[0]["nodes"],
+              runs=runs, met="yes" if seconds <= limit else "no")
+    row.note = f"{results[0]['algorithm']}, peak RSS {max(r['maxrss_mb'] for r in results):.0f} MB"
+    return row
+
+
+# ----------------------------------------------------------------------------- MCTS
+
+
+def mcts_rows(runs: int, sims: int) -> list[Row]:
+    import numpy as np
+    import pyspiel
+    from open_spiel.python.algorithms import mcts as os_mcts
+
+    rows = []
+    for label, name, params, os_name in (("tic-tac-toe", "tictactoe", {}, "tic_tac_toe"),
+                                         ("connect-four 7x6", "connect4", {}, "connect_four")):
+        rule = fresh(name, **params)
+        os_game = pyspiel.load_game(os_name)
+
+        def ours(rule: Any = rule) -> tuple[int, int]:
+            r = mcts(rule, limits=Limits(iterations=sims), solver=False, seed=1)
+            return r.stats.iterations, r.stats.nodes
+
+        def openspiel(os_game: Any = os_game) -> tuple[int, int]:
+            rng = np.random.RandomState(1)
+            bot = os_mcts.MCTSBot(os_game, math.sqrt(2), sims, os_mcts.RandomRolloutEvaluator(1, rng),
+                                  solve=False, random_state=rng)
+            root = bot.mcts_search(os_game.new_initial_state())
+            return root.explore_count, 0
+
+        o, r, ratio, a, b = paired(ours, openspiel, runs, lambda a, b: a[0] == b[0] == sims)
+        row = Row(f"MCTS {sims} simulations, {label}, random rollouts",
+                  "OpenSpiel mcts.MCTSBot + RandomRolloutEvaluator (C++ game)", "≥ 3x faster", o, r, ratio,
+                  None, None, runs, "yes" if ratio >= 3 else "no")
+        row.note = f"ours {sims / o:,.0f} sims/s, OpenSpiel {sims / r:,.0f} sims/s; solver off on both sides"
+        rows.append(row)
+    return rows
+
+
+# ----------------------------------------------------------------------------- Pig
+
+
+def pig_rows(runs: int, depth: int) -> list[Row]:
+    import pyspiel
+    from open_spiel.python.algorithms import minimax as os_minimax
+
+    rule = fresh("pig", goal=10, variant="openspiel")
+    os_game = pyspiel.load_game("pig", {"winscore": 10})
+
+    def ours() -> tuple[float, int]:
+        r = expectimax(rule, limits=Limits(depth=depth))
+        return r.value[0], r.stats.nodes
+
+    def search() -> Any:
+        return os_minimax.expectiminimax(os_game.new_initial_state(), depth, lambda s: 0.0, 0)
+
+    def openspiel() -> tuple[float, int]:
+        return search()[0], 0
+
+    o, r, ratio, a, _ = paired(ours, openspiel, runs, lambda a, b: close(a[0], b[0]))
+    row = Row(f"Pig goal 10 expectiminimax, depth {depth}", "OpenSpiel minimax.expectiminimax (C++ pig, winscore 10)",
+              "≥ 1.5x (nodes/s)", o, r, ratio, a[1], count_openspiel(search, "expectiminimax"), runs)
+    nps_ratio = row.nps / row.ref_nps if row.nps and row.ref_nps else 0.0
+    row.met = "yes" if nps_ratio >= 1.5 else "no"
+    row.note = f"nodes/s ratio {nps_ratio:.2f}; ours prunes (Star2 + TT), OpenSpiel searches the full tree"
+    return [row]
+
+
+# ----------------------------------------------------------------------------- loading
+
+
+def load_rows() -> list[Row]:
+    from gdl.loader import bundled_games, read_source, load_source
+
+    worst_name, worst = "", 0.0
+    per_game = {}
+    for path in bundled_games():
+        source = read_source(path)
+        load_source(source, str(path))  # the Lark tables are built once per process
+        best = min(timed(lambda: load_source(source, str(path)))[0] for _ in range(5))  # noqa: B023
+        per_game[path.stem] = best
+        if best > worst:
+            worst_name, worst = path.stem, best
+    row = Row("load (parse + check + compile) each bundled game, worst", "—", "≤ 50 ms each", worst,
+              met="yes" if worst <= 0.05 else "no", runs=5)
+    row.note = f"worst: {worst_name}; " + ", ".join(f"{k} {v * 1000:.1f}" for k, v in sorted(per_game.items())) + " ms"
+    games = [str(p) for p in bundled_games()]
+    check = [sys.executable, "-m", "gdl.cli", "check", *games]
+    times = [timed(lambda: subprocess.run(check, capture_output=True, cwd=ROOT))[0] for _ in range(3)]
+    t = statistics.median(times)
+    row2 = Row(f"`gdl check` all {len(games)} bundled games (new process)", "—", "≤ 1 s in all", t, runs=3,
+               met="yes" if t <= 1 else "no")
+    return [row, row2]
+
+
+# ----------------------------------------------------------------------------- report
+
+
+def fmt_s(x: float | None) -> str:
+    if x is None:
+        return "—"
+    return f"{x * 1000:.1f} ms" if x < 1 else f"{x:.2f} s"
+
+
+def fmt_n(x: float | None) -> str:
+    return "—" if not x else f"{x:,.0f}"
+
+
+def report(rows: list[Row], quick: bool, total: float) -> str:
+    lines = [
+        "# Benchmark results",
+        "",
+        f"`python bench/run.py{' --quick' if quick else ''}` on {platform.python_implementation()} "
+        f"{platform.python_version()}, {platform.machine()}, {time.strftime('%Y-%m-%d %H:%M')}; "
+        f"the whole run took {total:.0f} s.",
+        "",
+        "Ratio = reference time / our time, the median of the per-pair ratios (A B A B ...), so > 1 means we are "
+        "faster. Values are asserted equal in every pair. Nodes: ours from `SearchStats`; OpenSpiel's by "
+        "counting calls of its recursive search in an extra untimed run.",
+        "",
+        "| workload | reference | ours | reference time | ratio | target | met | nodes (ours) | nodes/s (ours) "
+        "| nodes (ref) | nodes/s (ref) | runs | notes |",
+        "| --- | --- | ---: | ---: | ---: | --- | --- | ---: | ---: | ---: | ---: | ---: | --- |",
+    ]
+    for r in rows:
+        ratio = "—" if r.ratio is None else f"{r.ratio:.2f}x"
+        lines.append(f"| {r.workload} | {r.reference} | {fmt_s(r.ours_s)} | {fmt_s(r.ref_s)} | {ratio} | {r.target} "
+                     f"| {r.met} | {fmt_n(r.nodes)} | {fmt_n(r.nps)} | {fmt_n(r.ref_nodes)} | {fmt_n(r.ref_nps)} "
+                     f"| {r.runs} | {r.note} |")
+    lines.append("")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="fewer runs; skip the long exact solves")
+    ap.add_argument("--only", default="", help="run only the workload groups whose name contains this")
+    ap.add_argument("--out", default=str(ROOT / "bench" / "RESULTS.md"))
+    args = ap.parse_args()
+    runs = 3 if args.quick else 7
+    groups: list[tuple[str, Callable[[], list[Row]]]] = [
+        ("tictactoe", lambda: ttt_rows(runs)),
+        ("c4-4x4", lambda: c4_4x4_rows(runs)),
+        ("c4-5x4", lambda: [solo("connect-four 5 cols x 4 rows exact solve", "connect4", {"cols": "5", "rows": "4"},
+                                 "≤ 2 s", 2, 0.0, 1 if args.quick else 3)]),
+        ("mcts", lambda: mcts_rows(runs, 300 if args.quick else 1000)),
+        ("pig-depth", lambda: pig_rows(runs, 8)),
+        ("load", load_rows),
+    ]
+    if not args.quick:
+        groups += [
+            ("c4-5x5", lambda: [solo("connect-four 5x5 exact solve", "connect4", {"cols": "5", "rows": "5"},
+                                     "≤ 60 s", 60, 0.0, 1)]),
+            ("c4-6x4", lambda: [solo("connect-four 6 cols x 4 rows exact solve", "connect4",
+                                     {"cols": "6", "rows": "4"}, "≤ 60 s", 60, -1.0, 1)]),
+            ("pig-100", lambda: [solo("Pig goal 100 exact solve", "pig", {"goal": "100"}, "≤ 60 s", 60,
+                                      2 * 0.530593 - 1, 1, 2e-6)]),
+        ]
+    start = time.perf_counter()
+    rows: list[Row] = []
+    for name, group in groups:
+        if args.only and args.only not in name:
+            continue
+        t0 = time.perf_counter()
+        try:
+            new = group()
+        except AssertionError as error:
+            new = [Row(name, "—", "—", 0.0, met="FAILED", note=str(error))]
+        rows += new
+        for r in new:
+            ratio = "" if r.ratio is None else f" ratio {r.ratio:.2f}x"
+            print(f"{r.workload}: ours {fmt_s(r.ours_s)} ref {fmt_s(r.ref_s)}{ratio} nodes {fmt_n(r.nodes)} "
+                  f"met={r.met} {r.note}", flush=True)
+        print(f"  [{name}: {time.perf_counter() - t0:.1f} s]", flush=True)
+    text = report(rows, args.quick, time.perf_counter() - start)
+    Path(args.out).write_text(text)
+    print(f"wrote {args.out}")
+    if any(r.met == "FAILED" for r in rows):
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
