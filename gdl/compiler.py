@@ -88,7 +88,6 @@ class DefInfo:
     pyname: str
     param_types: list[Type] = field(default_factory=list)
     result: Code | None = None  # set once compiled
-    uses_state: bool = True
     in_progress: bool = False
     used: bool = False
 
@@ -220,7 +219,6 @@ class Compiler:
         self.board: Board | None = None
         self.state: dict[str, StateVar] = {}
         self.defs: dict[str, DefInfo] = {}
-        self.moves: list[ast.MoveDecl] = []
         self.nvars = 0
         self.chance_points = 0
         self.has_chance = False
