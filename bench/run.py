@@ -17,7 +17,6 @@ import gc
 import json
 import math
 import platform
-import resource
 import statistics
 import subprocess
 import sys
@@ -209,12 +208,17 @@ print(json.dumps({{"seconds": seconds, "nodes": r.stats.nodes, "value": r.value[
 
 
 def solo(workload: str, name: str, params: dict[str, str], target: str, limit: float, expect: float,
-         runs: int, tolerance: float = 1e-9) -> Row:
+         runs: int, tolerance: float = 1e-9, timeout: float = 200) -> Row:
     """Ours only, each run in a fresh process (peak memory is the process's max RSS)."""
     results = []
     for _ in range(runs):
         code = CHILD.format(root=str(ROOT), name=name, params=params)
-        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+        try:
+            out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                                 timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return Row(workload, "(ours only)", target, float(timeout), runs=1, met="no",
+                       note=f"stopped after {timeout} s (not finished)")
         results.append(json.loads(out.stdout.strip().splitlines()[-1]))
         if abs(results[-1]["value"] - expect) > tolerance:
             raise AssertionError(f"{workload}: value {results[-1]['value']} but the known value is {expect}")
@@ -250,7 +254,7 @@ def mcts_rows(runs: int, sims: int) -> list[Row]:
             root = bot.mcts_search(os_game.new_initial_state())
             return root.explore_count, 0
 
-        o, r, ratio, a, b = paired(ours, openspiel, runs, lambda a, b: a[0] == b[0] == sims)
+        o, r, ratio, _a, _b = paired(ours, openspiel, runs, lambda a, b: a[0] == b[0] == sims)
         row = Row(f"MCTS {sims} simulations, {label}, random rollouts",
                   "OpenSpiel mcts.MCTSBot + RandomRolloutEvaluator (C++ game)", "≥ 3x faster", o, r, ratio,
                   None, None, runs, "yes" if ratio >= 3 else "no")
@@ -292,7 +296,7 @@ def pig_rows(runs: int, depth: int) -> list[Row]:
 
 
 def load_rows() -> list[Row]:
-    from gdl.loader import bundled_games, read_source, load_source
+    from gdl.loader import bundled_games, load_source, read_source
 
     worst_name, worst = "", 0.0
     per_game = {}

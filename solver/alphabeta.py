@@ -23,7 +23,7 @@ Pseudo-code (fail-soft negamax with a transposition table)::
             v := -negamax(child, depth - 1, -beta, -alpha)
             best := max(best, v); alpha := max(alpha, v)
             if alpha >= beta: break                # beta cut-off
-        store best in the TT with flag UPPER (best <= alpha0), LOWER (best >= beta) or EXACT
+        store best in the TT as an upper bound (best <= alpha0), a lower bound (best >= beta) or both
         return best
 
 Games where a player may move twice in a row (Pig's roll again, Kalah's
@@ -104,7 +104,7 @@ class NegamaxSearch:
         self.use_tt = use_tt
         self.ordering = ordering
         self.detect_cycles = detect_cycles
-        self.tt: dict[Hashable, tuple[int, float, int, Any, int]] = {}  # depth, value, flag, move, side
+        self.tt: dict[Hashable, tuple[int, float, float, Any, int]] = {}  # depth, lower, upper, move, side
         self.tt_cap = table_entries if table_entries is not None else 1 << 62
         self.history: dict[Hashable, int] = {}
         self.killers: list[list[Any]] = [[None, None] for _ in range(max_search_ply() + 2)]
@@ -139,6 +139,11 @@ class NegamaxSearch:
         tt_get = tt.get if tt is not None else None
         tt_cap = self.tt_cap
         history, killers, ordering = self.history, self.killers, self.ordering
+        history_get = history.get
+
+        def history_of(move: Any) -> int:
+            return history_get(move, 0)
+
         on_path: set[Hashable] | None = set() if self.detect_cycles else None
         max_ply = max_search_ply()
         search = self
@@ -146,13 +151,13 @@ class NegamaxSearch:
         def order(moves: list[Any], first: Any, ply: int) -> list[Any]:
             # TT move, then the two killers of this ply, then by history score (stable: game order breaks ties).
             if history:
-                moves = sorted(moves, key=lambda m: -history.get(m, 0))
+                # reverse=True keeps equal scores in the game's order (Python's sort is stable both ways).
+                moves.sort(key=history_of, reverse=True)
             k1, k2 = killers[ply]
-            front = [m for m in (first, k1, k2) if m is not None and m in moves]
-            if front:
-                if len(front) > 1 and front[0] == front[1]:
-                    front = [front[0], *front[2:]]
-                moves = list(dict.fromkeys(front + moves))
+            for m in (k2, k1, first):  # the TT move ends up first, then killer 1, then killer 2
+                if m is not None and m in moves and moves[0] != m:
+                    moves.remove(m)
+                    moves.insert(0, m)
             return moves
 
         def negamax(state: State, player: int, depth: int, alpha: float, beta: float, ply: int) -> float:
@@ -166,18 +171,21 @@ class NegamaxSearch:
             if tt_get is not None:
                 entry = tt_get(k)
                 if entry is not None:
-                    e_depth, e_value, e_flag, tt_move = entry[0], entry[1], entry[2], entry[3]
                     # Same remaining depth only (or an exact subtree): a deeper entry would make the
                     # value differ from the depth-limited minimax value, and ID results depend on it.
-                    if e_depth in (depth, UNLIMITED_DEPTH) and (
-                            e_flag == EXACT or (e_flag == LOWER and e_value >= beta)
-                            or (e_flag == UPPER and e_value <= alpha)):
-                        search.tt_hits += 1
-                        if e_depth < UNLIMITED_DEPTH:
-                            search.horizon_hits += 1  # this answer leans on a horizon
-                        if ply == 0:
-                            search.root_best = tt_move
-                        return e_value
+                    # An entry keeps both a lower and an upper bound (equal when exact), so that the
+                    # null-window searches of MTD(f) do not overwrite each other's bounds.
+                    e_depth, e_low, e_high, tt_move = entry[0], entry[1], entry[2], entry[3]
+                    if e_depth in (depth, UNLIMITED_DEPTH):
+                        if e_low >= beta or e_high <= alpha or e_low == e_high:
+                            search.tt_hits += 1
+                            if e_depth < UNLIMITED_DEPTH:
+                                search.horizon_hits += 1  # this answer leans on a horizon
+                            if ply == 0:
+                                search.root_best = tt_move
+                            return e_low if e_low >= beta or e_low == e_high else e_high
+            else:
+                entry = None
             if on_path is not None:
                 if k in on_path:
                     raise CycleFound(state)
@@ -206,20 +214,15 @@ class NegamaxSearch:
                     children.append((move, child, child_player))
                     if tt_get is None or depth <= 1:
                         continue
-                    entry = tt_get(key(child))
-                    if entry is None or entry[0] not in (depth - 1, UNLIMITED_DEPTH):
+                    known = tt_get(key(child))
+                    if known is None or known[0] not in (depth - 1, UNLIMITED_DEPTH):
                         continue
-                    value, flag = entry[1], entry[2]
-                    if sides[child_player] != side:
-                        if flag == LOWER:
-                            continue
-                        value = -value
-                    elif flag == UPPER:
-                        continue
+                    # Our lower bound on this child: its lower bound, or minus its upper bound.
+                    value = -known[2] if sides[child_player] != side else known[1]
                     if value < beta:
                         continue  # a bound that proves nothing here: search the child below
                     search.tt_hits += 1
-                    if entry[0] != UNLIMITED_DEPTH:
+                    if known[0] != UNLIMITED_DEPTH:
                         search.horizon_hits += 1
                 if value > best:
                     best = value
@@ -257,10 +260,21 @@ class NegamaxSearch:
                                 break
             if on_path is not None:
                 on_path.discard(k)
-            if tt is not None and (len(tt) < tt_cap or k in tt):
-                flag = UPPER if best <= alpha0 else LOWER if best >= beta else EXACT
+            if tt is not None and (entry is not None or len(tt) < tt_cap):
                 stored_depth = UNLIMITED_DEPTH if search.horizon_hits == horizon_before else depth
-                tt[k] = (stored_depth, best, flag, best_move, side)
+                if entry is not None and entry[0] == stored_depth:
+                    low, high = entry[1], entry[2]  # narrow the bounds already known
+                else:
+                    low, high = -INF, INF
+                if best <= alpha0:
+                    high = best
+                    if best_move is None:
+                        best_move = tt_move
+                elif best >= beta:
+                    low = best
+                else:
+                    low = high = best
+                tt[k] = (stored_depth, low, high, best_move, side)
             if ply == 0:
                 search.root_best = best_move
             return best

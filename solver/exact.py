@@ -41,7 +41,7 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from solver.alphabeta import EXACT, LOWER, UPPER, CycleFound, TooDeep, at_least, at_most, solve_negamax
+from solver.alphabeta import INF, CycleFound, TooDeep, at_least, at_most, solve_negamax
 from solver.game import CHANCE, TERMINAL, Game, State
 from solver.limits import (
     UNLIMITED_DEPTH,
@@ -149,6 +149,8 @@ def _solve_alphabeta(game: Game, root: State, budget: Budget, limits: Limits) ->
     key = game.key(root)
     table.values[key] = (score + 0.0, 0.0 - score)
     table.best[key] = tuple(str(m) for m in best_moves)
+    if not best_moves:  # the game interface's contract: a decision state has a legal move
+        raise ValueError(f"player {game.players[player]} is to move but has no legal move, and the game is not over")
     pv = search.principal_variation(root, best_moves[0], 10_000)
     stats = search.stats(len(pv))
     return Solution((score + 0.0, 0.0 - score), tuple(best_moves), pv, True, stats, "alphabeta", table=table)
@@ -162,13 +164,14 @@ def _table_from_tt(game: Game, search: Any) -> SolvedTable:
     table = SolvedTable.for_game(game, "alphabeta", complete=False)
     low, high = getattr(game, "utility_bounds", None) or (float("-inf"), float("inf"))
     values, best = table.values, table.best
-    for key, (depth, value, flag, move, side) in search.tt.items():
+    for key, (depth, lower, upper, move, side) in search.tt.items():
         if depth < UNLIMITED_DEPTH:
             continue
-        if flag == EXACT or (flag == LOWER and value >= high) or (flag == UPPER and value <= low):
+        if lower == upper or lower >= high or upper <= low:
+            value = lower if lower == upper or lower >= high else upper
             v0 = side * value + 0.0
             values[key] = (v0, 0.0 - v0)
-            if move is not None and flag != UPPER:
+            if move is not None and lower > -INF:
                 best[key] = (str(move),)
     return table
 
