@@ -24,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
@@ -56,6 +57,8 @@ class Code:
     src: str
     type: Type
     const: Any = NOT_CONST
+    terms: tuple[str, ...] | None = None
+    """For a disjunction: the source of each disjunct (end rules are re-checked term by term)."""
 
     @property
     def is_const(self) -> bool:
@@ -110,6 +113,7 @@ class Ctx:
     in_loop: bool = False
     in_setup: bool = False
     in_end: bool = False  # end rules, utility, heuristic: `no_moves` is allowed
+    track_write: bool = False  # the effect writes the state once: record the slot in `_w`
 
     def lookup(self, name: str) -> Local | None:
         for scope in reversed(self.scopes):
@@ -118,7 +122,8 @@ class Ctx:
         return None
 
     def child(self, **changes: Any) -> Ctx:
-        ctx = Ctx([*self.scopes, {}], self.in_effect, self.in_move, self.in_loop, self.in_setup, self.in_end)
+        ctx = Ctx([*self.scopes, {}], self.in_effect, self.in_move, self.in_loop, self.in_setup, self.in_end,
+                  self.track_write)
         for key, value in changes.items():
             setattr(ctx, key, value)
         return ctx
@@ -229,6 +234,7 @@ class Compiler:
         self.factories: list[MoveFactory | OutcomeFactory] = []
         self.eager_moves: list[tuple[str, str, tuple[Any, ...], str]] = []
         self.distributions: list[tuple[str, OutcomeFactory, list[tuple[Any, float]]]] = []
+        self.incremental_ends = False  # some move writes one slot: emit per-slot end checks
 
     # ------------------------------------------------------------ diagnostics
     def error(self, code: str, message: str, span: Span, hint: str | None = None) -> None:
@@ -940,7 +946,9 @@ class Compiler:
         rest = [c for c in codes if not c.is_const]
         if not rest:
             return Code("False", T.BOOL, False)
-        return rest[0] if len(rest) == 1 else Code("(" + " or ".join(c.src for c in rest) + ")", T.BOOL)
+        if len(rest) == 1:
+            return rest[0]
+        return Code("(" + " or ".join(c.src for c in rest) + ")", T.BOOL, terms=_disjuncts(rest))
 
     def indicator(self, cond: Code) -> Code:
         if cond.is_const:
@@ -1310,7 +1318,8 @@ class Compiler:
     def compile_effect(self, fn: str, params: list[str], types: list[Type], body: Sequence[ast.Stmt],
                        ctx: Ctx, span: Span, setup: bool = False) -> None:
         """Emit ``fn(params..., st)``: the move's effects, split at chance points into continuations."""
-        ectx = ctx.child(in_effect=True, in_move=not setup, in_setup=setup)
+        single = not setup and self.writes_state_once(body)
+        ectx = ctx.child(in_effect=True, in_move=not setup, in_setup=setup, track_write=single)
         out: list[str] = []
         self.compile_block(list(body), ectx, [], out, 1, span)
         self.emit(f"def {fn}({''.join(p + ', ' for p in params)}st):", span)
@@ -1318,9 +1327,34 @@ class Compiler:
         if setup:
             self.emit("    me = 0; nt = 0", span)
         else:
-            self.emit("    me = s[_T]; nt = None", span)
+            self.emit("    me = s[_T]; nt = None" + ("; _w = -1" if single else ""), span)
         self.splice(out)
-        self.emit("    return _finish(s, me, nt)", span)
+        if single:
+            self.incremental_ends = True
+            self.emit("    return _finish_at(s, me, nt, _w)", span)
+        else:
+            self.emit("    return _finish(s, me, nt)", span)
+
+    def writes_state_once(self, body: Sequence[ast.Stmt]) -> bool:
+        """At most one assignment to a state variable, outside loops, and no chance: the move
+        changes at most one slot (plus the turn), known when the move runs."""
+        writes = 0
+        stack: list[tuple[ast.Stmt, bool]] = [(stmt, False) for stmt in body]
+        while stack:
+            stmt, in_loop = stack.pop()
+            if isinstance(stmt, (ast.Chance, ast.ChanceBranches)):
+                return False
+            if isinstance(stmt, ast.Assign) and stmt.name != "turn":
+                if in_loop:
+                    return False
+                writes += 1
+            elif isinstance(stmt, ast.If):
+                for _, block in stmt.branches:
+                    stack.extend((s, in_loop) for s in block)
+                stack.extend((s, in_loop) for s in stmt.orelse or ())
+            elif isinstance(stmt, ast.For):
+                stack.extend((s, True) for s in stmt.body)
+        return writes <= 1
 
     def splice(self, out: list[str]) -> None:
         for item in out:
@@ -1438,6 +1472,12 @@ class Compiler:
                                 "only state variables, `let` locals and `turn` can be assigned")
             raise self.fail("undefined-name", f"{_q(stmt.name)} is not defined", stmt.name_span,
                             did_you_mean(stmt.name, list(self.state) + [n for n, _ in ctx.all_locals()]))
+        prefix = ""
+        if local is None and ctx.track_write:
+            # The move's only write to the state: remember its slot so that the end rules are
+            # re-checked only where that slot can make them true (see emit_incremental_ends).
+            prefix = f"_w = {target[2:-1]}; "
+            target = "s[_w]"
         if stmt.op != "=":
             if not target_type.is_number:
                 raise self.fail("type", f"`{stmt.op}` needs a number, and {_q(stmt.name)} holds {target_type}",
@@ -1456,7 +1496,7 @@ class Compiler:
                 # Keep every state value inside its declared domain: the state space stays finite
                 # and a mistake in the rules is reported at its line instead of corrupting a solve.
                 src = f"_dom({src}, {var.lo}, {var.hi}, {self.span_id(stmt.value.span)})"
-        return f"{target} = {src}"
+        return f"{prefix}{target} = {src}"
 
     def global_name_kind(self, name: str) -> str | None:
         if name in self.params:
@@ -1684,26 +1724,12 @@ class Compiler:
                        first.span, "or use `win p when ...` / `draw when ...`, which score themselves")
         table: list[tuple[float, ...] | None] = [None]
         descriptions = [""]
-        checks: list[tuple[str, Span]] = []
+        # In file order: (condition, status code source, span); a `win p when` rule gives one per player.
+        rules: list[tuple[Code, str, Span]] = []
         for end in ends:
             base = len(table)  # not from the rule's index: a rule that failed to compile adds no rows
-            ctx = Ctx([{}], in_end=True)
             try:
-                binder = self.end_binder(end)
-                if binder is not None:
-                    ctx.scopes[-1][binder] = Local(f"L_{binder}", T.PLAYER, False)
-                cond = self.expr(end.condition, ctx)
-                self.require(cond, T.BOOL, end.condition.span)
-                if binder is not None and f"L_{binder}" not in cond.src:
-                    self.warn("unused-binder", f"{_q(binder)} is not used in the condition, so it stands for "
-                              "every player", end.who.span if end.who else end.span,
-                              did_you_mean(binder, self.visible_names(ctx)))
-                who_src = None
-                if end.kind in ("win", "lose") and binder is None:
-                    assert end.who is not None
-                    who = self.expr(end.who, ctx)
-                    self.require(who, T.PLAYER, end.who.span)
-                    who_src = who.src
+                rules.extend(self.end_conditions(end, base))
             except CompileFailed:
                 continue
             table.extend([None] * (n + 1))
@@ -1711,21 +1737,75 @@ class Compiler:
             for p in range(-1, n):
                 table[base + p + 1] = self.end_utilities(end.kind, p)
                 descriptions[base + p + 1] = self.describe_end(end.kind, p)
-            if binder is not None:
-                checks.append((f"for L_{binder} in range({n}):", end.span))
-                checks.append((f"    if {cond.src}: return _end(s, {base + 1} + L_{binder})", end.span))
-            elif who_src is not None:
-                checks.append((f"if {cond.src}: return _end(s, {base + 1} + {who_src})", end.span))
-            else:
-                checks.append((f"if {cond.src}: return _end(s, {base})", end.span))
         self.globals["_UT"] = tuple(table)
         self.emit("def _finish(s, me, nt):")
         self.emit("    s[_T] = _NEXT[me] if nt is None else nt")
-        for line, span in checks:
-            self.emit("    " + line, span)
+        for cond, status, span in rules:
+            self.emit(f"    if {cond.src}: return _end(s, {status})", span)
         self.emit("    return tuple(s)")
+        if self.incremental_ends:
+            self.emit_incremental_ends(rules)
         self.globals["_ST"] = self.status_slot
         return descriptions
+
+    def end_conditions(self, end: ast.EndDecl, base: int) -> list[tuple[Code, str, Span]]:
+        """The conditions of one end rule with the status each sets; constant-false ones are dropped."""
+        n = len(self.players)
+        ctx = Ctx([{}], in_end=True)
+        binder = self.end_binder(end)
+        if binder is not None:
+            ctx.scopes[-1][binder] = Local(f"L_{binder}", T.PLAYER, False)
+        cond = self.expr(end.condition, ctx)
+        self.require(cond, T.BOOL, end.condition.span)
+        if binder is not None and f"L_{binder}" not in cond.src:
+            self.warn("unused-binder", f"{_q(binder)} is not used in the condition, so it stands for "
+                      "every player", end.who.span if end.who else end.span,
+                      did_you_mean(binder, self.visible_names(ctx)))
+        if binder is not None:
+            out = []
+            for p in range(n):  # one condition per player, with the player folded in
+                pctx = Ctx([{}], in_end=True)
+                pctx.scopes[-1][binder] = Local(f"L_{binder}", T.PLAYER, False, p)
+                out.append((self.expr(end.condition, pctx), str(base + 1 + p), end.span))
+            return [rule for rule in out if not (rule[0].is_const and not rule[0].const)]
+        status = str(base)
+        if end.kind in ("win", "lose"):
+            assert end.who is not None
+            who = self.expr(end.who, ctx)
+            self.require(who, T.PLAYER, end.who.span)
+            status = f"{base + 1} + {who.src}"
+        if cond.is_const and not cond.const:
+            return []
+        return [(cond, status, end.span)]
+
+    def emit_incremental_ends(self, rules: list[tuple[Code, str, Span]]) -> None:
+        """``_finish_at(s, me, nt, k)``: the end rules after a move that changed only slot ``k``.
+
+        The state before the move was not terminal, so every end condition was false there.
+        A condition is a disjunction of terms, each a pure function of the slots it reads; a
+        term that does not read slot ``k`` is still false. So only the terms that read ``k``
+        (or read the turn, or slots not known at load time) need checking, in file order:
+        for Connect Four, the few lines through the new disc instead of every line.
+        """
+        per_slot: list[list[tuple[str, str, Span]]] = [[] for _ in range(self.nvars + 1)]  # last: no write
+        for cond, status, span in rules:
+            for term in cond.terms or (cond.src,):
+                reads = _slots_read(term)
+                for k in range(self.nvars + 1):
+                    if reads is None or (k < self.nvars and k in reads):
+                        per_slot[k].append((term, status, span))
+        names = []
+        for k, checks in enumerate(per_slot):
+            name = f"_chk{k}"
+            names.append(name)
+            self.emit(f"def {name}(s):")
+            for term, status, span in checks:
+                self.emit(f"    if {term}: return _end(s, {status})", span)
+            self.emit("    return tuple(s)")
+        self.emit("def _finish_at(s, me, nt, k):")
+        self.emit("    s[_T] = _NEXT[me] if nt is None else nt")
+        self.emit("    return _CHK[k](s)")
+        self.emit(f"_CHK = ({', '.join(names)},)")
 
     def end_binder(self, end: ast.EndDecl) -> str | None:
         """``win p when ...``: a bare, otherwise unknown name stands for each player in turn."""
@@ -2023,6 +2103,29 @@ def _cell(compiler: Compiler, call: ast.Call, args: list[Code]) -> Code:
 
 
 # ------------------------------------------------------------------ helpers
+
+
+_STATE_READ = re.compile(r"(?<![A-Za-z0-9_])s\[")
+_CONSTANT_READ = re.compile(r"(?<![A-Za-z0-9_])s\[(\d+)\]")
+_STATE_PASSED = re.compile(r"(?<![A-Za-z0-9_])s(?![A-Za-z0-9_\[])")
+
+
+def _slots_read(src: str) -> set[int] | None:
+    """The state slots a generated expression reads, or None if that is not known at load time
+    (an index computed at run time, the turn, or the whole state passed to a function)."""
+    if _STATE_PASSED.search(src):
+        return None
+    constant = _CONSTANT_READ.findall(src)
+    if len(constant) != len(_STATE_READ.findall(src)):
+        return None
+    return {int(k) for k in constant}
+
+
+def _disjuncts(codes: Sequence[Code]) -> tuple[str, ...]:
+    out: list[str] = []
+    for code in codes:
+        out.extend(code.terms or (code.src,))
+    return tuple(out)
 
 
 def _hashable(value: Any) -> bool:
