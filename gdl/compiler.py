@@ -178,13 +178,18 @@ def compile_rules(
     filename: str = "<string>",
     overrides: dict[str, str] | None = None,
     checked: bool = False,
+    incremental_ends: bool = True,
 ) -> tuple[Program, list[Diagnostic]]:
     """Check and compile; returns the program and the warnings.
+
+    ``incremental_ends=False`` re-checks every end rule in full after every move (the tests
+    compare the two).
 
     :raises RuleFileError: the rule file has errors (all of them are listed).
     :raises ParameterError: an override names no parameter or has a bad value.
     """
     compiler = Compiler(rules, source, filename, overrides or {}, checked)
+    compiler.allow_incremental_ends = incremental_ends
     program = compiler.run()
     # A move unrolled per parameter value compiles its body once per value: report each problem once.
     compiler.diagnostics = list(dict.fromkeys(compiler.diagnostics))
@@ -235,6 +240,7 @@ class Compiler:
         self.eager_moves: list[tuple[str, str, tuple[Any, ...], str]] = []
         self.distributions: list[tuple[str, OutcomeFactory, list[tuple[Any, float]]]] = []
         self.incremental_ends = False  # some move writes one slot: emit per-slot end checks
+        self.allow_incremental_ends = True
 
     # ------------------------------------------------------------ diagnostics
     def error(self, code: str, message: str, span: Span, hint: str | None = None) -> None:
@@ -1318,7 +1324,7 @@ class Compiler:
     def compile_effect(self, fn: str, params: list[str], types: list[Type], body: Sequence[ast.Stmt],
                        ctx: Ctx, span: Span, setup: bool = False) -> None:
         """Emit ``fn(params..., st)``: the move's effects, split at chance points into continuations."""
-        single = not setup and self.writes_state_once(body)
+        single = not setup and self.allow_incremental_ends and self.writes_state_once(body)
         ectx = ctx.child(in_effect=True, in_move=not setup, in_setup=setup, track_write=single)
         out: list[str] = []
         self.compile_block(list(body), ectx, [], out, 1, span)
