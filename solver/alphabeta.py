@@ -176,14 +176,14 @@ class NegamaxSearch:
                     # An entry keeps both a lower and an upper bound (equal when exact), so that the
                     # null-window searches of MTD(f) do not overwrite each other's bounds.
                     e_depth, e_low, e_high, tt_move = entry[0], entry[1], entry[2], entry[3]
-                    if e_depth in (depth, UNLIMITED_DEPTH):
-                        if e_low >= beta or e_high <= alpha or e_low == e_high:
-                            search.tt_hits += 1
-                            if e_depth < UNLIMITED_DEPTH:
-                                search.horizon_hits += 1  # this answer leans on a horizon
-                            if ply == 0:
-                                search.root_best = tt_move
-                            return e_low if e_low >= beta or e_low == e_high else e_high
+                    if e_depth in (depth, UNLIMITED_DEPTH) and (
+                            e_low >= beta or e_high <= alpha or e_low == e_high):
+                        search.tt_hits += 1
+                        if e_depth < UNLIMITED_DEPTH:
+                            search.horizon_hits += 1  # this answer leans on a horizon
+                        if ply == 0:
+                            search.root_best = tt_move
+                        return e_low if e_low >= beta or e_low == e_high else e_high
             else:
                 entry = None
             if on_path is not None:
