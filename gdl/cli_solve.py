@@ -316,8 +316,65 @@ def add_solve_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--depth", type=int, metavar="N", help="heuristic search to this depth instead of solving")
     p.add_argument("--time", type=float, metavar="SECONDS", help="search for at most this long (heuristic "
                    "unless it finishes)")
+    p.add_argument("--max-nodes", type=int, metavar="N", help="stop after visiting this many states "
+                   "(the result so far is reported)")
+    p.add_argument("--max-table", type=int, metavar="ENTRIES", help="memory cap: at most this many "
+                   "states in the solver's tables")
+    p.add_argument("--memory", type=float, metavar="MB", help="memory cap in megabytes for the solver's "
+                   f"tables (about {BYTES_PER_ENTRY} bytes per state; combined with --max-table, the smaller wins)")
     p.add_argument("--save", metavar="FILE.sqlite", help="store the solved values in an SQLite table")
     p.add_argument("--json", action="store_true", help="print exactly one JSON object")
+
+
+BYTES_PER_ENTRY = 400
+"""Rough memory per solved state (key tuple, value tuple, index, graph edges) for ``--memory``."""
+
+
+def solve_limits(args: argparse.Namespace) -> Limits:
+    """The budget of ``gdl solve`` from its options.
+
+    :raises UsageError: a negative or zero budget.
+    """
+    if args.depth is not None and args.depth < 1:
+        raise UsageError("--depth must be at least 1")
+    if args.time is not None and not args.time > 0:
+        raise UsageError("--time must be positive")
+    if args.max_nodes is not None and args.max_nodes < 1:
+        raise UsageError("--max-nodes must be at least 1")
+    if args.max_table is not None and args.max_table < 1:
+        raise UsageError("--max-table must be at least 1")
+    entries = args.max_table
+    if args.memory is not None:
+        if not args.memory > 0:
+            raise UsageError("--memory must be positive (megabytes)")
+        by_memory = max(1, int(args.memory * 1e6 / BYTES_PER_ENTRY))
+        entries = by_memory if entries is None else min(entries, by_memory)
+    return Limits(depth=args.depth, seconds=args.time, nodes=args.max_nodes, table_entries=entries)
+
+
+def size_estimate(game: Any, state: Any, explored: int) -> dict[str, Any]:
+    """How big the game is: the encodings bound of ``gdl info`` and the states explored before the stop."""
+    from gdl.cli import state_space
+
+    estimate: dict[str, Any] = {"states_explored": int(explored)}
+    try:
+        log10 = state_space(game).get("log10_encodings")
+    except Exception:  # noqa: BLE001 -- an estimate must never turn a result into a crash
+        log10 = None
+    if log10 is not None:
+        estimate["log10_encodings"] = round(float(log10), 2)
+    return estimate
+
+
+def _estimate_text(estimate: dict[str, Any]) -> str:
+    text = f"explored {estimate['states_explored']:,} states"
+    log10 = estimate.get("log10_encodings")
+    if log10 is not None:
+        bound = f"{10 ** log10:,.0f}" if log10 < 9 else f"10^{log10:.1f}"
+        text += f"; the state space has at most {bound} encodings"
+        if estimate["states_explored"] and log10 > math.log10(max(1, estimate["states_explored"])) + 1:
+            text += " -- probably too big to solve exactly; try --depth or --time for a heuristic answer"
+    return text
 
 
 def _value_dict(game: Any, value: Sequence[float]) -> dict[str, float]:
@@ -328,11 +385,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
     out = make_console()
     game = load_game(args.game, parse_params(args.param))
     state, played = replay(game, args.moves)
-    if args.depth is not None and args.depth < 1:
-        raise UsageError("--depth must be at least 1")
-    if args.time is not None and not args.time > 0:
-        raise UsageError("--time must be positive")
-    limits = Limits(depth=args.depth, seconds=args.time)
+    limits = solve_limits(args)
     try:
         with SearchDisplay(out, f"solving {game_label(game)}") as display:
             solution = engine.solve_with_moves(game, state, args.algorithm, limits, display.update)
@@ -364,6 +417,8 @@ def cmd_solve(args: argparse.Namespace) -> int:
         "stopped": bool(result.stopped),
         "stop_reason": result.stop_reason,
     }
+    if result.stopped and result.stop_reason != "interrupt":
+        report["estimate"] = size_estimate(game, state, max(stats.nodes, stats.tt_size))
     if args.save:
         from solver.table import TableError, save_table
 
@@ -388,9 +443,18 @@ def _print_solution(out: Any, game: Any, state: Any, solution: engine.Solution, 
     if report["moves"]:
         out.print(board_text(game, state))
     if result.stopped:
-        reason = {"interrupt": "interrupted", "time": "out of time", "nodes": "out of nodes"}.get(
-            result.stop_reason or "", result.stop_reason or "stopped")
+        reason = {"interrupt": "interrupted", "time": "out of time (--time)", "nodes": "out of nodes (--max-nodes)",
+                  "table": "out of table space (--max-table/--memory)",
+                  "iterations": "out of iterations"}.get(result.stop_reason or "", result.stop_reason or "stopped")
         out.print(Text(f"{reason}: the best result so far", style="bold yellow"))
+        if "estimate" in report:
+            out.print(Text(_estimate_text(report["estimate"]), style="yellow"))
+    if result.stopped and result.algorithm == "exact" and not result.best_moves:
+        out.print(Text("no value: the exact solver stopped before it solved the position", style="bold yellow"))
+        stats = report["stats"]
+        out.print(Text(f"{stats['nodes']:,} nodes in {stats['seconds']:.3f} s, TT {stats['tt_size']:,} entries",
+                       style="dim"))
+        return
     kind = "exact value" if result.exact else "estimated value (heuristic search)"
     values = ", ".join(f"{p} {format_number(v)}" for p, v in report["value"].items())
     out.print(Text(f"{kind}: ", style="bold") + Text(values, style="bold green" if result.exact else "bold yellow")

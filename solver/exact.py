@@ -41,7 +41,7 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from solver.alphabeta import INF, CycleFound, TooDeep, at_least, at_most, solve_negamax
+from solver.alphabeta import INF, CycleFound, NegamaxSearch, TooDeep, at_least, at_most, mtdf, solve_negamax
 from solver.game import CHANCE, TERMINAL, Game, State
 from solver.limits import (
     UNLIMITED_DEPTH,
@@ -135,7 +135,21 @@ def _solve_alphabeta(game: Game, root: State, budget: Budget, limits: Limits) ->
         table = SolvedTable.for_game(game, "alphabeta", complete=False)
         table.values[game.key(root)] = value
         return Solution(value, (), (), True, budget.stats(), "alphabeta", table=table)
-    search, score = solve_negamax(game, root, budget, table_entries=limits.table_entries)
+    if limits.table_entries is not None:
+        # An exact search cannot go on with a full table (it would redo work forever): stop at the cap.
+        search = NegamaxSearch(game, budget, detect_cycles=True)
+        cap, budget_check = limits.table_entries, budget.check
+
+        def check(nodes: int) -> int:
+            budget.tt_size = len(search.tt)
+            if budget.tt_size >= cap:
+                raise SearchStopped("table")
+            return budget_check(nodes)
+
+        budget.check = check  # type: ignore[method-assign]
+        score = mtdf(search, root, 0.0)
+    else:
+        search, score = solve_negamax(game, root, budget)
     player = game.to_move(root)
     side = search.sides[player]
     best_moves = []

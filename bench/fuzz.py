@@ -1,0 +1,494 @@
+"""A long fuzzing campaign against the rule-file pipeline (parse, check, compile, run, solve).
+
+    python bench/fuzz.py --cases 100000 --jobs 2 --out fuzz-crashes
+
+Every case is built from one integer seed (so a case is reproduced by its seed alone):
+
+* ``generated``: a structured generator writes a *syntactically valid* game from pieces
+  (players, an optional board, typed state, parameters, defs, moves with guards,
+  chance, loops and `again`, end rules, render lines) with random expressions over the
+  names it declared; about a third of them are then mutated once more;
+* ``mutated``: a bundled game with 1 to 4 mutations -- token deletion, duplication,
+  swap, byte flip, insertion of an interesting token, truncation.
+
+The properties checked (a violation is a *crash*):
+
+1. loading raises nothing but :class:`gdl.GdlError` subclasses (``RuleFileError``,
+   ``ParameterError``, ``RuleRuntimeError`` from ``setup``);
+2. every diagnostic (and warning) lies inside the file: ``1 <= line <= lines`` and the
+   column within that line (or one past its end);
+3. a game that loads (in checked mode) survives random playouts, or raises only
+   :class:`gdl.RuleRuntimeError`, which ``game.explain`` maps to a diagnostic in the file;
+4. the exact solver under a small node budget raises nothing but ``RuleRuntimeError``
+   (or ``ValueError`` from the solver's own preconditions);
+5. no case takes more than ``--timeout`` seconds (a hang is a crash too).
+
+Distinct crashes are grouped by signature (exception type and the innermost frame in
+gdl/ or solver/); one reproducer per signature is written to ``--out`` as
+``<signature-hash>.gdl`` with the signature and seed in a comment at the top. The
+summary lists every signature with its count.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import multiprocessing
+import os
+import random
+import re
+import signal
+import sys
+import time
+import traceback
+from collections import Counter
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.setrecursionlimit(max(sys.getrecursionlimit(), 1000))
+
+import gdl  # noqa: E402
+from gdl.diagnostics import GdlError, RuleFileError  # noqa: E402
+from solver.game import CHANCE, TERMINAL  # noqa: E402
+from solver.limits import Limits  # noqa: E402
+
+GAMES = {p.stem: p.read_text(encoding="utf-8") for p in gdl.bundled_games()}
+# Othello and hex load slowly (~0.4 s checked); they still take part, just less often.
+SLOW = {"othello", "hex", "breakthrough"}
+TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]+|\s+|\.\.|//|[=!<>+\-*]=|.", re.DOTALL)
+INTERESTING = [*":()[]{}=<>.,;#\"\\?-+*/%\n\t ", "\n    ", "\n        ", "..", "==", "x", "none", "move",
+               "if", "else", "for", "in", "chance", "again", "when", "0", "1", "9", "-1", "99999999999",
+               "10**9", "player", "cell", "mover", "turn", "not", "and", "or", "all", "any", "sum",
+               "max", "min", "len", "lines(3)", "ray(", "neighbors(", "let", "break", "otherwise",
+               "weight", "with", "param", "state", "def", "win", "lose", "draw", "utility",
+               "heuristic", "render", "zero_sum", "setup", "after", "every", "terminal", "__class__",
+               "__import__", "eval", "lambda", "\u00e9", "\u200b", "\r\n", "\x00"]
+
+
+# ------------------------------------------------------------------ the structured generator
+
+
+class Generator:
+    """Writes one valid-looking game from pieces, with random expressions over declared names."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+        self.ints: list[str] = []  # scalar int state / params
+        self.arrays: list[tuple[str, str]] = []  # (name, index type) with int values
+        self.bools: list[str] = []
+        self.has_board = False
+        self.in_move = True
+        self.in_end = False
+
+    def small(self) -> str:
+        return str(self.rng.choice([0, 1, 2, 3, 4, 5, 7, 10, -1]))
+
+    def int_expr(self, depth: int = 0) -> str:
+        r = self.rng
+        choices = ["lit", "lit"]
+        if self.ints:
+            choices += ["int", "int", "int"]
+        if self.arrays:
+            choices += ["arr", "arr"]
+        if depth < 3:
+            choices += ["bin", "bin", "min", "cond", "sum", "count", "abs"]
+        kind = r.choice(choices)
+        if kind == "lit":
+            return self.small()
+        if kind == "int":
+            return r.choice(self.ints)
+        if kind == "arr":
+            name, index = r.choice(self.arrays)
+            return f"{name}[{self.index_of(index)}]"
+        if kind == "bin":
+            op = r.choice(["+", "-", "*", "//", "%", "+", "-"])
+            return f"({self.int_expr(depth + 1)} {op} {self.int_expr(depth + 1)})"
+        if kind == "min":
+            return f"{r.choice(['min', 'max'])}({self.int_expr(depth + 1)}, {self.int_expr(depth + 1)})"
+        if kind == "abs":
+            return f"abs({self.int_expr(depth + 1)})"
+        if kind == "cond":
+            return f"({self.int_expr(depth + 1)} if {self.bool_expr(depth + 1)} else {self.int_expr(depth + 1)})"
+        if kind == "sum" and self.arrays:
+            name, index = r.choice(self.arrays)
+            return f"(sum v in {index}: {name}[v])"
+        if kind == "count" and self.arrays:
+            name, index = r.choice(self.arrays)
+            return f"(count v in {index} where {name}[v] > {self.small()}: true)"
+        return self.small()
+
+    def index_of(self, index: str) -> str:
+        r = self.rng
+        if index == "player":
+            if not self.in_move:
+                return r.choice(["A", "turn", "p" if self.in_end else "A"])
+            return r.choice(["mover", "turn", "opponent(mover)", "mover"])
+        if index == "cell":
+            return r.choice(["c", "cell(0, 0)"]) if "c" in self.bound else "cell(0, 0)"
+        lo, hi = index.split("..")
+        return r.choice([lo, hi, f"({self.int_expr(2)}) % ({hi} + 1)" if lo == "0" else lo])
+
+    bound: set[str] = set()
+
+    def bool_expr(self, depth: int = 0) -> str:
+        r = self.rng
+        choices = ["cmp", "cmp", "cmp", "lit"]
+        if self.bools:
+            choices += ["bool"]
+        if depth < 3:
+            choices += ["and", "or", "not", "any"]
+        kind = r.choice(choices)
+        if kind == "cmp":
+            return f"{self.int_expr(depth + 1)} {r.choice(['==', '!=', '<', '<=', '>', '>='])} {self.int_expr(depth + 1)}"
+        if kind == "lit":
+            return r.choice(["true", "false"])
+        if kind == "bool":
+            return r.choice(self.bools)
+        if kind in ("and", "or"):
+            return f"({self.bool_expr(depth + 1)} {kind} {self.bool_expr(depth + 1)})"
+        if kind == "not":
+            return f"not ({self.bool_expr(depth + 1)})"
+        if self.arrays:
+            name, index = r.choice(self.arrays)
+            return f"({r.choice(['any', 'all'])} v in {index}: {name}[v] {r.choice(['==', '<', '>'])} {self.small()})"
+        return "true"
+
+    def statement(self, indent: str, depth: int = 0) -> list[str]:
+        r = self.rng
+        kinds = ["assign", "assign", "assign"]
+        if depth < 2:
+            kinds += ["if", "for", "chance"]
+        kinds += ["again", "pass", "let"]
+        kind = r.choice(kinds)
+        if kind == "assign":
+            if self.arrays and r.random() < 0.5:
+                name, index = r.choice(self.arrays)
+                target = f"{name}[{self.index_of(index)}]"
+            elif self.ints:
+                assignable = [i for i in self.ints if i.startswith("s")]
+                if not assignable:
+                    return [f"{indent}pass"]
+                target = r.choice(assignable)
+            elif self.bools:
+                return [f"{indent}{r.choice(self.bools)} = {self.bool_expr(1)}"]
+            else:
+                return [f"{indent}pass"]
+            op = r.choice(["=", "+=", "-=", "*=", "="])
+            value = self.int_expr(1)
+            if r.random() < 0.6:  # keep it usually within range
+                value = f"max(0, min({value}, 3))"
+            return [f"{indent}{target} {op} {value}"]
+        if kind == "if":
+            out = [f"{indent}if {self.bool_expr(1)}:", *self.statement(indent + "    ", depth + 1)]
+            if r.random() < 0.5:
+                out += [f"{indent}else:", *self.statement(indent + "    ", depth + 1)]
+            return out
+        if kind == "for":
+            return [f"{indent}for i in 0..{r.randint(0, 3)}:", *self.statement(indent + "    ", depth + 1)]
+        if kind == "chance":
+            weight = f" weight {r.choice(['1', 'd', '7 - d', 'd - 2'])}" if r.random() < 0.3 else ""
+            self.ints.append("d")
+            body = self.statement(indent + "    ", depth + 1)
+            self.ints.remove("d")
+            return [f"{indent}chance d in 1..{r.randint(1, 4)}{weight}:", *body]
+        if kind == "let":
+            return [f"{indent}let t = {self.int_expr(1)}"]
+        return [f"{indent}{kind}"]
+
+    def game(self) -> str:
+        r = self.rng
+        n_players = r.choice([1, 2, 2, 2, 3])
+        players = ["A", "B", "C"][:n_players]
+        out = [f'game G{r.randint(0, 99)} "generated"']
+        if r.random() < 0.5:
+            out.append(f"param P: 1..{r.choice([3, 5, 9])} = {r.randint(1, 3)}")
+            self.ints.append("P")
+        out.append("players " + ", ".join(players))
+        if r.random() < 0.35:
+            out.append(f"board {r.randint(1, 4)} x {r.randint(1, 4)}" + r.choice(["", "", " hex"]))
+            self.has_board = True
+            out.append("state mark[cell]: player? = none")
+        for k in range(r.randint(1, 3)):
+            kind = r.choice(["int", "int", "arr", "bool"])
+            if kind == "int":
+                hi = r.choice(["3", "5", "P" if "P" in self.ints else "4", "10"])
+                out.append(f"state s{k}: 0..{hi} = {r.choice(['0', '1'])}")
+                self.ints.append(f"s{k}")
+            elif kind == "arr":
+                index = r.choice(["player", "0..3", "0..2"])
+                out.append(f"state a{k}[{index}]: 0..{r.choice(['3', '9'])} = 0")
+                self.arrays.append((f"a{k}", index))
+            else:
+                out.append(f"state b{k}: bool = {r.choice(['true', 'false'])}")
+                self.bools.append(f"b{k}")
+        if r.random() < 0.3:
+            out.append(f"def f(x: 0..5) = x {r.choice(['+', '*', '-'])} {self.int_expr(2)}")
+        for m in range(r.randint(1, 3)):
+            params = ""
+            if r.random() < 0.4:
+                params = f"(k: 1..{r.randint(1, 3)})"
+                self.ints.append("k")
+            guard = f" when {self.bool_expr(1)}" if r.random() < 0.7 else ""
+            if self.has_board and r.random() < 0.4:
+                out.append(f"move put{m}(c: cell) when mark[c] == none:")
+                out.append("    mark[c] = mover")
+                self.bound = {"c"}
+                out += self.statement("    ", 1)
+                self.bound = set()
+            else:
+                out.append(f"move m{m}{params}{guard}:")
+                for _ in range(r.randint(1, 3)):
+                    out += self.statement("    ")
+            if "k" in self.ints:
+                self.ints.remove("k")
+        self.in_move = False
+        if r.random() < 0.3:
+            out.append("move pass otherwise")
+        if r.random() < 0.2:
+            out.append("setup:")
+            out += self.statement("    ")
+        if r.random() < 0.2:
+            out.append("after every move:")
+            out += self.statement("    ")
+        self.in_end = True
+        player_arrays = [n for n, i in self.arrays if i == "player"]
+        for _ in range(r.randint(1, 3)):
+            kind = r.choice(["win", "win", "lose", "draw", "terminal", "utility"])
+            if kind in ("win", "lose"):
+                out.append(f"{kind} {r.choice(['p', 'mover', 'opponent(mover)', players[0]])} when "
+                           + (f"{r.choice(player_arrays)}[p] > 2" if player_arrays and r.random() < 0.5
+                              else self.bool_expr(1)))
+            elif kind == "draw":
+                out.append(f"draw when {self.bool_expr(1)}")
+            elif kind == "terminal":
+                out.append(f"terminal when {self.bool_expr(1)}")
+                out.append(f"utility p: {self.int_expr(1)}")
+        if r.random() < 0.2:
+            out.append(f"heuristic p: {self.int_expr(1)}")
+        if self.has_board and r.random() < 0.5:
+            out.append('render mark: A "X", B "O", none "."' if n_players >= 2 else 'render mark: A "X", none "."')
+        if r.random() < 0.1:
+            out.append("zero_sum")
+        return "\n".join(out) + "\n"
+
+
+def generate(rng: random.Random) -> str:
+    """A structured, syntactically valid rule file."""
+    Generator.bound = set()
+    return Generator(rng).game()
+
+
+def mutate(text: str, rng: random.Random, rounds: int) -> str:
+    """``text`` with ``rounds`` random mutations (token delete/duplicate/swap, byte flip, insert, truncate)."""
+    for _ in range(rounds):
+        kind = rng.choice(["flip", "insert", "insert", "delete", "delete", "duplicate", "swap", "truncate",
+                           "line-dup", "line-delete"])
+        if kind in ("flip", "insert"):
+            i = rng.randrange(max(1, len(text)))
+            new = rng.choice(INTERESTING) if rng.random() < 0.8 else chr(rng.randrange(1, 0x300))
+            text = text[:i] + new + text[i + (kind == "flip"):]
+        elif kind == "truncate":
+            text = text[: rng.randrange(len(text) + 1)]
+        elif kind in ("line-dup", "line-delete"):
+            lines = text.split("\n")
+            i = rng.randrange(len(lines))
+            if kind == "line-dup":
+                lines.insert(i, lines[i])
+            else:
+                del lines[i]
+            text = "\n".join(lines)
+        else:
+            tokens = TOKEN.findall(text)
+            if len(tokens) < 2:
+                continue
+            i = rng.randrange(len(tokens) - 1)
+            if kind == "delete":
+                del tokens[i]
+            elif kind == "duplicate":
+                tokens.insert(i, tokens[i])
+            else:
+                j = rng.randrange(len(tokens))
+                tokens[i], tokens[j] = tokens[j], tokens[i]
+            text = "".join(tokens)
+    return text
+
+
+def make_case(seed: int) -> tuple[str, str]:
+    """The (kind, text) of case ``seed``."""
+    rng = random.Random(seed)
+    if rng.random() < 0.5:
+        text = generate(rng)
+        if rng.random() < 0.35:
+            return "generated+mutated", mutate(text, rng, rng.randint(1, 2))
+        return "generated", text
+    names = sorted(GAMES)
+    name = rng.choice(names)
+    if name in SLOW and rng.random() < 0.8:
+        name = rng.choice(sorted(set(names) - SLOW))
+    return "mutated", mutate(GAMES[name], rng, rng.randint(1, 4))
+
+
+# ------------------------------------------------------------------ the properties
+
+
+class Violation(AssertionError):
+    """A property of the pipeline does not hold."""
+
+
+def inside(diagnostic: gdl.Diagnostic, text: str) -> None:
+    lines = text.split("\n")
+    line = diagnostic.span.line
+    if not 1 <= line <= max(1, len(lines)):
+        raise Violation(f"diagnostic {diagnostic.code} at line {line}, the file has {len(lines)} lines")
+    length = len(lines[line - 1]) if line <= len(lines) else 0
+    if not 1 <= diagnostic.span.column <= length + 1:
+        raise Violation(f"diagnostic {diagnostic.code} at column {diagnostic.span.column}, line {line} has {length} chars")
+    diagnostic.format(text)
+
+
+def playouts(game: gdl.CompiledGame, rng: random.Random, count: int = 2, plies: int = 60) -> None:
+    """Random playouts; a RuleRuntimeError ends one (and must map to a diagnostic in the file)."""
+    for _ in range(count):
+        try:
+            state = game.initial_state()
+            for _ in range(plies):
+                player = game.to_move(state)
+                if player == TERMINAL:
+                    utilities = game.utilities(state)
+                    if len(utilities) != len(game.players):
+                        raise Violation("utilities do not have one entry per player")
+                    break
+                if player == CHANCE:
+                    outcomes = game.chance_outcomes(state)
+                    total = sum(p for _, p in outcomes)
+                    if outcomes and abs(total - 1) > 1e-9:
+                        raise Violation(f"chance probabilities sum to {total}")
+                    move = rng.choices([o for o, _ in outcomes], [p for _, p in outcomes])[0]
+                else:
+                    moves = game.legal_moves(state)
+                    if not moves:  # a stuck mover: `gdl check` reports it (no-moves), not an exception
+                        break
+                    move = rng.choice(moves)
+                    parsed = game.parse_move(state, str(move))
+                    if parsed != move:
+                        raise Violation(f"move {move} does not parse back")
+                state = game.apply(state, move)
+                hash(state)
+        except gdl.RuleRuntimeError as error:
+            diagnostic = game.explain(error)
+            inside(diagnostic, game.source)
+
+
+def run_case(text: str, seed: int) -> None:
+    """Check every property on ``text``; raise on a violation (Violation or the raw exception)."""
+    rng = random.Random(seed)
+    try:
+        game = gdl.load_source(text, "fuzz.gdl", checked=True)
+    except RuleFileError as error:
+        if not error.diagnostics:
+            raise Violation("RuleFileError without diagnostics") from None
+        for diagnostic in error.diagnostics:
+            inside(diagnostic, text)
+        return
+    except GdlError:
+        return
+    for warning in game.warnings:
+        inside(warning, text)
+    playouts(game, rng)
+    # the exact solver under a small budget (the unchecked game: the solver's real path)
+    try:
+        fast = gdl.load_source(text, "fuzz.gdl")
+        from solver.exact import solve
+
+        solve(fast, limits=Limits(nodes=2000, seconds=2, table_entries=20_000))
+    except gdl.RuleRuntimeError:
+        pass
+    except ValueError as error:  # the solver's own preconditions (no players, a cycle it cannot handle)
+        if type(error) is not ValueError:
+            raise
+
+
+def signature(error: BaseException) -> str:
+    """Exception type + the innermost frame in gdl/ or solver/ (or generated code)."""
+    frames = traceback.extract_tb(error.__traceback__)
+    where = "?"
+    for frame in reversed(frames):
+        if "/gdl/" in frame.filename or "/solver/" in frame.filename or frame.filename.startswith("<"):
+            where = ("generated code" if frame.filename.startswith("<")
+                     else f"{Path(frame.filename).name}:{frame.name}:{frame.lineno}")
+            break
+    detail = str(error).split("\n")[0][:80] if isinstance(error, Violation) else ""
+    detail = re.sub(r"\d+", "N", detail)
+    return f"{type(error).__name__} at {where}" + (f" ({detail})" if detail else "")
+
+
+class Timeout(BaseException):
+    pass
+
+
+def _alarm(signum: int, frame: object) -> None:
+    raise Timeout()
+
+
+def check_seed(args: tuple[int, float]) -> tuple[int, str, str | None, str | None]:
+    """(seed, kind, signature or None, traceback or None)."""
+    seed, timeout = args
+    kind, text = make_case(seed)
+    signal.signal(signal.SIGALRM, _alarm)
+    signal.setitimer(signal.ITIMER_REAL, timeout)
+    try:
+        run_case(text, seed)
+    except Timeout:
+        return seed, kind, f"Timeout (> {timeout:g} s)", None
+    except RecursionError as error:
+        return seed, kind, signature(error), traceback.format_exc(limit=-8)
+    except Exception as error:  # noqa: BLE001 -- every other exception is a finding
+        return seed, kind, signature(error), traceback.format_exc(limit=-8)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+    return seed, kind, None, None
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--cases", type=int, default=10_000)
+    parser.add_argument("--start", type=int, default=0, help="first seed")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--timeout", type=float, default=10.0, help="seconds per case before it counts as a hang")
+    parser.add_argument("--out", default="fuzz-crashes", help="folder for one reproducer per crash signature")
+    args = parser.parse_args(argv)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    found: dict[str, list[int]] = {}
+    kinds: Counter[str] = Counter()
+    started = time.perf_counter()
+    work = ((seed, args.timeout) for seed in range(args.start, args.start + args.cases))
+    done = 0
+    with multiprocessing.Pool(args.jobs, maxtasksperchild=2000) as pool:
+        for seed, kind, sig, trace in pool.imap_unordered(check_seed, work, chunksize=50):
+            done += 1
+            kinds[kind] += 1
+            if sig is not None:
+                first = sig not in found
+                found.setdefault(sig, []).append(seed)
+                if first:
+                    digest = hashlib.sha1(sig.encode()).hexdigest()[:10]
+                    text = make_case(seed)[1]
+                    header = f"# fuzz crash: {sig}\n# seed {seed} ({kind}); python bench/fuzz.py --start {seed} --cases 1\n"
+                    (out / f"{digest}.gdl").write_text(header + text, encoding="utf-8")
+                    (out / f"{digest}.txt").write_text(f"{sig}\nseed {seed}\n\n{trace or ''}", encoding="utf-8")
+                    print(f"[{done}] new crash {digest}: {sig} (seed {seed})", flush=True)
+            if done % 5000 == 0:
+                rate = done / (time.perf_counter() - started)
+                print(f"[{done}/{args.cases}] {rate:.0f} cases/s, {len(found)} signatures", flush=True)
+    seconds = time.perf_counter() - started
+    print(f"\n{done} cases in {seconds:.0f} s ({', '.join(f'{k} {v}' for k, v in sorted(kinds.items()))})")
+    crashes = sum(len(v) for v in found.values())
+    print(f"{crashes} crashing cases, {len(found)} distinct signatures (reproducers in {out}/)")
+    for sig, seeds in sorted(found.items(), key=lambda kv: -len(kv[1])):
+        print(f"  {len(seeds):6d}  {sig}  (first seed {min(seeds)})")
+    return 1 if found else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
