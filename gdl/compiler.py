@@ -241,6 +241,8 @@ class Compiler:
         self.distributions: list[tuple[str, OutcomeFactory, list[tuple[Any, float]]]] = []
         self.incremental_ends = False  # some move writes one slot: emit per-slot end checks
         self.allow_incremental_ends = True
+        self.dead_depth = 0  # > 0 while compiling code that constant folding proved never runs
+        self.written_slots: set[int] | None = set()  # by single-write moves; None: not known at load time
 
     # ------------------------------------------------------------ diagnostics
     def error(self, code: str, message: str, span: Span, hint: str | None = None) -> None:
@@ -261,6 +263,7 @@ class Compiler:
         in ``board[step(c, north)]`` at the top row) do not, since the value never occurs.
         """
         mark = len(self.diagnostics)
+        self.dead_depth += dead
         try:
             yield
         except CompileFailed:
@@ -272,6 +275,8 @@ class Compiler:
         else:
             if dead:
                 self.diagnostics[mark:] = [d for d in self.diagnostics[mark:] if d.code not in VALUE_ERRORS]
+        finally:
+            self.dead_depth -= dead
 
     # ------------------------------------------------------------- constants
     def constant(self, value: Any) -> str:
@@ -871,7 +876,7 @@ class Compiler:
             raise self.fail("type", f"`{e.kind} {e.var} in ...` needs a set to range over, not {domain.type}",
                             e.domain.span)
         general = self.general_quantifier(e, domain, ctx)
-        if domain.is_const and len(domain.const) <= UNROLL_QUANTIFIER:
+        if domain.is_const and len(domain.const) <= UNROLL_QUANTIFIER and not self.dead_depth:
             unrolled = self.unrolled_quantifier(e, domain, ctx, general.type)
             if unrolled is not None:
                 return unrolled
@@ -1123,8 +1128,8 @@ class Compiler:
         Inlining lets constant arguments fold through the body (a win test for a fixed player
         becomes a chain of slot comparisons), and saves a Python call per use.
         """
-        if not all(a.is_const or a.src.isidentifier() for a in args):
-            return None
+        if self.dead_depth or not all(a.is_const or a.src.isidentifier() for a in args):
+            return None  # code that never runs is only type-checked: keep it small
         ctx = Ctx([{}])
         for p, ptype, arg in zip(info.decl.params, info.param_types, args, strict=True):
             ctx.scopes[-1][p.name] = Local(arg.src, ptype, False, arg.const)
@@ -1482,7 +1487,12 @@ class Compiler:
         if local is None and ctx.track_write:
             # The move's only write to the state: remember its slot so that the end rules are
             # re-checked only where that slot can make them true (see emit_incremental_ends).
-            prefix = f"_w = {target[2:-1]}; "
+            slot = target[2:-1]
+            if not slot.isdigit():
+                self.written_slots = None  # known only when the move runs: any slot
+            elif self.written_slots is not None:
+                self.written_slots.add(int(slot))
+            prefix = f"_w = {slot}; "
             target = "s[_w]"
         if stmt.op != "=":
             if not target_type.is_number:
@@ -1793,25 +1803,39 @@ class Compiler:
         (or read the turn, or slots not known at load time) need checking, in file order:
         for Connect Four, the few lines through the new disc instead of every line.
         """
-        per_slot: list[list[tuple[str, str, Span]]] = [[] for _ in range(self.nvars + 1)]  # last: no write
+        wanted = range(self.nvars) if self.written_slots is None else sorted(self.written_slots)
+        per_slot: dict[int, list[tuple[str, str, Span]]] = {k: [] for k in [*wanted, -1]}  # -1: no write
+        shared: dict[str, str] = {}  # a term that reads many slots is written once, as a function
         for cond, status, span in rules:
             for term in cond.terms or (cond.src,):
                 reads = _slots_read(term)
-                for k in range(self.nvars + 1):
-                    if reads is None or (k < self.nvars and k in reads):
-                        per_slot[k].append((term, status, span))
-        names = []
-        for k, checks in enumerate(per_slot):
-            name = f"_chk{k}"
-            names.append(name)
+                if reads is None or len(reads) > 8:
+                    if term not in shared:
+                        shared[term] = f"_term{len(shared)}"
+                        self.emit(f"def {shared[term]}(s):", span)
+                        self.emit(f"    return {term}", span)
+                    call = f"{shared[term]}(s)"
+                else:
+                    call = term
+                for k, checks in per_slot.items():
+                    if reads is None or k in reads:
+                        checks.append((call, status, span))
+        table = ["_chk_all"] * (self.nvars + 1)
+        for k, checks in per_slot.items():
+            name = f"_chk{k}" if k >= 0 else "_chk_none"
+            table[k] = name
             self.emit(f"def {name}(s):")
             for term, status, span in checks:
                 self.emit(f"    if {term}: return _end(s, {status})", span)
             self.emit("    return tuple(s)")
+        self.emit("def _chk_all(s):")  # a slot no single-write move writes: never called, but total
+        for cond, status, span in rules:
+            self.emit(f"    if {cond.src}: return _end(s, {status})", span)
+        self.emit("    return tuple(s)")
         self.emit("def _finish_at(s, me, nt, k):")
         self.emit("    s[_T] = _NEXT[me] if nt is None else nt")
         self.emit("    return _CHK[k](s)")
-        self.emit(f"_CHK = ({', '.join(names)},)")
+        self.emit(f"_CHK = ({', '.join(table)},)")
 
     def end_binder(self, end: ast.EndDecl) -> str | None:
         """``win p when ...``: a bare, otherwise unknown name stands for each player in turn."""
