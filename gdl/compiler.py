@@ -808,8 +808,12 @@ class Compiler:
                 raise self.fail("too-large", "this number is too large (over 15 digits)", e.span)
             return Code(self.constant(value), typ, value)
         op = e.op
-        if op == "/":
-            return Code(f"_div({left.src}, {right.src})", T.REAL)
+        if op in ("/", "//", "%") and right.is_const and right.const == 0:
+            raise self.fail("division-by-zero", "division by zero", e.span)
+        if op in ("/", "//", "%") and (self.checked or not right.is_const):
+            # Division by a value known only at run time: a zero divisor is a rule error at this line.
+            code = Code(f"_arith({left.src}, {right.src}, {op!r}, {self.span_id(e.span)})", typ)
+            return Code(f"int({code.src})", T.INT) if op == "//" and T.REAL in (left.type, right.type) else code
         if op == "//" and T.REAL in (left.type, right.type):
             return Code(f"int({left.src} // {right.src})", T.INT)
         return Code(f"({left.src} {op} {right.src})", typ)

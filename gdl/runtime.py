@@ -124,8 +124,13 @@ def _at(seq: Sequence[Any], index: int, sid: int) -> Any:
     raise RuleRuntimeError(f"index {index} is outside 0..{len(seq) - 1}", sid)
 
 
-def _div(a: Any, b: Any) -> float:
-    return a / b
+def _arith(a: Any, b: Any, op: str, sid: int) -> Any:
+    """``a / b``, ``a // b`` or ``a % b`` where ``b`` is known only at run time."""
+    if b == 0:
+        raise RuleRuntimeError(f"division by zero (`{op}` by 0)", sid)
+    if op == "/":
+        return a / b
+    return a // b if op == "//" else a % b
 
 
 def _min_of(values: Iterable[Any], sid: int) -> Any:
@@ -205,7 +210,7 @@ RUNTIME_HELPERS: dict[str, Any] = {
     "_dom": _dom,
     "_some": _some,
     "_at": _at,
-    "_div": _div,
+    "_arith": _arith,
     "_min_of": _min_of,
     "_max_of": _max_of,
     "_end": _end,
@@ -253,7 +258,8 @@ class CompiledGame:
         self._ns = namespace
         self._turn = program.nvars
         self._extra = program.nvars + 2
-        chance_fns = [namespace[f"_co{i}"] for i in range(program.chance_points)]
+        # A chance point in code that never runs (behind a constant-false test) has no function.
+        chance_fns = [namespace.get(f"_co{i}") for i in range(program.chance_points)]
         extra = self._extra
         util_table = namespace["_UT"]
         util_fn = namespace["_util"]

@@ -250,6 +250,9 @@ class StateGraph:
             else:
                 moves = list(legal(state))
                 probs = ()
+            if not moves and player != TERMINAL:
+                raise StuckStateError(f"{game.name}: a state where {_whose(game, player)} is to move has no "
+                                      "legal move (or no chance outcome); the rules must end the game there")
             graph.moves.append(moves)
             graph.probs.append(probs)
             graph.succ.append(tuple(add(apply(state, m)) for m in moves))
@@ -290,6 +293,14 @@ class StateGraph:
 
 Values = list[tuple[float, ...]]
 Best = list[tuple[int, ...]]  # per state, the positions (in move order) of its optimal moves
+
+
+class StuckStateError(ValueError):
+    """A non-terminal state with no move: the game cannot go on and has no value (a bug in its rules)."""
+
+
+def _whose(game: Game, player: int) -> str:
+    return "chance" if player == CHANCE else str(game.players[player]) if 0 <= player < len(game.players) else "?"
 
 
 def _backward(graph: StateGraph, order: list[int]) -> tuple[Values, Best]:
