@@ -164,7 +164,8 @@ def _solve_alphabeta(game: Game, root: State, budget: Budget, limits: Limits) ->
     table.values[key] = (score + 0.0, 0.0 - score)
     table.best[key] = tuple(str(m) for m in best_moves)
     if not best_moves:  # the game interface's contract: a decision state has a legal move
-        raise ValueError(f"player {game.players[player]} is to move but has no legal move, and the game is not over")
+        raise StuckStateError(f"{game.name}: {game.players[player]} is to move but has no legal move, and the game "
+                              "is not over")
     pv = search.principal_variation(root, best_moves[0], 10_000)
     stats = search.stats(len(pv))
     return Solution((score + 0.0, 0.0 - score), tuple(best_moves), pv, True, stats, "alphabeta", table=table)
