@@ -579,4 +579,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # `python -m gdl.cli` would load this module twice (as __main__ and as gdl.cli), so that
+    # errors raised by the second copy would not be caught here: run the package's copy.
+    from gdl.cli import main as package_main
+
+    sys.exit(package_main())
