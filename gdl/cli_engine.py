@@ -7,14 +7,15 @@ Everything here goes through the solver's public API (:mod:`solver.alphabeta`,
 
 from __future__ import annotations
 
-import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from solver.game import CHANCE, TERMINAL
+from solver import agents
+from solver.game import TERMINAL
 from solver.limits import Limits, SearchResult, SearchStats, is_two_player_zero_sum
+from solver.table import TableError
 
 EXACT_METHODS = ("alphabeta", "backward", "retrograde", "value_iteration")
 """Methods of the exact solver (:func:`solver.exact.solve`)."""
@@ -59,11 +60,6 @@ def search(game: Any, state: Any, algorithm: str = "auto", limits: Limits | None
     try:
         if algorithm == "exact" or (algorithm in EXACT_METHODS and not heuristic):
             method = "auto" if algorithm == "exact" else algorithm
-            duel = is_two_player_zero_sum(game) and not getattr(game, "has_chance", False)
-            if method in ("auto", "alphabeta") and duel and game.to_move(state) == 1:
-                # Workaround: solver.exact.solve's alpha-beta path finds no best move when the second
-                # player is to move (IndexError); unlimited iterative deepening is exact as well.
-                return alphabeta.alphabeta(game, state, limits, progress=progress)
             return exact.solve(game, state, limits, method=method, progress=progress)
         if algorithm == "alphabeta":
             paranoid = not is_two_player_zero_sum(game)
@@ -172,159 +168,41 @@ def solve_with_moves(game: Any, state: Any, algorithm: str = "auto", limits: Lim
 
 
 # ================================================================== agents
+# Agents, their specs and single games come from :mod:`solver.agents`; the CLI only adds its defaults
+# (a depth-limited search looks 4 plies ahead unless told otherwise) and turns errors into usage errors.
+
+SEARCH_BUDGETS = ("depth", "seconds", "nodes")
 
 
-class Agent:
-    """Chooses a move in a decision state. ``name`` is its spec, as shown to the user."""
+def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
+    """``alphabeta:depth=6,time=1`` -> ``("alphabeta", {"depth": 6, "seconds": 1.0})``.
 
-    name = "agent"
-
-    def choose(self, state: Any) -> Any:  # pragma: no cover - interface
-        raise NotImplementedError
-
-
-class RandomAgent(Agent):
-    def __init__(self, game: Any, seed: int | None) -> None:
-        self.game = game
-        self.rng = random.Random(seed)
-        self.name = "random"
-
-    def choose(self, state: Any) -> Any:
-        return self.rng.choice(list(self.game.legal_moves(state)))
-
-
-class SearchAgent(Agent):
-    """Plays the first best move of a search (random among several best moves when seeded)."""
-
-    def __init__(self, game: Any, name: str, algorithm: str, limits: Limits, seed: int | None,
-                 table: Any = None) -> None:
-        self.game = game
-        self.name = name
-        self.algorithm = algorithm
-        self.limits = limits
-        self.rng = random.Random(seed)
-        self.table = table
-        self.last: SearchResult | None = None
-        self.progress: Progress | None = None
-
-    def choose(self, state: Any) -> Any:
-        if self.table is not None:
-            names = self.table.best.get(self.game.key(state))
-            if names:
-                return self.game.parse_move(state, self.rng.choice(list(names)))
-        self.last = search(self.game, state, self.algorithm, self.limits, self.progress)
-        if not self.last.best_moves:
-            return self.rng.choice(list(self.game.legal_moves(state)))
-        return self.last.best_moves[0]
-
-
-class MctsAgent(Agent):
-    """Monte Carlo tree search through the solver's MCTS module (when it exists)."""
-
-    def __init__(self, game: Any, name: str, options: dict[str, str], seed: int | None) -> None:
-        try:
-            from solver import mcts  # type: ignore[attr-defined]
-        except ImportError:
-            raise EngineError("the mcts agent is not available yet (solver/mcts.py)") from None
-        self.game = game
-        self.name = name
-        self.module = mcts
-        self.iterations = _int_option(options, "iterations", 1000)
-        self.seconds = _float_option(options, "time", None)
-        self.rng = random.Random(seed)
-
-    def choose(self, state: Any) -> Any:
-        limits = Limits(iterations=self.iterations, seconds=self.seconds)
-        result = self.module.mcts(self.game, state, limits, rng=self.rng)
-        return result.best_moves[0]
-
-
-def _int_option(options: dict[str, str], key: str, default: int | None) -> int | None:
-    if key not in options:
-        return default
-    try:
-        value = int(options[key])
-    except ValueError:
-        raise EngineError(f"{key}={options[key]!r}: a whole number is needed") from None
-    if value < 1:
-        raise EngineError(f"{key} must be at least 1")
-    return value
-
-
-def _float_option(options: dict[str, str], key: str, default: float | None) -> float | None:
-    if key not in options:
-        return default
-    try:
-        value = float(options[key])
-    except ValueError:
-        raise EngineError(f"{key}={options[key]!r}: a number of seconds is needed") from None
-    if not value > 0:
-        raise EngineError(f"{key} must be positive")
-    return value
-
-
-AGENT_OPTIONS = {
-    "random": set(),
-    "perfect": {"table"},
-    "alphabeta": {"depth", "time", "nodes"},
-    "minimax": {"depth", "time", "nodes"},
-    "expectimax": {"depth", "time", "nodes"},
-    "mcts": {"iterations", "time"},
-}
-
-
-def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
-    """``alphabeta:depth=6,time=1`` -> ``("alphabeta", {"depth": "6", "time": "1"})``.
-
-    :raises EngineError: an unknown agent, option, or an option without ``=``.
+    :raises EngineError: an unknown agent or option, or a bad value.
     """
-    name, _, rest = spec.strip().partition(":")
-    name = name.strip().lower()
-    if name not in AGENT_OPTIONS:
-        raise EngineError(f"unknown agent {name!r} (agents: {', '.join(AGENT_OPTIONS)})")
-    options: dict[str, str] = {}
-    for part in filter(None, (p.strip() for p in rest.split(","))):
-        key, sep, value = part.partition("=")
-        key = key.strip().lower()
-        if not sep or not value.strip():
-            raise EngineError(f"agent option {part!r} needs the form name=value")
-        if key not in AGENT_OPTIONS[name]:
-            allowed = ", ".join(sorted(AGENT_OPTIONS[name])) or "none"
-            raise EngineError(f"{name} has no option {key!r} (options: {allowed})")
-        options[key] = value.strip()
-    return name, options
+    try:
+        return agents.parse_spec(spec)
+    except ValueError as error:
+        raise EngineError(str(error)) from None
 
 
-def make_agent(spec: str, game: Any, seed: int | None = None) -> Agent:
+def make_agent(spec: str, game: Any, seed: int | None = None) -> agents.Agent:
     """An agent from its spec: ``random``, ``perfect``, ``perfect:table=FILE``, ``alphabeta:depth=6``,
-    ``minimax:depth=3``, ``expectimax:depth=4``, ``mcts:iterations=2000``.
+    ``minimax:depth=3``, ``expectimax:depth=4``, ``mcts:iterations=2000`` (see :mod:`solver.agents`).
 
-    :raises EngineError: a bad spec, or a table that does not fit the game.
+    :raises EngineError: a bad spec, an algorithm that does not fit the game, or a table that does not.
     """
     name, options = parse_spec(spec)
-    label = spec.strip()
-    if name == "random":
-        return RandomAgent(game, seed)
-    if name == "mcts":
-        return MctsAgent(game, label, options, seed)
-    if name == "perfect":
-        table = None
-        if "table" in options:
-            from solver.table import TableError, load_table
-
-            try:
-                table = load_table(options["table"], game)
-            except (TableError, OSError) as error:
-                raise EngineError(f"perfect: cannot use table {options['table']!r}: {error}") from None
-        return SearchAgent(game, label, "auto", Limits(), seed, table)
-    depth = _int_option(options, "depth", None)
-    seconds = _float_option(options, "time", None)
-    nodes = _int_option(options, "nodes", None)
-    if depth is None and seconds is None and nodes is None:
-        depth = 4
-    if name == "alphabeta" and getattr(game, "has_chance", False):
-        raise EngineError(f"alphabeta cannot play {game.name}: it has chance nodes (use expectimax or mcts)")
-    return SearchAgent(game, label, name, Limits(depth=depth, seconds=seconds, nodes=nodes), seed)
+    spec = spec.strip()
+    if name in ("minimax", "alphabeta", "expectimax") and not any(k in options for k in SEARCH_BUDGETS):
+        spec += ("," if ":" in spec else ":") + "depth=4"
+    try:
+        return agents.make_agent(game, spec, seed)
+    except TableError as error:
+        raise EngineError(f"perfect: cannot use table {options['table']!r}: {error}") from None
+    except OSError as error:
+        raise EngineError(f"perfect: cannot use table {options.get('table')!r}: {error.strerror or error}") from None
+    except ValueError as error:
+        raise EngineError(f"{name} cannot play {game.name}: {error}") from None
 
 
 def table_from_solution(game: Any, state: Any, solution: Solution) -> Any:
@@ -354,22 +232,4 @@ def winner_scores(utilities: tuple[float, ...]) -> list[float]:
     return [1 / len(winners) if i in winners else 0.0 for i in range(len(utilities))]
 
 
-def play_game(game: Any, agents: list[Agent], rng: random.Random, max_plies: int = 100_000) -> tuple[Any, list[str]]:
-    """One game between agents (one per seat); chance events drawn from ``rng``. Returns the end state and moves."""
-    state = game.initial_state()
-    moves: list[str] = []
-    for _ in range(max_plies):
-        player = game.to_move(state)
-        if player == TERMINAL:
-            return state, moves
-        if player == CHANCE:
-            outcomes = game.chance_outcomes(state)
-            move = rng.choices([o for o, _ in outcomes], [p for _, p in outcomes])[0]
-        else:
-            move = agents[player].choose(state)
-        state = game.apply(state, move)
-        moves.append(str(move))
-    raise EngineError(f"a game went on for more than {max_plies} plies")
-
-
-__all__ = ["ALGORITHMS", "Agent", "EngineError", "Solution", "make_agent", "search", "solve_with_moves"]
+__all__ = ["ALGORITHMS", "EngineError", "Solution", "make_agent", "search", "solve_with_moves"]

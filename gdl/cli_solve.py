@@ -27,6 +27,7 @@ from gdl.cli import (
     replay,
 )
 from gdl.console import board_text, format_number, make_console
+from solver.agents import play_game
 from solver.game import CHANCE, TERMINAL, AmbiguousMoveError, IllegalMoveError, MoveError, UnknownMoveError
 from solver.limits import Limits
 
@@ -528,11 +529,8 @@ def cmd_match(args: argparse.Namespace) -> int:
             # seats alternate: in even games A takes the first seat, in odd games B does
             order = [(number + seat) % 2 for seat in range(n)]
             seated = [agents[index] for index in order]
-            try:
-                end, moves = engine.play_game(game, seated, rng)
-            except engine.EngineError as error:
-                raise UsageError(str(error)) from None
-            utilities = tuple(game.utilities(end))
+            record = play_game(game, seated, tuple(order), rng)
+            utilities, moves = record.utilities, list(record.moves)
             points = engine.winner_scores(utilities)
             agent_points = [0.0, 0.0]
             for seat, index in enumerate(order):

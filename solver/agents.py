@@ -52,17 +52,24 @@ class RandomAgent:
         return self.rng.choice(list(self.game.legal_moves(state)))
 
 
-class SearchAgent:
-    """Plays the first best move of a search; ``last`` keeps that search's result (with its statistics)."""
+Progress = Callable[[Any], Any]
 
-    def __init__(self, game: Game, name: str, search: Callable[[State], SearchResult]) -> None:
+
+class SearchAgent:
+    """Plays the first best move of a search; ``last`` keeps that search's result (with its statistics).
+
+    ``progress``, when set, is passed to the search (a live display of its statistics).
+    """
+
+    def __init__(self, game: Game, name: str, search: Callable[[State, Progress | None], SearchResult]) -> None:
         self.game = game
         self.name = name
         self.search = search
         self.last: SearchResult | None = None
+        self.progress: Progress | None = None
 
     def choose(self, state: State) -> Hashable:
-        self.last = self.search(state)
+        self.last = self.search(state, self.progress)
         move = self.last.best_move
         if move is None:
             raise ValueError("no move to choose: the game is over")
@@ -79,12 +86,13 @@ class PerfectAgent:
         self.table = table
         self.limits = limits
         self.name = "perfect"
+        self.progress: Progress | None = None
 
     def choose(self, state: State) -> Hashable:
         key = self.game.key(state)
         names = self.table.best.get(key) if self.table is not None else None
         if not names:
-            solution = solve(self.game, state, self.limits)
+            solution = solve(self.game, state, self.limits, progress=self.progress)
             if solution.table is not None:
                 if self.table is None:
                     self.table = solution.table
@@ -103,14 +111,20 @@ _BOOL = {"true": True, "1": True, "yes": True, "false": False, "0": False, "no":
 
 
 def _positive_int(text: str) -> int:
-    value = int(text)
+    try:
+        value = int(text)
+    except ValueError:
+        raise ValueError("a whole number is needed") from None
     if value < 1:
         raise ValueError("must be at least 1")
     return value
 
 
 def _positive_float(text: str) -> float:
-    value = float(text)
+    try:
+        value = float(text)
+    except ValueError:
+        raise ValueError("a number is needed") from None
     if not value > 0:
         raise ValueError("must be positive")
     return value
@@ -123,13 +137,17 @@ def _bool(text: str) -> bool:
         raise ValueError("must be true or false") from None
 
 
+ALIASES = {"time": "seconds"}
+"""Other spellings of options (``alphabeta:time=2`` is ``alphabeta:seconds=2``)."""
+
 OPTIONS: dict[str, dict[str, Callable[[str], Any]]] = {
     "random": {},
     "minimax": {"depth": _positive_int, "seconds": _positive_float, "nodes": _positive_int},
     "alphabeta": {"depth": _positive_int, "seconds": _positive_float, "nodes": _positive_int, "paranoid": _bool,
                   "tt": _positive_int},
     "expectimax": {"depth": _positive_int, "seconds": _positive_float, "nodes": _positive_int, "pruning": str},
-    "mcts": {"iterations": _positive_int, "seconds": _positive_float, "c": float, "rollout": str, "solver": _bool},
+    "mcts": {"iterations": _positive_int, "seconds": _positive_float, "c": _positive_float, "rollout": str,
+             "solver": _bool},
     "perfect": {"table": str, "seconds": _positive_float},
 }
 """Every agent and its options, each with the function that parses its value."""
@@ -148,7 +166,7 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     options: dict[str, Any] = {}
     for item in filter(None, (part.strip() for part in rest.split(","))):
         key, eq, text = item.partition("=")
-        key = key.strip()
+        key = ALIASES.get(key.strip().lower(), key.strip().lower())
         if not eq or not text.strip():
             raise ValueError(f"option {item!r} of {spec!r} needs a value: write {key}=VALUE")
         if key not in allowed:
@@ -175,21 +193,21 @@ def make_agent(game: Game, spec: str, seed: int | None = None) -> Agent:
                     iterations=options.get("iterations"), table_entries=options.get("tt"))
     label = spec.strip()
     if name == "minimax":
-        return SearchAgent(game, label, lambda s: minimax(game, s, limits))
+        return SearchAgent(game, label, lambda s, p: minimax(game, s, limits, progress=p))
     if name == "alphabeta":
         paranoid = options.get("paranoid", not is_two_player_zero_sum(game))
         check_alphabeta(game, paranoid)
-        return SearchAgent(game, label, lambda s: alphabeta(game, s, limits, paranoid=paranoid))
+        return SearchAgent(game, label, lambda s, p: alphabeta(game, s, limits, paranoid=paranoid, progress=p))
     if name == "expectimax":
         pruning = check_expectimax(game, options.get("pruning", "auto"))
-        return SearchAgent(game, label, lambda s: expectimax(game, s, limits, pruning=pruning))
+        return SearchAgent(game, label, lambda s, p: expectimax(game, s, limits, pruning=pruning, progress=p))
     if name == "mcts":
         c, rollout = options.get("c", math.sqrt(2)), options.get("rollout", "random")
         check_mcts(game, c, rollout)
         rng = random.Random(seed)
         solver = options.get("solver", True)
-        return SearchAgent(game, label, lambda s: mcts(game, s, limits, exploration=c, rollout=rollout,
-                                                       solver=solver, rng=rng))
+        return SearchAgent(game, label, lambda s, p: mcts(game, s, limits, exploration=c, rollout=rollout,
+                                                          solver=solver, rng=rng, progress=p))
     table = load_table(options["table"], game) if "table" in options else None
     agent = PerfectAgent(game, table, Limits(seconds=options.get("seconds")) if "seconds" in options else None)
     agent.name = label
@@ -258,7 +276,7 @@ def play_match(game: Game, agents: Sequence[Agent | str], games: int = 10, *, se
     played = []
     for i in range(games):
         seats = tuple((p + i) % n for p in range(n))
-        record = _play_one(game, [players[s] for s in seats], seats, rng, max_moves)
+        record = play_game(game, [players[s] for s in seats], seats, rng, max_moves)
         played.append(record)
         for seat, agent_index in enumerate(seats):
             others = [u for j, u in enumerate(record.utilities) if j != seat]
@@ -269,8 +287,9 @@ def play_match(game: Game, agents: Sequence[Agent | str], games: int = 10, *, se
     return MatchResult(records, tuple(played), seed)
 
 
-def _play_one(game: Game, seated: Sequence[Agent], seats: tuple[int, ...], rng: random.Random,
-              max_moves: int) -> GameRecord:
+def play_game(game: Game, seated: Sequence[Agent], seats: tuple[int, ...], rng: random.Random,
+              max_moves: int = 10_000) -> GameRecord:
+    """One game, ``seated[p]`` choosing for player ``p``; a game longer than ``max_moves`` is truncated."""
     state = game.initial_state()
     moves: list[str] = []
     while len(moves) < max_moves:

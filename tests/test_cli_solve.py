@@ -123,7 +123,8 @@ def test_match_move():
 
 def test_agent_specs():
     game = gdl.load("tictactoe")
-    assert parse_spec("alphabeta:depth=6,time=1") == ("alphabeta", {"depth": "6", "time": "1"})
+    assert parse_spec("alphabeta:depth=6,time=1") == ("alphabeta", {"depth": 6, "seconds": 1.0})
+    assert make_agent("alphabeta", game).search  # a depth-limited default (4 plies), not an endless search
     assert make_agent("perfect", game).name == "perfect"
     for bad in ("", "perfect:table", "mcts:depth=3", "alphabeta:time=-1"):
         with pytest.raises(EngineError):

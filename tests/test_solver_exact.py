@@ -256,3 +256,12 @@ def test_failed_save_leaves_the_old_file_intact(tmp_path: Path) -> None:
         save_table(table, path)
     assert path.read_bytes() == before
     assert [p.name for p in tmp_path.iterdir()] == ["t.sqlite"]  # no temporary file left behind
+
+
+def test_second_player_to_move_at_the_root() -> None:
+    """The exact solver answers for whichever player moves at the root (the CLI relies on it)."""
+    game = TicTacToe()
+    state = game.apply(game.initial_state(), game.parse_move(game.initial_state(), "place(b2)"))
+    solution = solve(game, state)
+    assert solution.value == (0.0, 0.0)
+    assert sorted(map(str, solution.best_moves)) == ["place(a1)", "place(a3)", "place(c1)", "place(c3)"]
