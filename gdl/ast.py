@@ -328,5 +328,12 @@ class ZeroSumDecl(Decl):
 
 
 @dataclass(frozen=True, slots=True)
+class SymmetryDecl(Decl):
+    """``symmetry mirror, rotate90``: board symmetries that leave the rules unchanged."""
+
+    names: tuple[tuple[str, Span], ...]
+
+
+@dataclass(frozen=True, slots=True)
 class RuleFile:
     decls: tuple[Decl, ...]

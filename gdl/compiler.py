@@ -35,6 +35,9 @@ from gdl import types as T
 from gdl.board import Board
 from gdl.diagnostics import Diagnostic, ParameterError, RuleFileError, Span, did_you_mean
 from gdl.runtime import RUNTIME_HELPERS, MoveFactory, OutcomeFactory
+from gdl.symmetry import SYMMETRY_NAMES
+from gdl.symmetry import generators as symmetry_generators
+from gdl.symmetry import why_not as symmetry_why_not
 from gdl.types import Type
 
 NOT_CONST = object()
@@ -170,6 +173,8 @@ class Program:
     chance_points: int
     eager_moves: list[tuple[str, str, tuple[Any, ...], str]]
     distributions: list[tuple[str, OutcomeFactory, list[tuple[Any, float]]]]
+    symmetries: tuple[str, ...] = ()  # declared board symmetries (generator names), checked at run time
+    symmetry_span: Span | None = None
 
 
 def compile_rules(
@@ -319,6 +324,7 @@ class Compiler:
         self.declare_board(by_kind.get(ast.BoardDecl, []))
         self.declare_defs(by_kind.get(ast.DefDecl, []))
         self.declare_state(by_kind.get(ast.StateDecl, []))
+        symmetries = self.declare_symmetry(by_kind.get(ast.SymmetryDecl, []))
         if not self.players:
             return None
         meta = self.collect_meta(by_kind.get(ast.MetaDecl, []))
@@ -378,6 +384,8 @@ class Compiler:
             chance_points=self.chance_points,
             eager_moves=self.eager_moves,
             distributions=self.distributions,
+            symmetries=symmetries,
+            symmetry_span=by_kind[ast.SymmetryDecl][0].span if symmetries else None,
         )
 
     def collect_names(self, decls: Sequence[ast.Decl]) -> None:
@@ -567,6 +575,22 @@ class Compiler:
         self.board = Board(rows, cols, decl.shape or "square")
         self.displayers["cell"] = self.board.cell_name
         self.displayers["dir"] = _names_display(self.board.direction_names)
+
+    def declare_symmetry(self, decls: list[ast.SymmetryDecl]) -> tuple[str, ...]:
+        """The generators of ``symmetry ...`` lines; the rules are checked against them at run time."""
+        names: list[str] = []
+        for decl in decls:
+            for name, span in decl.names:
+                if name not in SYMMETRY_NAMES:
+                    self.error("bad-symmetry", f"unknown symmetry {_q(name)}", span,
+                               did_you_mean(name, SYMMETRY_NAMES) or f"symmetries: {', '.join(SYMMETRY_NAMES)}")
+                elif self.board is None:
+                    self.error("bad-symmetry", f"symmetry {_q(name)} needs a `board R x C` declaration", span)
+                elif (reason := symmetry_why_not(self.board, name)) is not None:
+                    self.error("bad-symmetry", reason, span)
+                else:
+                    names.extend(symmetry_generators(self.board, name))
+        return tuple(dict.fromkeys(names))
 
     def const_int(self, expr: ast.Expr, ctx: Ctx, what: str) -> int:
         code = self.expr(expr, ctx)

@@ -78,24 +78,27 @@ def load_source(
     filename: str = "<string>",
     params: Mapping[str, str] | None = None,
     checked: bool = False,
+    symmetry: bool = True,
 ) -> CompiledGame:
     """Parse, check and compile rule-file text.
 
     ``params`` overrides parameters by name with their text form (``{"rows": "4"}``).
     ``checked`` adds run-time checks of every index and assignment (slower; used by ``gdl check``).
+    ``symmetry=False`` ignores the rule file's ``symmetry`` line (keys are then the plain states).
 
     :raises RuleFileError: the rule file has errors.
     :raises ParameterError: a parameter override is unknown or invalid.
     """
     rules = parse(source, filename)
     program, warnings = compile_rules(rules, source, filename, dict(params or {}), checked)
-    return CompiledGame(program, filename, source, warnings)
+    return CompiledGame(program, filename, source, warnings, use_symmetry=symmetry)
 
 
-def load(game: str | Path, params: Mapping[str, str] | None = None, checked: bool = False) -> CompiledGame:
+def load(game: str | Path, params: Mapping[str, str] | None = None, checked: bool = False,
+         symmetry: bool = True) -> CompiledGame:
     """Load a rule file by path or bundled name (see :func:`load_source`)."""
     path = resolve(str(game))
-    return load_source(read_source(path), str(path), params, checked)
+    return load_source(read_source(path), str(path), params, checked, symmetry)
 
 
 def check_source(source: str, filename: str = "<string>") -> list[Diagnostic]:

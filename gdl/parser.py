@@ -368,6 +368,9 @@ class ToAst(Transformer):
     def zero_sum_decl(self, t: Tree) -> ast.Decl:
         return ast.ZeroSumDecl(_e(t))
 
+    def symmetry_decl(self, t: Tree) -> ast.Decl:
+        return ast.SymmetryDecl(_e(t), t.children[0])
+
 
 def _bool_op(op: str, t: Tree) -> ast.Expr:
     left, right = t.children

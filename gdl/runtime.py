@@ -11,12 +11,14 @@ from __future__ import annotations
 import functools
 import sys
 import traceback
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from operator import itemgetter
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from gdl.diagnostics import Diagnostic, GdlError, RuleFileError, Span, did_you_mean
+from gdl.symmetry import SlotMap, canonical_key, find_violation, slot_map
+from gdl.symmetry import group as symmetry_group
 from solver.game import CHANCE, TERMINAL, IllegalMoveError, Move, UnknownMoveError
 
 if TYPE_CHECKING:
@@ -224,10 +226,20 @@ RUNTIME_HELPERS: dict[str, Any] = {
 # --------------------------------------------------------------- the game
 
 
+SYMMETRY_CHECK_PLAYOUTS = 4
+SYMMETRY_CHECK_STATES = 48
+"""The short check a game runs before its first symmetric key (``gdl check`` runs a longer one)."""
+
+
+def _same(state: tuple) -> tuple:
+    return state
+
+
 class CompiledGame:
     """A rule file compiled for one set of parameters; implements :class:`solver.game.Game`."""
 
-    def __init__(self, program: Program, filename: str, source: str, warnings: list[Diagnostic]) -> None:
+    def __init__(self, program: Program, filename: str, source: str, warnings: list[Diagnostic],
+                 use_symmetry: bool = True) -> None:
         self.program = program
         self.filename = filename
         self.source = source
@@ -285,13 +297,68 @@ class CompiledGame:
         self.chance_outcomes = chance_outcomes
         self.utilities = utilities
         self.heuristic: Callable[[tuple], tuple[float, ...] | None] = namespace["_heur"]
+        self._key: Callable[[tuple], Hashable] = _same
+        self._symmetry_maps: list[tuple[str, SlotMap]] = []
+        if program.symmetries and program.board is not None and use_symmetry:
+            self._init_symmetry(program)
 
     # -------------------------------------------------------------- interface
     def initial_state(self) -> tuple:
         return self._initial
 
-    def key(self, state: tuple) -> tuple:
-        return state
+    @property
+    def key(self) -> Callable[[tuple], Hashable]:
+        """The state's key: the state itself, or with declared symmetries its smallest image.
+
+        The first use checks the symmetries against the rules (see :mod:`gdl.symmetry`).
+        """
+        if self._symmetry_unchecked:
+            self.check_symmetry(SYMMETRY_CHECK_PLAYOUTS, SYMMETRY_CHECK_STATES)
+        return self._key
+
+    @property
+    def symmetries(self) -> tuple[str, ...]:
+        """The names of the symmetries the keys use (the whole group, generators composed)."""
+        return tuple(name for name, _ in self._symmetry_maps)
+
+    def _init_symmetry(self, program: Program) -> None:
+        assert program.board is not None
+        transforms = symmetry_group(program.board, program.symmetries)
+        nslots = self._extra
+        self._symmetry_maps = [(t.name, slot_map(t, program.state_vars, nslots)) for t in transforms]
+        self._canonical = canonical_key([m for _, m in self._symmetry_maps], nslots, self._turn,
+                                        program.has_chance)
+        self._symmetry_unchecked = True
+        # Keys of a symmetric game differ from the plain ones: so must a solved table's fingerprint.
+        self.fingerprint = f"{program.fingerprint}+sym"
+
+    _symmetry_unchecked = False
+
+    def images(self, state: tuple) -> list[tuple]:
+        """``state`` and its images under the declared symmetries (a chance state has only itself)."""
+        if self.to_move(state) == CHANCE:
+            return [state]
+        return [state, *(m.apply(state) for _, m in self._symmetry_maps)]
+
+    def check_symmetry(self, playouts: int, max_states: int, seed: int = 0) -> None:
+        """Compare states with their images along seeded random playouts; keys use the symmetries after.
+
+        :raises RuleFileError: a ``symmetry-broken`` diagnostic with the moves that show it.
+        """
+        if not self._symmetry_maps:
+            return
+        violation = find_violation(self, self._symmetry_maps, playouts=playouts, max_states=max_states, seed=seed)
+        if violation is not None:
+            moves = ",".join(violation.moves)
+            diagnostic = Diagnostic(
+                "error", "symmetry-broken",
+                f"the rules are not symmetric under `{violation.symmetry}`: {violation.what}",
+                self.program.symmetry_span or Span(1, 1, 1, 2), self.filename,
+                "remove the symmetry, or make the rules treat mirror-image positions alike",
+                (f"reproduce with the moves: {moves}" if moves else "it happens in the initial state",))
+            raise RuleFileError([diagnostic], self.source)
+        self._symmetry_unchecked = False
+        self._key = self._canonical
 
     def parse_move(self, state: tuple, text: str) -> Move:
         """The move (or chance outcome) of ``state`` named ``text``; spaces are ignored.

@@ -89,8 +89,7 @@ class PerfectAgent:
         self.progress: Progress | None = None
 
     def choose(self, state: State) -> Hashable:
-        key = self.game.key(state)
-        names = self.table.best.get(key) if self.table is not None else None
+        names = self.table.best_moves(self.game, state) if self.table is not None else None
         if not names:
             solution = solve(self.game, state, self.limits, progress=self.progress)
             if solution.table is not None:

@@ -129,7 +129,7 @@ class NegamaxSearch:
         """The score of a utility (or heuristic) vector for the maximising side."""
         return 0.0 if values is None else float(values[self.reference])
 
-    def _build_core(self) -> Callable[[State, int, int, float, float, int], float]:
+    def _build_core(self) -> Callable[..., float]:
         # Everything the hot loop touches is bound to a local of this closure (no attribute look-ups).
         game, budget, sides = self.game, self.budget, self.sides
         to_move, legal, apply, utilities, heuristic, key = (
@@ -160,13 +160,16 @@ class NegamaxSearch:
                     moves.insert(0, m)
             return moves
 
-        def negamax(state: State, player: int, depth: int, alpha: float, beta: float, ply: int) -> float:
+        def negamax(state: State, player: int, depth: int, alpha: float, beta: float, ply: int,
+                    k: Hashable = None) -> float:
+            # ``k`` is the state's key when the caller already computed it (keys can cost: symmetries).
             search.nodes += 1
             if search.nodes >= budget.next_check:
                 budget.check(search.nodes)
             side = sides[player]
             alpha0 = alpha
-            k = key(state)
+            if k is None:
+                k = key(state)
             tt_move = None
             if tt_get is not None:
                 entry = tt_get(k)
@@ -211,10 +214,12 @@ class NegamaxSearch:
                 elif child_player == CHANCE:
                     raise ValueError("alpha-beta met a chance node; use expectimax")
                 else:
-                    children.append((move, child, child_player))
                     if tt_get is None or depth <= 1:
+                        children.append((move, child, child_player, None))
                         continue
-                    known = tt_get(key(child))
+                    child_key = key(child)
+                    children.append((move, child, child_player, child_key))
+                    known = tt_get(child_key)
                     if known is None or known[0] not in (depth - 1, UNLIMITED_DEPTH):
                         continue
                     # Our lower bound on this child: its lower bound, or minus its upper bound.
@@ -232,16 +237,16 @@ class NegamaxSearch:
             if best > alpha:
                 alpha = best
             if best < beta:
-                for move, child, child_player in children:
+                for move, child, child_player, child_key in children:
                     if depth <= 1:
                         search.nodes += 1
                         search.horizon_hits += 1
                         h = heuristic(child)
                         value = 0.0 if h is None else side * h[ref]
                     elif sides[child_player] == side:
-                        value = negamax(child, child_player, depth - 1, alpha, beta, ply + 1)
+                        value = negamax(child, child_player, depth - 1, alpha, beta, ply + 1, child_key)
                     else:
-                        value = -negamax(child, child_player, depth - 1, -beta, -alpha, ply + 1)
+                        value = -negamax(child, child_player, depth - 1, -beta, -alpha, ply + 1, child_key)
                     if value > best:
                         best = value
                         best_move = move
@@ -287,6 +292,7 @@ class NegamaxSearch:
         line: list[Any] = []
         seen: set[Hashable] = set()
         move = first
+        symmetric = bool(getattr(game, "symmetries", ()))
         while move is not None and len(line) < limit:
             line.append(move)
             state = game.apply(state, move)
@@ -295,8 +301,31 @@ class NegamaxSearch:
                 break
             seen.add(k)
             entry = self.tt.get(k)
-            move = entry[3] if entry is not None else None
+            if entry is None:
+                break
+            # With symmetric keys the stored move belongs to the image that was searched, not to this state.
+            move = self._move_keeping(state, entry) if symmetric else entry[3]
         return tuple(line)
+
+    def _move_keeping(self, state: State, entry: tuple[int, float, float, Any, int]) -> Any:
+        """A move of ``state`` to a child proven to keep its exact value, or None."""
+        depth, low, high, _, side = entry
+        if low != high or depth < UNLIMITED_DEPTH:
+            return None
+        game, sides, ref = self.game, self.sides, self.reference
+        for move in game.legal_moves(state):
+            child = game.apply(state, move)
+            player = game.to_move(child)
+            if player == TERMINAL:
+                value = side * game.utilities(child)[ref]
+            else:
+                known = self.tt.get(game.key(child))
+                if known is None or known[1] != known[2] or known[0] < UNLIMITED_DEPTH:
+                    continue
+                value = known[1] if sides[player] == side else -known[1]
+            if value == low:
+                return move
+        return None
 
     def leaf_values(self, state: State, line: tuple[Any, ...]) -> tuple[float, ...]:
         """Utilities (or heuristic, or zeros) at the end of ``line``."""

@@ -53,7 +53,7 @@ from solver.limits import (
     check_players,
     is_two_player_zero_sum,
 )
-from solver.table import SolvedTable
+from solver.table import SolvedTable, has_symmetric_keys
 
 METHODS = ("auto", "alphabeta", "backward", "retrograde", "value_iteration")
 TIE_TOLERANCE = 1e-9
@@ -75,8 +75,13 @@ def solve(
     method: str = "auto",
     tolerance: float = 1e-12,
     progress: Callable[[SearchStats], Any] | None = None,
+    all_best: bool = True,
 ) -> Solution:
     """Solve ``state`` (default: the initial state) exactly.
+
+    ``all_best=False`` settles for one optimal root move (the alpha-beta path then
+    stops testing root moves at the first that keeps the value, as a plain
+    alpha-beta search would); ``best_moves`` otherwise lists all of them.
 
     ``limits`` may bound time, nodes and ``table_entries`` (states kept);
     ``limits.iterations`` bounds value-iteration sweeps. When a budget runs
@@ -96,7 +101,7 @@ def solve(
     try:
         if method == "alphabeta" or (method == "auto" and deterministic_duel):
             try:
-                return _solve_alphabeta(game, root, budget, limits)
+                return _solve_alphabeta(game, root, budget, limits, all_best)
             except CycleFound:
                 if method == "alphabeta":
                     raise ValueError(f"{game.name} has cycles: alpha-beta cannot solve it; use retrograde") from None
@@ -128,7 +133,7 @@ def _stopped(game: Game, root: State, budget: Budget, reason: str) -> Solution:
 # ------------------------------------------------------------------ alpha-beta
 
 
-def _solve_alphabeta(game: Game, root: State, budget: Budget, limits: Limits) -> Solution:
+def _solve_alphabeta(game: Game, root: State, budget: Budget, limits: Limits, all_best: bool = True) -> Solution:
     """Negamax to the end with a full TT; then every root move is tested against the value (null windows)."""
     if game.to_move(root) == TERMINAL:
         value = tuple(game.utilities(root))
@@ -153,12 +158,21 @@ def _solve_alphabeta(game: Game, root: State, budget: Budget, limits: Limits) ->
     player = game.to_move(root)
     side = search.sides[player]
     best_moves = []
-    for move in game.legal_moves(root):
+    moves = list(game.legal_moves(root))
+    if search.root_best in moves:  # likeliest optimal: test it first
+        moves.remove(search.root_best)
+        moves.insert(0, search.root_best)
+    for move in moves:
         child = game.apply(root, move)
         # The mover's best: player 0 wants a child >= score, player 1 a child <= score.
         optimal = at_least(search, child, score) if side == 1 else at_most(search, child, score)
         if optimal:
             best_moves.append(move)
+            if not all_best:
+                break
+    if all_best:
+        order = {m: i for i, m in enumerate(game.legal_moves(root))}
+        best_moves.sort(key=order.__getitem__)  # in the game's move order, as documented
     table = _table_from_tt(game, search)
     key = game.key(root)
     table.values[key] = (score + 0.0, 0.0 - score)
@@ -179,6 +193,7 @@ def _table_from_tt(game: Game, search: Any) -> SolvedTable:
     table = SolvedTable.for_game(game, "alphabeta", complete=False)
     low, high = getattr(game, "utility_bounds", None) or (float("-inf"), float("inf"))
     values, best = table.values, table.best
+    symmetric = has_symmetric_keys(game)  # a move found in one mirror image is wrong in another
     for key, (depth, lower, upper, move, side) in search.tt.items():
         if depth < UNLIMITED_DEPTH:
             continue
@@ -186,7 +201,7 @@ def _table_from_tt(game: Game, search: Any) -> SolvedTable:
             value = lower if lower == upper or lower >= high else upper
             v0 = side * value + 0.0
             values[key] = (v0, 0.0 - v0)
-            if move is not None and lower > -INF:
+            if move is not None and lower > -INF and not symmetric:
                 best[key] = (str(move),)
     return table
 
@@ -468,13 +483,14 @@ def _finish(game: Game, graph: StateGraph, budget: Budget, solved: tuple[Values,
             exact: bool, reason: str | None) -> Solution:
     values, best = solved
     table = SolvedTable.for_game(game, method, complete=True)
+    symmetric = has_symmetric_keys(game)  # the graph holds one of each set of mirror images: keep its moves out
     for i, k in enumerate(graph.keys):
         table.values[k] = values[i]
-        if best[i]:
+        if best[i] and (i == 0 or not symmetric):
             moves = graph.moves[i]
             table.best[k] = tuple(str(moves[j]) for j in best[i])
     root_moves = tuple(graph.moves[0][j] for j in best[0])
-    pv = _line(graph, best)
+    pv = _symmetric_line(graph, values, best) if symmetric else _line(graph, best)
     budget.tt_size = len(graph)
     budget.depth = len(pv)
     return Solution(values[0], root_moves, pv, exact, budget.stats(), method, not exact, reason, table=table)
@@ -501,6 +517,40 @@ def _line(graph: StateGraph, best: Best, limit: int = 10_000) -> tuple[Any, ...]
         if i in seen:
             break
         seen.add(i)
+    return tuple(line)
+
+
+def _symmetric_line(graph: StateGraph, values: Values, best: Best, limit: int = 10_000) -> tuple[Any, ...]:
+    """The principal variation of a game with symmetric keys, played on the real states.
+
+    A graph node stands for all the mirror images of its state, so its moves may name other
+    cells than the position reached: each move is found again as one whose child has the value.
+    """
+    game = graph.game
+    index = {k: i for i, k in enumerate(graph.keys)}
+    state, line, seen = graph.states[0], [], {0}
+    first = graph.moves[0][best[0][0]] if best[0] else None
+    while len(line) < limit:
+        i = index[game.key(state)]
+        player = graph.player[i]
+        if player == TERMINAL:
+            break
+        if player == CHANCE:
+            move = max(game.chance_outcomes(state), key=lambda pair: pair[1])[0]
+        elif first is not None:
+            move, first = first, None
+        else:
+            move = next((m for m in game.legal_moves(state)
+                         if abs(values[index[game.key(game.apply(state, m))]][player] - values[i][player])
+                         <= TIE_TOLERANCE), None)
+            if move is None:
+                break
+        line.append(move)
+        state = game.apply(state, move)
+        j = index[game.key(state)]
+        if j in seen:
+            break
+        seen.add(j)
     return tuple(line)
 
 

@@ -29,6 +29,8 @@ from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from solver.game import TERMINAL
+
 FORMAT = "gdl-solved-table"
 VERSION = "1"
 
@@ -66,6 +68,30 @@ class SolvedTable:
     def __len__(self) -> int:
         return len(self.values)
 
+    def best_moves(self, game: Any, state: Any) -> tuple[str, ...] | None:
+        """The names of optimal moves at ``state``, or None when the table cannot tell.
+
+        A game whose keys identify symmetric states (it has ``symmetries``) shares one entry
+        among mirror images, and a stored move belongs to whichever image was solved: there
+        the moves are found again from the children's values (an exact child value equal to
+        the state's marks an optimal move). A cyclic game solved by retrograde analysis also
+        needs progress, which values alone do not show: None there.
+        """
+        key = game.key(state)
+        if not has_symmetric_keys(game):
+            return self.best.get(key)
+        here = self.values.get(key)
+        player = game.to_move(state)
+        if here is None or player < 0 or self.method == "retrograde":
+            return None
+        found = []
+        for move in game.legal_moves(state):
+            child = game.apply(state, move)
+            value = game.utilities(child) if game.to_move(child) == TERMINAL else self.values.get(game.key(child))
+            if value is not None and abs(value[player] - here[player]) <= TIE_TOLERANCE:
+                found.append(str(move))
+        return tuple(found) or None
+
     def check_game(self, game: Any) -> None:
         """:raises StaleTableError: the table belongs to another game, parameters or rules."""
         if self.game != game.name:
@@ -76,6 +102,14 @@ class SolvedTable:
         if self.fingerprint != game.fingerprint:
             raise StaleTableError(f"the rules of {game.name!r} changed since this table was solved "
                                   "(fingerprint differs); solve again")
+
+
+TIE_TOLERANCE = 1e-9
+
+
+def has_symmetric_keys(game: Any) -> bool:
+    """Whether ``game.key`` gives symmetric states one key (then no move may be stored under a key)."""
+    return bool(getattr(game, "symmetries", ()))
 
 
 def canonical_json(value: Any) -> str:

@@ -37,6 +37,7 @@ EXPECTED: dict[str, tuple[int, int | None, str, str | None]] = {
     "arity": (7, 12, "`double` takes 1 argument(s), not 2", None),
     "assign-to-constant": (8, 5, "`goal` is a parameter and cannot be assigned", "only state variables"),
     "bad-index-domain": (4, 9, "contiguous range", None),
+    "bad-symmetry": (5, 18, "`rotate90` needs a board with as many rows as columns, not 3 x 4", None),
     "bad-probability": (6, 5, "add up to 5/6, not 1", "exact fractions"),
     "bad-type": (4, 10, "expected a type", None),
     "board-size": (4, 1, "not 3 x 30", None),

@@ -121,20 +121,26 @@ def test_states_are_immutable_hashable_and_consistent(name: str, seed: int) -> N
 @FAST
 @given(name=st.sampled_from(GAMES), seed=st.integers(0, 2**32 - 1))
 def test_keys_and_positions_correspond(name: str, seed: int) -> None:
-    """Equal positions (variables and turn) have equal keys, and different positions different keys."""
+    """Equal positions (variables and turn), or mirror images under the game's declared symmetries,
+    have equal keys; other positions have different keys."""
     game = game_named(name)
     by_position: dict[object, Hashable] = {}
     by_key: dict[Hashable, object] = {}
     rng = random.Random(seed)
+
+    def position(state: tuple) -> tuple[str, int, str]:
+        return (repr(game.values(state)), game.to_move(state),
+                game.describe_end(state) if game.to_move(state) == TERMINAL else "")
+
     for _ in range(3):
         for state in playout(game, rng, 60):
             if game.to_move(state) == CHANCE:
                 continue  # a chance state also holds the pending move
-            position = (repr(game.values(state)), game.to_move(state), game.describe_end(state)
-                        if game.to_move(state) == TERMINAL else "")
+            images = frozenset(position(image) for image in game.images(state))
             key = game.key(state)
-            assert by_position.setdefault(position, key) == key
-            assert by_key.setdefault(key, position) == position
+            assert all(game.key(image) == key for image in game.images(state))
+            assert by_position.setdefault(images, key) == key
+            assert by_key.setdefault(key, images) == images
 
 
 @settings(max_examples=150, deadline=None)
