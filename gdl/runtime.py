@@ -228,6 +228,7 @@ RUNTIME_HELPERS: dict[str, Any] = {
 
 SYMMETRY_CHECK_PLAYOUTS = 4
 SYMMETRY_CHECK_STATES = 48
+SYMMETRY_CHECK_WORK = 500
 """The short check a game runs before its first symmetric key (``gdl check`` runs a longer one)."""
 
 
@@ -313,7 +314,7 @@ class CompiledGame:
         The first use checks the symmetries against the rules (see :mod:`gdl.symmetry`).
         """
         if self._symmetry_unchecked:
-            self.check_symmetry(SYMMETRY_CHECK_PLAYOUTS, SYMMETRY_CHECK_STATES)
+            self.check_symmetry(SYMMETRY_CHECK_PLAYOUTS, SYMMETRY_CHECK_STATES, SYMMETRY_CHECK_WORK)
         return self._key
 
     @property
@@ -340,14 +341,15 @@ class CompiledGame:
             return [state]
         return [state, *(m.apply(state) for _, m in self._symmetry_maps)]
 
-    def check_symmetry(self, playouts: int, max_states: int, seed: int = 0) -> None:
+    def check_symmetry(self, playouts: int, max_states: int, max_work: int, seed: int = 0) -> None:
         """Compare states with their images along seeded random playouts; keys use the symmetries after.
 
         :raises RuleFileError: a ``symmetry-broken`` diagnostic with the moves that show it.
         """
         if not self._symmetry_maps:
             return
-        violation = find_violation(self, self._symmetry_maps, playouts=playouts, max_states=max_states, seed=seed)
+        violation = find_violation(self, self._symmetry_maps, playouts=playouts, max_states=max_states,
+                                   max_work=max_work, seed=seed)
         if violation is not None:
             moves = ",".join(violation.moves)
             diagnostic = Diagnostic(

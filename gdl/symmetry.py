@@ -204,26 +204,29 @@ class Violation:
 
 
 def find_violation(game: Any, maps: Sequence[tuple[str, SlotMap]], *, playouts: int, max_states: int,
-                   seed: int = 0, max_plies: int = 1000) -> Violation | None:
-    """Play seeded random games and compare each decision state with each of its images.
+                   max_work: int, seed: int = 0, max_plies: int = 1000) -> Violation | None:
+    """Play seeded random games and compare decision states with their images (one symmetry each, in turn).
 
-    Chance in the middle of a move is followed through to the next decision (or end) state,
-    so the comparison never needs to map a suspended move's locals.
+    Stops after ``max_states`` states or ``max_work`` successors made (a game with costly
+    moves gets fewer states). Chance in the middle of a move is followed through to the
+    next decision (or end) state, so the comparison never needs to map a suspended move's locals.
     """
     rng = random.Random(seed)
-    checked = 0
+    checked = work = 0
     for _ in range(playouts):
         state, line = game.initial_state(), []
         for _ply in range(max_plies):
-            if checked >= max_states:
+            if checked >= max_states or work >= max_work:
                 return None
             player = game.to_move(state)
             if player >= 0 or player == -2:
+                # One symmetry per state, in turn: more states for the same work.
+                name, m = maps[checked % len(maps)]
                 checked += 1
-                for name, m in maps:
-                    what = _compare(game, state, m)
-                    if what is not None:
-                        return Violation(tuple(line), name, what)
+                what, cost = _compare(game, state, m)
+                work += cost
+                if what is not None:
+                    return Violation(tuple(line), name, what)
             if player == -2:
                 break
             if player == -1:
@@ -236,26 +239,28 @@ def find_violation(game: Any, maps: Sequence[tuple[str, SlotMap]], *, playouts: 
     return None
 
 
-def _compare(game: Any, state: tuple, m: SlotMap) -> str | None:
+def _compare(game: Any, state: tuple, m: SlotMap) -> tuple[str | None, int]:
+    """What differs between ``state`` and its image (None: nothing), and how many successors that took."""
     image = m.apply(state)
     if game.to_move(image) != game.to_move(state):
-        return "the player to move differs"
+        return "the player to move differs", 1
     if game.to_move(state) == -2:
         if tuple(game.utilities(image)) != tuple(game.utilities(state)):
-            return f"the utilities differ: {tuple(game.utilities(state))} and {tuple(game.utilities(image))}"
-        return None
+            return f"the utilities differ: {tuple(game.utilities(state))} and {tuple(game.utilities(image))}", 1
+        return None, 1
     if game.heuristic(image) != game.heuristic(state):
-        return "the heuristic differs"
-    ours = sorted(_settled(game, m.apply(s), p) for s, p in _successors(game, state))
-    theirs = sorted(_settled(game, s, p) for s, p in _successors(game, image))
+        return "the heuristic differs", 1
+    ours = sorted(_settled(m.apply(s), p) for s, p in _successors(game, state))
+    theirs = sorted(_settled(s, p) for s, p in _successors(game, image))
+    cost = 1 + len(ours) + len(theirs)
     if len(ours) != len(theirs):
-        return f"the number of legal moves differs: {len(ours)} and {len(theirs)}"
+        return f"the number of legal moves differs: {len(ours)} and {len(theirs)}", cost
     if ours != theirs:
-        return "the moves lead to different positions"
-    return None
+        return "the moves lead to different positions", cost
+    return None, cost
 
 
-def _settled(game: Any, state: tuple, p: float) -> tuple[Hashable, float]:
+def _settled(state: tuple, p: float) -> tuple[Hashable, float]:
     return (state, round(p, 12))
 
 

@@ -138,7 +138,12 @@ class Game(Protocol):
         ...
 
     def key(self, state: State) -> Hashable:
-        """A compact key for transposition tables and saved tables (equal states, equal keys)."""
+        """A compact key for transposition tables and saved tables (equal states, equal keys).
+
+        A game may give symmetric states (mirror images with the same value) one key; it
+        then has a non-empty ``symmetries`` attribute, and the solvers store values, never
+        moves, under such keys (a move found in one image is another cell in the next).
+        """
         ...
 
     def parse_move(self, state: State, text: str) -> Hashable:
