@@ -10,9 +10,10 @@ code               problem
 runtime-error      a rule raised while the game ran (index out of range, ...)
 no-moves           a state that is neither terminal nor chance has no legal move
 no-chance          a chance state with no outcome
-no-end             a playout did not end within ``max_plies`` plies (a warning
-                   when a state repeated: the game can cycle; nothing for a
-                   one-player puzzle that cycles, which search solves)
+no-end             a playout did not end within ``max_plies`` plies, a warning:
+                   either a state repeated (the game can cycle; nothing for a
+                   one-player puzzle that cycles, which search solves), or the
+                   game is longer than ``max_plies`` (its first plies are checked)
 bad-probability    chance probabilities that are negative or do not sum to 1
 bad-utility        a terminal state whose utilities are not one number per
                    player, or fall outside the declared bounds
@@ -23,6 +24,13 @@ bad-turn           ``to_move`` returned something that is not a player index
 
 Every dynamic diagnostic carries the move sequence that reproduces it, names
 joined by commas (``gdl solve FILE --moves ...`` replays it), as a note.
+
+How much random play a file gets: at most ``playouts`` games of at most
+``max_plies`` plies each, and, with a ``time_budget`` (``gdl check`` gives each
+file ``DEFAULT_TIME_BUDGET`` seconds), no more once the budget is spent, except
+that the first ``MIN_PLAYOUTS`` playouts always run (or fewer, when one of them
+reaches ``max_plies``). A playout cut by the budget is abandoned, not reported.
+With the same seed, a larger budget plays the same games and then more.
 
 >>> from gdl.check import check_source
 >>> report = check_source(open("games/tictactoe.gdl").read(), "tictactoe.gdl", playouts=50)
@@ -35,6 +43,7 @@ from __future__ import annotations
 import math
 import random
 import re
+import time
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -51,6 +60,21 @@ MOVES_NOTE = "reproduce with the moves: "
 
 PROBABILITY_TOLERANCE = 1e-9
 
+DEFAULT_PLAYOUTS = 200
+"""Most random playouts per file."""
+
+DEFAULT_MAX_PLIES = 10_000
+"""A playout that reaches this many plies stops there (``no-end``)."""
+
+DEFAULT_TIME_BUDGET = 0.04
+"""Seconds of random play per file for ``gdl check`` (``--time``); the library default is no budget."""
+
+MIN_PLAYOUTS = 10
+"""Playouts played whatever the time budget (unless one reaches ``max_plies`` first)."""
+
+ENDLESS_STOP = 3
+"""Playouts stop after this many reach ``max_plies``: endless games are slow to play out; three are evidence."""
+
 
 @dataclass
 class CheckReport:
@@ -61,6 +85,8 @@ class CheckReport:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     playouts: int = 0
     plies: int = 0
+    out_of_time: bool = False
+    """The time budget stopped the playouts before ``playouts`` were played."""
 
     @property
     def errors(self) -> int:
@@ -165,12 +191,18 @@ class Playouts:
     """Random playouts over a checked game, collecting one diagnostic per distinct problem.
 
     For each problem the shortest reproducing move sequence seen is kept.
+    ``time_budget`` (seconds, None for none) stops the playouts once spent,
+    but not before ``MIN_PLAYOUTS`` have finished or one reached ``max_plies``.
     """
 
-    def __init__(self, game: CompiledGame, seed: int | None = 0, max_plies: int = 10_000) -> None:
+    def __init__(self, game: CompiledGame, seed: int | None = 0, max_plies: int = DEFAULT_MAX_PLIES,
+                 time_budget: float | None = None) -> None:
         self.game = game
         self.rng = random.Random(seed)
         self.max_plies = max_plies
+        self.time_budget = time_budget
+        self.deadline: float | None = None
+        self.out_of_time = False
         self.found: dict[tuple[object, ...], tuple[int, Diagnostic]] = {}
         self.plies = 0
         self.playouts = 0
@@ -182,13 +214,26 @@ class Playouts:
         self._span_zero_sum = _line_of(source, r"\s*zero_sum\b")
 
     def run(self, count: int, progress: Callable[[int], None] | None = None) -> list[Diagnostic]:
+        if self.time_budget is not None:
+            self.deadline = time.perf_counter() + self.time_budget
         for i in range(count):
-            if self.endless >= 3:  # endless games are slow to play out; three are evidence enough
+            if self.endless >= ENDLESS_STOP or self._spent(self.playouts):
                 break
             self.playout()
+            if self.out_of_time:
+                break
             if progress is not None:
                 progress(i + 1)
         return self.diagnostics()
+
+    def _spent(self, finished: int) -> bool:
+        """Whether the time budget is spent and the minimum of play is done (then remembered)."""
+        if self.deadline is None or (finished < MIN_PLAYOUTS and not self.endless):
+            return False
+        if time.perf_counter() < self.deadline:
+            return False
+        self.out_of_time = True
+        return True
 
     def diagnostics(self) -> list[Diagnostic]:
         return [d for _, d in sorted(self.found.values(), key=lambda item: (item[1].span.line, item[0]))]
@@ -215,11 +260,14 @@ class Playouts:
             seen: dict[Hashable, int] = {}
             cycle: tuple[int, int] | None = None
             for ply in range(self.max_plies + 1):
-                if ply == self.max_plies:
-                    self._no_end(history, cycle)
+                if not ply & 255 and ply and self._spent(self.playouts - 1):
+                    self.playouts -= 1  # abandoned unfinished: it found nothing so far
                     return
                 move = self._step(state, history)
                 if move is None:
+                    return
+                if ply == self.max_plies:  # not over after max_plies plies
+                    self._no_end(history, cycle)
                     return
                 if cycle is None:
                     first = seen.setdefault(state, ply)
@@ -315,10 +363,13 @@ class Playouts:
                 severity="warning")
             notes = [f"the state after {cycle[0]} plies comes back after {cycle[1]} plies"]
         else:
-            diagnostic = self._diag("no-end", f"a random game did not end within {self.max_plies} plies",
-                                    self._span_ends, "check that every move brings the end closer, "
-                                    "or add a move limit")
-            notes = []
+            # No state repeated: the game may just be long (it ends if its states are finite), so a warning.
+            diagnostic = self._diag(
+                "no-end", f"a random game did not end within {self.max_plies} plies, and no state repeated",
+                self._span_ends, "fine if the game is meant to be this long; otherwise check that every move "
+                "brings the end closer, or add a move limit", severity="warning")
+            notes = [f"only the first {self.max_plies} plies of a random game are checked "
+                     "(`gdl check --max-plies N` plays longer games)"]
         self._record(diagnostic, history, *notes)
 
 
@@ -329,12 +380,14 @@ def _show(utilities: Sequence[float]) -> str:
 # ------------------------------------------------------------------ a file
 
 
-def check_source(source: str, filename: str = "<string>", *, playouts: int = 200, seed: int | None = 0,
-                 max_plies: int = 10_000, params: dict[str, str] | None = None,
+def check_source(source: str, filename: str = "<string>", *, playouts: int = DEFAULT_PLAYOUTS,
+                 seed: int | None = 0, max_plies: int = DEFAULT_MAX_PLIES, time_budget: float | None = None,
+                 params: dict[str, str] | None = None,
                  progress: Callable[[int], None] | None = None) -> CheckReport:
     """Static and dynamic checks of rule-file text.
 
-    Playouts run only when the static checks find no error.
+    Playouts run only when the static checks find no error; ``time_budget``
+    (seconds, None for none) bounds them as :class:`Playouts` says.
 
     :raises ParameterError: a parameter override is unknown or invalid.
     """
@@ -342,11 +395,27 @@ def check_source(source: str, filename: str = "<string>", *, playouts: int = 200
     game, report.diagnostics = compile_checked(source, filename, params)
     if game is None or playouts <= 0:
         return report
-    runner = Playouts(game, seed, max_plies)
+    runner = Playouts(game, seed, max_plies, time_budget)
     report.diagnostics.extend(runner.run(playouts, progress))
+    report.diagnostics.extend(symmetry_diagnostics(game, seed))
     report.playouts = runner.playouts
     report.plies = runner.plies
+    report.out_of_time = runner.out_of_time
     return report
+
+
+SYMMETRY_PLAYOUTS = 20
+SYMMETRY_STATES = 400
+SYMMETRY_WORK = 2000  # successors made: about 60 ms for othello, whose moves cost most
+
+
+def symmetry_diagnostics(game: CompiledGame, seed: int | None) -> list[Diagnostic]:
+    """Each declared symmetry compared with the rules at up to ``SYMMETRY_STATES`` states of random play."""
+    try:
+        game.check_symmetry(SYMMETRY_PLAYOUTS, SYMMETRY_STATES, SYMMETRY_WORK, seed=seed or 0)
+    except RuleFileError as error:
+        return list(error.diagnostics)
+    return []
 
 
 def read_rule_file(path: str | Path) -> str:
@@ -378,6 +447,10 @@ def read_rule_file(path: str | Path) -> str:
 
 
 __all__ = [
+    "DEFAULT_MAX_PLIES",
+    "DEFAULT_PLAYOUTS",
+    "DEFAULT_TIME_BUDGET",
+    "MIN_PLAYOUTS",
     "MOVES_NOTE",
     "CheckReport",
     "ParameterError",

@@ -24,7 +24,16 @@ from rich.table import Table
 from rich.text import Text
 
 import gdl
-from gdl.check import CheckReport, check_source, read_rule_file, split_moves
+from gdl.check import (
+    DEFAULT_MAX_PLIES,
+    DEFAULT_PLAYOUTS,
+    DEFAULT_TIME_BUDGET,
+    MIN_PLAYOUTS,
+    CheckReport,
+    check_source,
+    read_rule_file,
+    split_moves,
+)
 from gdl.console import (
     format_number,
     make_console,
@@ -184,8 +193,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     out = make_console()
     err = make_console(stderr=True)
     params = parse_params(args.param)
-    if args.playouts < 0 or args.max_plies < 1:
-        raise UsageError("--playouts must be >= 0 and --max-plies >= 1")
+    if args.playouts < 0 or args.max_plies < 1 or not args.time >= 0:
+        raise UsageError("--playouts must be >= 0, --max-plies >= 1 and --time >= 0")
     reports: list[CheckReport] = []
     usage_problems = 0
     total_work = len(args.files) * max(1, args.playouts)
@@ -209,7 +218,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             done = number * max(1, args.playouts)
             try:
                 report = check_source(source, str(path), playouts=args.playouts, seed=args.seed,
-                                      max_plies=args.max_plies, params=params,
+                                      max_plies=args.max_plies, time_budget=args.time or None, params=params,
                                       progress=lambda i, done=done: progress.update(done + i))
             except ParameterError as error:
                 raise UsageError(f"{path}: {error}") from None
@@ -228,8 +237,10 @@ def cmd_check(args: argparse.Namespace) -> int:
         summary.append(f"{plural(errors, 'error')}, {plural(warnings, 'warning')}", style=style)
         playouts = sum(r.playouts for r in reports)
         if playouts:
-            summary.append(f" ({plural(playouts, 'random playout')}, {sum(r.plies for r in reports):,} plies)",
-                           style="dim")
+            timed_out = sum(r.out_of_time for r in reports)
+            budget = f"; the --time budget ended the playouts of {plural(timed_out, 'file')}" if timed_out else ""
+            summary.append(f" ({plural(playouts, 'random playout')}, {sum(r.plies for r in reports):,} plies"
+                           f"{budget})", style="dim")
         out.print(summary)
     if usage_problems:
         return EXIT_USAGE
@@ -447,7 +458,8 @@ def _big(log10: float) -> str:
 EXAMPLES = {
     "check": """examples:
   gdl check games/*.gdl
-  gdl check mygame.gdl --playouts 1000 --seed 7
+  gdl check mygame.gdl --playouts 1000 --time 0 --seed 7   # exactly 1000 playouts
+  gdl check longgame.gdl --max-plies 50000
   gdl check mygame.gdl --json > diagnostics.json""",
     "list": """examples:
   gdl list
@@ -503,11 +515,16 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = command("check", "Check rule files: static checks, then random playouts that run the rules.")
     p.add_argument("files", nargs="+", metavar="FILE", help="rule files to check")
-    p.add_argument("--playouts", type=int, default=200, metavar="N", help="random playouts per file (default 200; "
-                   "0 for static checks only)")
+    p.add_argument("--playouts", type=int, default=DEFAULT_PLAYOUTS, metavar="N",
+                   help=f"most random playouts per file (default {DEFAULT_PLAYOUTS}; 0 for static checks only)")
+    p.add_argument("--time", type=float, default=DEFAULT_TIME_BUDGET, metavar="SECONDS",
+                   help=f"seconds of random play per file: the playouts stop when they are spent, but not "
+                        f"before {MIN_PLAYOUTS} have finished or one reached --max-plies (default "
+                        f"{DEFAULT_TIME_BUDGET:g}; 0 for no limit: exactly --playouts playouts on any machine)")
     p.add_argument("--seed", type=int, default=0, help="random seed of the playouts (default 0)")
-    p.add_argument("--max-plies", type=int, default=10_000, metavar="N",
-                   help="a playout longer than this is reported as `no-end` (default 10000)")
+    p.add_argument("--max-plies", type=int, default=DEFAULT_MAX_PLIES, metavar="N",
+                   help=f"a playout stops after this many plies and is reported as `no-end`, a warning "
+                        f"(default {DEFAULT_MAX_PLIES})")
     p.add_argument("-p", "--param", action="append", metavar="NAME=VALUE", help="set a parameter (repeatable)")
     p.add_argument("--json", action="store_true", help="print the diagnostics as a JSON list")
     p.set_defaults(run=cmd_check)

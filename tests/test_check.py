@@ -5,7 +5,10 @@ from __future__ import annotations
 import pytest
 
 import gdl
+import gdl.check
 from gdl.check import (
+    DEFAULT_MAX_PLIES,
+    MIN_PLAYOUTS,
     MOVES_NOTE,
     CheckReport,
     Playouts,
@@ -70,11 +73,61 @@ def test_a_cycle_that_never_ends_is_a_warning():
     assert len(moves_of(report, "no-end")) == 100
 
 
-def test_a_game_that_goes_on_without_repeating_is_an_error():
+def test_a_game_longer_than_max_plies_is_a_warning_with_a_note():
     source = HEAD + "state n: 0..1000 = 0\nmove inc when n < 1000:\n    n += 1\nwin A when n == 1000\n"
     report = check_source(source, "long.gdl", playouts=2, max_plies=50)
     assert codes(report) == ["no-end"]
-    assert report.diagnostics[0].is_error
+    [diagnostic] = report.diagnostics
+    assert diagnostic.severity == "warning" and "no state repeated" in diagnostic.message
+    assert any("first 50 plies" in note and "--max-plies" in note for note in diagnostic.notes)
+    assert check_source(source, "long.gdl", playouts=2, max_plies=2000).diagnostics == []
+
+
+LONG_WALK = HEAD + ("state n: 0..20000 = 0\nmove step: n += 1\nmove skip when n % 7 == 3: n += 2\n"
+                    "win A when n == 20000\n")
+"""Random games of 17,000 to 20,000 plies."""
+
+
+@pytest.mark.parametrize("time_budget", [None, 0.04, 0.0])
+def test_a_20000_ply_game_is_checked_in_bounded_plies(time_budget):
+    report = check_source(LONG_WALK, "walk.gdl", time_budget=time_budget)  # default playouts and max_plies
+    assert codes(report) == ["no-end"] and report.errors == 0
+    assert any(f"first {DEFAULT_MAX_PLIES} plies" in note for note in report.diagnostics[0].notes)
+    assert 1 <= report.playouts <= 3  # three endless playouts are evidence enough; a budget stops sooner
+    assert DEFAULT_MAX_PLIES <= report.plies <= 3 * DEFAULT_MAX_PLIES
+    if time_budget == 0.0:  # spent at once: only the first playout, which reached max_plies
+        assert (report.playouts, report.plies, report.out_of_time) == (1, DEFAULT_MAX_PLIES, True)
+
+
+def test_a_spent_time_budget_still_plays_the_minimum():
+    source = read_rule_file("games/tictactoe.gdl")
+    report = check_source(source, "tictactoe.gdl", playouts=200, time_budget=0.0)
+    assert (report.playouts, report.out_of_time) == (MIN_PLAYOUTS, True)
+    unlimited = check_source(source, "tictactoe.gdl", playouts=200)
+    assert (unlimited.playouts, unlimited.out_of_time) == (200, False)
+    few = check_source(source, "tictactoe.gdl", playouts=3, time_budget=0.0)
+    assert (few.playouts, few.out_of_time) == (3, False)
+
+
+class FakeClock:
+    """Stands in for the ``time`` module in gdl.check: reads ``values`` in turn, then the last forever."""
+
+    def __init__(self, *values: float) -> None:
+        self.values = list(values)
+
+    def perf_counter(self) -> float:
+        return self.values.pop(0) if len(self.values) > 1 else self.values[0]
+
+
+def test_a_playout_cut_by_the_budget_is_abandoned_not_reported(monkeypatch):
+    source = HEAD + "state n: 0..600 = 0\nmove inc when n < 600:\n    n += 1\nwin A when n == 600\n"
+    # The deadline is 10; the clock reads 0 after the minimum of playouts, then 100 during the next playout.
+    monkeypatch.setattr(gdl.check, "time", FakeClock(0.0, 0.0, 100.0))
+    report = check_source(source, "walk.gdl", playouts=50, time_budget=10.0)
+    assert report.diagnostics == []
+    assert report.out_of_time
+    assert report.playouts == MIN_PLAYOUTS  # the cut one is not counted
+    assert report.plies == MIN_PLAYOUTS * 600 + 256  # the budget is looked at every 256 plies
 
 
 def test_declared_zero_sum_contradicted():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -12,6 +13,8 @@ GOOD = 'game T "test"\nplayers A, B\nstate n: 0..3 = 0\nmove inc:\n    n += 1\nw
 BROKEN = 'game T "test"\nplayers A, B\nstate n: 0..3 = 0\nmove inc:\n    n += nn\nwin A when n == 3\n'
 STUCK = 'game T "test"\nplayers A, B\nstate n: 0..5 = 0\nmove inc when n < 3:\n    n += 1\nwin A when n == 5\n'
 WARN = 'players A, B\nstate n: 0..3 = 0\nmove inc:\n    n += 1\nwin A when n == 3\n'
+LONG = ('game T "random games of 17,000 to 20,000 plies"\nplayers A, B\nstate n: 0..20000 = 0\n'
+        'move step: n += 1\nmove skip when n % 7 == 3: n += 2\nwin A when n == 20000\n')
 
 
 @pytest.fixture
@@ -88,6 +91,45 @@ def test_check_several_files_summary(capsys, files):
     assert "3 files checked: 0 errors, 1 warning" in out
 
 
+def summary_counts(out: str) -> tuple[int, int]:
+    """The playouts and plies of the summary line."""
+    match = re.search(r"\(([\d,]+) random playouts?, ([\d,]+) plies", out)
+    assert match, out
+    return int(match[1].replace(",", "")), int(match[2].replace(",", ""))
+
+
+def test_check_a_20000_ply_game_stops_at_max_plies_with_a_note(capsys, files):
+    path = files("long.gdl", LONG)
+    code, out, err = run(capsys, "check", path)  # the default --max-plies and --time
+    assert code == 0, out + err
+    assert "warning[no-end]" in out and "no state repeated" in out
+    assert "note: only the first 10000 plies of a random game are checked" in out
+    assert "--max-plies N" in out
+    assert "1 file checked: 0 errors, 1 warning" in out
+    playouts, plies = summary_counts(out)
+    assert 1 <= playouts <= 3 and 10_000 <= plies <= 30_000
+    code, out, _ = run(capsys, "check", path, "--max-plies", "20000", "--playouts", "4", "--time", "0")
+    assert code == 0 and "0 errors, 0 warnings" in out
+    assert summary_counts(out)[0] == 4
+
+
+def test_check_time_budget_plays_the_minimum_and_says_so(capsys):
+    code, out, _ = run(capsys, "check", "tictactoe", "--time", "1e-9")
+    assert code == 0
+    assert summary_counts(out)[0] == 10
+    assert "the --time budget ended the playouts of 1 file" in out
+    code, out, _ = run(capsys, "check", "tictactoe", "--time", "0", "--playouts", "300")
+    assert summary_counts(out)[0] == 300 and "--time" not in out
+
+
+def test_check_help_documents_the_limits(capsys):
+    code, out, _ = run(capsys, "check", "--help")
+    assert code == 0
+    text = " ".join(out.split())
+    assert "--time SECONDS" in text and "(default 0.04; 0 for no limit" in text
+    assert "--max-plies N" in text and "(default 10000)" in text and "(default 200;" in text
+
+
 def test_check_bundled_name(capsys):
     code, out, _ = run(capsys, "check", "tictactoe", "--playouts", "10")
     assert code == 0 and "1 file checked" in out
@@ -119,6 +161,9 @@ def test_check_non_utf8_is_a_one_line_error(capsys, files):
     ["check", "x.gdl", "--playouts", "many"],
     ["check", "x.gdl", "--bogus"],
     ["check", "x.gdl", "--playouts", "-1"],
+    ["check", "x.gdl", "--time", "-1"],
+    ["check", "x.gdl", "--time", "nan"],
+    ["check", "x.gdl", "--max-plies", "0"],
     ["check", "x.gdl", "-p", "novalue"],
     ["frobnicate"],
     [],
