@@ -37,6 +37,7 @@ from player 0's point of view, or (paranoid) the root player's utility.
 from __future__ import annotations
 
 import sys
+from collections import defaultdict
 from collections.abc import Callable, Hashable
 from typing import Any
 
@@ -106,7 +107,7 @@ class NegamaxSearch:
         self.detect_cycles = detect_cycles
         self.tt: dict[Hashable, tuple[int, float, float, Any, int]] = {}  # depth, lower, upper, move, side
         self.tt_cap = table_entries if table_entries is not None else 1 << 62
-        self.history: dict[Hashable, int] = {}
+        self.history: defaultdict[Hashable, int] = defaultdict(int)
         self.killers: list[list[Any]] = [[None, None] for _ in range(max_search_ply() + 2)]
         self.horizon_hits = 0
         self.nodes = 0
@@ -139,10 +140,7 @@ class NegamaxSearch:
         tt_get = tt.get if tt is not None else None
         tt_cap = self.tt_cap
         history, killers, ordering = self.history, self.killers, self.ordering
-        history_get = history.get
-
-        def history_of(move: Any) -> int:
-            return history_get(move, 0)
+        history_of = history.__getitem__  # a C-level sort key (missing moves count 0)
 
         on_path: set[Hashable] | None = set() if self.detect_cycles else None
         max_ply = max_search_ply()
@@ -257,7 +255,7 @@ class NegamaxSearch:
                                     # depth^2 (Schaeffer 1989); without a depth (exact), cut-offs near the
                                     # root weigh most, as they would there.
                                     weight = depth * depth if depth < 4096 else 1 << max(0, 30 - ply)
-                                    history[move] = history.get(move, 0) + weight
+                                    history[move] += weight
                                     slot = killers[ply]
                                     if slot[0] != move:
                                         slot[1] = slot[0]
