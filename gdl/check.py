@@ -27,7 +27,8 @@ joined by commas (``gdl solve FILE --moves ...`` replays it), as a note.
 
 How much random play a file gets: at most ``playouts`` games of at most
 ``max_plies`` plies each, and, with a ``time_budget`` (``gdl check`` gives each
-file ``DEFAULT_TIME_BUDGET`` seconds), no more once the budget is spent, except
+file ``DEFAULT_TIME_BUDGET`` seconds of CPU time, so that a busy machine plays
+as much as an idle one), no more once the budget is spent, except
 that the first ``MIN_PLAYOUTS`` playouts always run (or fewer, when one of them
 reaches ``max_plies``). A playout cut by the budget is abandoned, not reported.
 With the same seed, a larger budget plays the same games and then more.
@@ -215,7 +216,7 @@ class Playouts:
 
     def run(self, count: int, progress: Callable[[int], None] | None = None) -> list[Diagnostic]:
         if self.time_budget is not None:
-            self.deadline = time.perf_counter() + self.time_budget
+            self.deadline = time.process_time() + self.time_budget
         for i in range(count):
             if self.endless >= ENDLESS_STOP or self._spent(self.playouts):
                 break
@@ -230,7 +231,7 @@ class Playouts:
         """Whether the time budget is spent and the minimum of play is done (then remembered)."""
         if self.deadline is None or (finished < MIN_PLAYOUTS and not self.endless):
             return False
-        if time.perf_counter() < self.deadline:
+        if time.process_time() < self.deadline:
             return False
         self.out_of_time = True
         return True

@@ -518,7 +518,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--playouts", type=int, default=DEFAULT_PLAYOUTS, metavar="N",
                    help=f"most random playouts per file (default {DEFAULT_PLAYOUTS}; 0 for static checks only)")
     p.add_argument("--time", type=float, default=DEFAULT_TIME_BUDGET, metavar="SECONDS",
-                   help=f"seconds of random play per file: the playouts stop when they are spent, but not "
+                   help=f"CPU seconds of random play per file: the playouts stop when they are spent, but not "
                         f"before {MIN_PLAYOUTS} have finished or one reached --max-plies (default "
                         f"{DEFAULT_TIME_BUDGET:g}; 0 for no limit: exactly --playouts playouts on any machine)")
     p.add_argument("--seed", type=int, default=0, help="random seed of the playouts (default 0)")
