@@ -97,7 +97,9 @@ def load_game(spec: str, params: dict[str, str], checked: bool = False) -> gdl.C
     except GdlError as error:
         raise UsageError(str(error)) from None
     try:
-        return gdl.load_source(source, str(path), params, checked)
+        game = gdl.load_source(source, str(path), params, checked)
+        game.key  # noqa: B018 - checks the declared symmetries now, so that a broken one is a load error
+        return game
     except ParameterError as error:
         raise UsageError(str(error)) from None
     except RuleFileError as error:
@@ -392,6 +394,7 @@ def cmd_info(args: argparse.Namespace) -> int:
         "state": space,
         "chance": game.has_chance,
         "zero_sum": game.zero_sum,
+        "symmetries": 1 + len(getattr(game, "symmetries", ())),
         "utility_bounds": list(game.utility_bounds) if game.utility_bounds else None,
         "heuristic": bool(getattr(game, "has_heuristic", False)),
         "known_value": meta.get("value"),
@@ -416,6 +419,9 @@ def cmd_info(args: argparse.Namespace) -> int:
         state_desc += f" ({', '.join(space['variables'])})"
         state_desc += f"; at most {_big(space['log10_encodings'])} encodings"
     table.add_row("state", state_desc)
+    if info["symmetries"] > 1:
+        table.add_row("symmetry", f"{info['symmetries']} images of each position share one key "
+                                  f"({', '.join(game.program.symmetries)})")
     table.add_row("chance", "yes" if game.has_chance else "no")
     table.add_row("zero-sum", "yes" if game.zero_sum else "no")
     if game.utility_bounds:

@@ -183,3 +183,19 @@ def test_a_symmetry_the_rules_break_is_reported_with_moves() -> None:
     assert len(moves) >= 1
     # Without the symmetry the same rules load and solve.
     assert solve(load_source(BROKEN, symmetry=False)).exact
+
+
+def test_gdl_check_and_gdl_solve_report_a_broken_symmetry(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from gdl.cli import main
+
+    path = tmp_path / "broken.gdl"
+    path.write_text(BROKEN, encoding="utf-8")
+    assert main(["check", str(path)]) == 1
+    out = capsys.readouterr()
+    assert f"{path}:5:1: error[symmetry-broken]" in out.out + out.err
+    assert main(["solve", str(path)]) == 1
+    out = capsys.readouterr()
+    assert "symmetry-broken" in out.out + out.err and "Traceback" not in out.out + out.err
+    fixed = tmp_path / "fixed.gdl"
+    fixed.write_text(BROKEN.replace("symmetry mirror\n", ""), encoding="utf-8")
+    assert main(["check", str(fixed)]) == 0
