@@ -32,6 +32,19 @@ subtrees that cannot change the root value). Games that are not two-player
 zero-sum are searched with max^n (:mod:`solver.minimax`), without pruning.
 
 Chance nodes do not count as plies for the depth limit.
+
+Transposition table: one table per remaining depth, ``{key: (lower, upper,
+complete)}``. A depth-limited value depends on the depth left, so an entry
+is reused only at its own depth; it then bounds exactly the value the search
+without a table computes, and a hit returns the same number (tested: TT on
+equals TT off). Keeping both bounds lets a Star1/Star2 re-search with another
+window still use a bound found earlier. ``complete`` says no horizon leaf was
+below it, so that a hit can tell whether the root value is exact.
+
+Nodes (``SearchStats.nodes``): the states searched -- terminals, horizon
+leaves and expanded states. A state the table answers is a hit
+(``tt_hits``), not a node. Without a table and without pruning this is the
+size of the full tree, the count OpenSpiel's ``expectiminimax`` would make.
 """
 
 from __future__ import annotations
@@ -39,10 +52,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from solver.alphabeta import EXACT, LOWER, UPPER
 from solver.game import CHANCE, TERMINAL, Game, State
 from solver.limits import (
-    UNLIMITED_DEPTH,
     Budget,
     Limits,
     SearchResult,
@@ -114,9 +125,15 @@ class _ExpectiMiniMax:
     def __init__(self, game: Game, budget: Budget, pruning: str, use_tt: bool = True,
                  table_entries: int | None = None) -> None:
         self.game = game
+        # Bound once: these are called at every node (and ``game.key`` may be a property).
+        self.to_move = game.to_move
+        self.apply = game.apply
+        self.key = game.key
         self.budget = budget
-        self.tt: dict[Any, tuple[int, float, int]] | None = {} if use_tt else None
+        # One table per remaining depth, each {key: (lower, upper, complete)} (see value()).
+        self.tables: dict[int | None, dict[Any, tuple[float, float, bool]]] | None = {} if use_tt else None
         self.tt_cap = table_entries if table_entries is not None else 1 << 62
+        self.tt_size = 0
         self.tt_hits = 0
         self.prune = pruning != "none"
         self.probe = pruning == "star2"
@@ -126,55 +143,90 @@ class _ExpectiMiniMax:
         self.horizon_hits = 0
 
     def value(self, state: State, depth: int | None, alpha: float, beta: float) -> float:
-        """Fail-soft: a result <= alpha is an upper bound, >= beta a lower bound, in between exact."""
-        game = self.game
+        """Expectiminimax value of ``state`` with ``depth`` decision plies left, within ``(alpha, beta)``.
+
+        Fail-soft: a result <= alpha is an upper bound, >= beta a lower bound, in
+        between exact (without pruning the window is ignored and every result is
+        exact). ``nodes`` counts the states searched here: terminals, horizon
+        leaves and expanded states; a state the transposition table answers is
+        a hit, not a node.
+        """
+        player = self.to_move(state)
+        if player == TERMINAL:
+            self.nodes += 1
+            return float(self.game.utilities(state)[0])
+        if depth == 0:
+            self.nodes += 1
+            self.horizon_hits += 1
+            h = self.game.heuristic(state)
+            return 0.0 if h is None else float(h[0])
+        tables = self.tables
+        if tables is not None:
+            # The depth-limited value of a state depends on the depth left, so the table is keyed by
+            # (depth left, state); an entry then bounds exactly the value the search without a table
+            # finds. (Keyed by the state alone, entries of different depths overwrote each other and
+            # Pig goal 10 at depth 8 searched 390k states instead of 4.5k.)
+            table = tables.get(depth)
+            if table is None:
+                table = tables[depth] = {}
+            k = self.key(state)
+            entry = table.get(k)
+            if entry is not None:
+                lower, upper, complete = entry  # the value lies in [lower, upper]
+                if lower >= beta or lower == upper:
+                    self.tt_hits += 1
+                    if not complete:
+                        self.horizon_hits += 1  # the answer depends on the horizon: the root is not exact
+                    return lower
+                if upper <= alpha:
+                    self.tt_hits += 1
+                    if not complete:
+                        self.horizon_hits += 1
+                    return upper
         self.nodes += 1
         if self.nodes >= self.budget.next_check:
             self.budget.check(self.nodes)
-        player = game.to_move(state)
-        if player == TERMINAL:
-            return float(game.utilities(state)[0])
-        if depth == 0:
-            self.horizon_hits += 1
-            h = game.heuristic(state)
-            return 0.0 if h is None else float(h[0])
-        tt = self.tt
-        if tt is None:
-            return self._expand(state, player, depth, alpha, beta)
-        # The transposition table holds bounds as alpha-beta's does: exact, lower (>= beta) or upper (<= alpha).
-        k = game.key(state)
-        remaining = UNLIMITED_DEPTH if depth is None else depth
-        entry = tt.get(k)
-        # An entry answers only for the same remaining depth (or a subtree searched to its end), so
-        # that the value is exactly that of the search without a table.
-        if entry is not None and (entry[0] == remaining or entry[0] == UNLIMITED_DEPTH):
-            e_value, e_flag = entry[1], entry[2]
-            if e_flag == EXACT or (e_flag == LOWER and e_value >= beta) or (e_flag == UPPER and e_value <= alpha):
-                self.tt_hits += 1
-                if entry[0] != UNLIMITED_DEPTH:
-                    self.horizon_hits += 1
-                return e_value
         horizon_before = self.horizon_hits
-        v = self._expand(state, player, depth, alpha, beta)
-        if len(tt) < self.tt_cap or k in tt:
-            stored = UNLIMITED_DEPTH if self.horizon_hits == horizon_before else remaining
-            tt[k] = (stored, v, UPPER if v <= alpha else LOWER if v >= beta else EXACT)
+        if player == CHANCE:
+            if self.prune:
+                v = self._chance(state, depth, alpha, beta)
+            else:
+                v = 0.0
+                for outcome, p in self.game.chance_outcomes(state):
+                    v += p * self.value(self.apply(state, outcome), depth, -INF, INF)
+        else:
+            v = self._decision(state, player, depth, alpha, beta)
+        if tables is None:
+            return v
+        complete = self.horizon_hits == horizon_before
+        # Keep both bounds: Star1/Star2 search a state again with other windows, and a fail-low
+        # after a fail-high must not throw the lower bound away.
+        if entry is None:
+            if self.tt_size >= self.tt_cap:
+                return v
+            self.tt_size += 1
+            lower, upper = -INF, INF
+        else:
+            complete = complete and entry[2]
+        if v <= alpha:
+            upper = v if v < upper else upper
+        elif v >= beta:
+            lower = v if v > lower else lower
+        else:
+            lower = upper = v
+        table[k] = (lower, upper, complete)
         return v
 
-    def _expand(self, state: State, player: int, depth: int | None, alpha: float, beta: float) -> float:
-        game = self.game
-        if player == CHANCE:
-            if not self.prune:
-                return sum(p * self.value(game.apply(state, o), depth, -INF, INF)
-                           for o, p in game.chance_outcomes(state))
-            return self._chance(state, depth, alpha, beta)
+    def _decision(self, state: State, player: int, depth: int | None, alpha: float, beta: float) -> float:
+        """Alpha-beta at a decision node: player 0 maximises, player 1 minimises."""
         next_depth = None if depth is None else depth - 1
+        value, apply = self.value, self.apply
         if not self.prune:
             alpha, beta = -INF, INF
         if player == 0:
             best = -INF
-            for move in game.legal_moves(state):
-                v = self.value(game.apply(state, move), next_depth, alpha, beta)
+            for move in self.game.legal_moves(state):
+                v = value(apply(state, move), next_depth, alpha, beta)
                 if v > best:
                     best = v
                     if v > alpha:
@@ -183,8 +235,8 @@ class _ExpectiMiniMax:
                             break  # beta cut-off
             return best
         best = INF
-        for move in game.legal_moves(state):
-            v = self.value(game.apply(state, move), next_depth, alpha, beta)
+        for move in self.game.legal_moves(state):
+            v = value(apply(state, move), next_depth, alpha, beta)
             if v < best:
                 best = v
                 if v < beta:
@@ -194,25 +246,34 @@ class _ExpectiMiniMax:
         return best
 
     def _chance(self, state: State, depth: int | None, alpha: float, beta: float) -> float:
-        game = self.game
-        low, high = self.low, self.high
-        children = [(game.apply(state, o), p) for o, p in game.chance_outcomes(state) if p > 0]
-        lows = [low] * len(children)
-        highs = [high] * len(children)
+        """Star1 at a chance node (after Star2's probing phase, if enabled); see the module docstring."""
+        low, high, apply = self.low, self.high, self.apply
+        children = [(apply(state, o), p) for o, p in self.game.chance_outcomes(state) if p > 0]
         if self.probe:
+            lows, highs = [low] * len(children), [high] * len(children)
             cut = self._probe(children, lows, highs, depth, alpha, beta)
             if cut is not None:
                 return cut
-        # Star1, with the (probed) bounds of the outcomes not searched yet.
+            after_low = sum(p * lo for (_, p), lo in zip(children, lows, strict=True))
+            after_high = sum(p * hi for (_, p), hi in zip(children, highs, strict=True))
+        else:
+            lows = highs = None
+            after_low = sum(p * low for _, p in children)
+            after_high = sum(p * high for _, p in children)
+        # Star1, with the (probed) bounds of the outcomes not searched yet: after_low/after_high are
+        # sum p_j * L_j and sum p_j * U_j over the outcomes after the current one.
         done = 0.0
-        after_low = sum(p * lo for (_, p), lo in zip(children, lows, strict=False))
-        after_high = sum(p * hi for (_, p), hi in zip(children, highs, strict=False))
+        value = self.value
         for i, (child, p) in enumerate(children):
-            after_low -= p * lows[i]
-            after_high -= p * highs[i]
+            if lows is None:
+                after_low -= p * low
+                after_high -= p * high
+            else:
+                after_low -= p * lows[i]
+                after_high -= p * highs[i]  # type: ignore[index]
             a = (alpha - done - after_high) / p
             b = (beta - done - after_low) / p
-            v = self.value(child, depth, max(a, low), min(b, high))
+            v = value(child, depth, a if a > low else low, b if b < high else high)
             if v <= a:
                 return done + p * v + after_high  # fail low: an upper bound <= alpha
             if v >= b:
@@ -222,31 +283,50 @@ class _ExpectiMiniMax:
 
     def _probe(self, children: list[tuple[State, float]], lows: list[float], highs: list[float],
                depth: int | None, alpha: float, beta: float) -> float | None:
-        """Star2's probing phase: bound each decision child by its first move; return a cut value or None."""
-        game = self.game
+        """Star2's probing phase: bound each decision child by its first move; return a cut value or None.
+
+        A max child is at least its first move's value, a min child at most. Probing is
+        skipped when even the best possible probes could not cut: when every max child
+        at the utility maximum still leaves the node below beta, and every min child
+        at the minimum still leaves it above alpha (always so at the root's open window).
+        """
         if depth == 0:
             return None
+        low, high, to_move = self.low, self.high, self.to_move
+        players = []
+        best_low = best_high = 0.0
+        for child, p in children:
+            player = to_move(child)
+            players.append(player)
+            best_low += p * (high if player == 0 else low)
+            best_high += p * (low if player == 1 else high)
+        if best_low < beta and best_high > alpha:
+            return None  # no probe can cut: go straight to Star1
         next_depth = None if depth is None else depth - 1
+        sum_low = sum(p * lo for (_, p), lo in zip(children, lows, strict=True))
+        sum_high = sum(p * hi for (_, p), hi in zip(children, highs, strict=True))
         for i, (child, p) in enumerate(children):
-            player = game.to_move(child)
+            player = players[i]
             if player < 0:
                 continue
-            first = game.apply(child, next(iter(game.legal_moves(child))))
-            sum_low = sum(q * lo for (_, q), lo in zip(children, lows, strict=False))
-            sum_high = sum(q * hi for (_, q), hi in zip(children, highs, strict=False))
+            first = self.apply(child, next(iter(self.game.legal_moves(child))))
             if player == 0:
-                # A max child is at least its first move's value; the window keeps that a valid lower bound.
+                # The window keeps the first move's result a valid lower bound (fail-soft above b).
                 b = (beta - (sum_low - p * lows[i])) / p
-                lows[i] = max(lows[i], self.value(first, next_depth, self.low, min(b, self.high)))
-                sum_low = sum(q * lo for (_, q), lo in zip(children, lows, strict=False))
+                v = self.value(first, next_depth, low, b if b < high else high)
+                if v > lows[i]:
+                    sum_low += p * (v - lows[i])
+                    lows[i] = v
+                    if sum_low >= beta:
+                        return sum_low
             else:
                 a = (alpha - (sum_high - p * highs[i])) / p
-                highs[i] = min(highs[i], self.value(first, next_depth, max(a, self.low), self.high))
-                sum_high = sum(q * hi for (_, q), hi in zip(children, highs, strict=False))
-            if sum_low >= beta:
-                return sum_low
-            if sum_high <= alpha:
-                return sum_high
+                v = self.value(first, next_depth, a if a > low else low, high)
+                if v < highs[i]:
+                    sum_high += p * (v - highs[i])
+                    highs[i] = v
+                    if sum_high <= alpha:
+                        return sum_high
         return None
 
     def root(self, state: State, depth: int | None) -> SearchResult:
@@ -284,7 +364,7 @@ class _ExpectiMiniMax:
         self.budget.nodes = self.nodes
         self.budget.depth = depth or 0
         self.budget.tt_hits = self.tt_hits
-        self.budget.tt_size = len(self.tt) if self.tt is not None else 0
+        self.budget.tt_size = self.tt_size
         reason = None if stop is None else stop.reason if isinstance(stop, SearchStopped) else "interrupt"
         moves = () if move is None else (move,)
         exact = stop is None and self.horizon_hits == 0

@@ -5,14 +5,14 @@ from __future__ import annotations
 import math
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from refgames import ConnectFour, Nim, Pig, Ring, Takeaway3, TicTacToe, TreeGame
 
 from solver.alphabeta import alphabeta
 from solver.exact import solve
 from solver.expectimax import expectimax
-from solver.game import play_moves
+from solver.game import GameBase, play_moves
 from solver.limits import Limits
 from solver.mcts import mcts
 from solver.minimax import minimax
@@ -249,3 +249,129 @@ def test_mcts_heuristic_rollouts_and_bad_options() -> None:
 def test_nim_alphabeta_value() -> None:
     assert alphabeta(Nim((1, 2, 3))).value == (-1.0, 1.0)
     assert math.isclose(alphabeta(Nim((1, 2, 4))).value[0], 1.0)
+
+
+# ------------------------------------------------------------------ expectimax: transposition table and node counts
+
+
+class DagGame(GameBase):
+    """A two-player zero-sum game on a random acyclic graph with chance nodes and a heuristic.
+
+    ``nodes[i]`` is ``("T", u0)``, ``("D", player, successors, h0)`` or
+    ``("C", ((probability, successor), ...), h0)``; successors have larger
+    indexes. Unlike a tree, a state is reached along several paths and at
+    several depths, so a transposition table is exercised (and a table that
+    mixes depths shows).
+    """
+
+    name = "dag"
+    players = ("p0", "p1")
+    zero_sum = True
+    utility_bounds = (-3.0, 3.0)
+    has_chance = True
+
+    def __init__(self, nodes: list[tuple]) -> None:
+        self.nodes = nodes
+        self.parameters = {"nodes": repr(nodes)}
+
+    def initial_state(self) -> int:
+        return 0
+
+    def to_move(self, state: int) -> int:
+        node = self.nodes[state]
+        return -2 if node[0] == "T" else -1 if node[0] == "C" else node[1]
+
+    def legal_moves(self, state: int) -> list[int]:
+        return list(range(len(self.nodes[state][2])))
+
+    def chance_outcomes(self, state: int) -> list[tuple[int, float]]:
+        return [(k, p) for k, (p, _) in enumerate(self.nodes[state][1])]
+
+    def apply(self, state: int, move: int) -> int:
+        node = self.nodes[state]
+        return node[2][move] if node[0] == "D" else node[1][move][1]
+
+    def utilities(self, state: int) -> tuple[float, float]:
+        u = self.nodes[state][1]
+        return (u, -u)
+
+    def heuristic(self, state: int) -> tuple[float, float]:
+        h = self.nodes[state][-1]
+        return (h, -h)
+
+    def key(self, state: int) -> int:
+        return state
+
+
+@st.composite
+def dags(draw: st.DrawFn) -> list[tuple]:
+    n = draw(st.integers(2, 12))
+    nodes: list[tuple] = [()] * n
+    values = st.integers(-3, 3).map(float)  # utilities and heuristic values within the bounds Star1 relies on
+    for i in reversed(range(n)):
+        later = list(range(i + 1, n))
+        kind = draw(st.sampled_from("TDDC")) if later else "T"
+        if kind == "T":
+            nodes[i] = ("T", draw(values))
+            continue
+        successors = draw(st.lists(st.sampled_from(later), min_size=1, max_size=3))
+        if kind == "D":
+            nodes[i] = ("D", draw(st.integers(0, 1)), tuple(successors), draw(values))
+        else:
+            weights = draw(st.lists(st.integers(1, 4), min_size=len(successors), max_size=len(successors)))
+            nodes[i] = ("C", tuple((w / sum(weights), s) for w, s in zip(weights, successors, strict=True)),
+                        draw(values))
+    return nodes
+
+
+@FAST
+@given(dags())
+# State 2 is first searched with 2 plies left and reaches the end; reached again with 1 ply left, it hits
+# the horizon at state 3. A table that reused the first answer at the other depth returned 3 instead of -3.
+@example([("D", 1, (2, 1), 0.0), ("D", 0, (2,), 0.0), ("D", 0, (3,), 0.0), ("D", 0, (4,), -3.0), ("T", 3.0)])
+def test_expectimax_table_on_equals_table_off_at_every_depth(nodes: list[tuple]) -> None:
+    game = DagGame(nodes)
+    full = expectimax(game, pruning="none", use_tt=False)
+    for depth in (1, 2, 3, None):
+        plain = expectimax(game, limits=Limits(depth=depth), pruning="none", use_tt=False)
+        for pruning in ("none", "star1", "star2"):
+            for use_tt, cap in ((False, None), (True, None), (True, 2)):
+                result = expectimax(game, limits=Limits(depth=depth, table_entries=cap), pruning=pruning,
+                                    use_tt=use_tt)
+                assert result.value[0] == pytest.approx(plain.value[0], abs=1e-12)
+                if result.exact:  # no horizon leaf mattered: the value is the game's
+                    assert result.value[0] == pytest.approx(full.value[0], abs=1e-12)
+                if cap is not None:
+                    assert result.stats.tt_size <= cap
+
+
+@pytest.mark.parametrize("variant", ["standard", "openspiel"])
+def test_expectimax_on_the_pig_rule_file_equals_plain_expectimax(variant: str) -> None:
+    import gdl
+
+    game = gdl.load("pig", params={"goal": "6", "variant": variant})
+    for depth in (1, 2, 4, 6):
+        plain = expectimax(game, limits=Limits(depth=depth), pruning="none", use_tt=False).value[0]
+        for pruning in ("none", "star1", "star2"):
+            for use_tt in (True, False):
+                result = expectimax(game, limits=Limits(depth=depth), pruning=pruning, use_tt=use_tt)
+                assert result.value[0] == pytest.approx(plain, abs=1e-12)
+
+
+def test_expectimax_nodes_are_searched_states_not_table_hits() -> None:
+    import gdl
+
+    game = gdl.load("pig", params={"goal": "10", "variant": "openspiel"})
+    # Without table or pruning every state of the tree is a node: the count OpenSpiel's expectiminimax makes
+    # (its 665,626 calls include the root, which our root loop does not count).
+    full = expectimax(game, limits=Limits(depth=8), pruning="none", use_tt=False)
+    assert full.stats.nodes == 665_625 and full.stats.tt_hits == 0
+    # With the table each (state, depth left) is searched once; hits are not nodes.
+    for pruning in ("none", "star1", "star2"):
+        result = expectimax(game, limits=Limits(depth=8), pruning=pruning)
+        assert result.value[0] == pytest.approx(full.value[0], abs=1e-12)
+        assert result.stats.nodes < 10_000 and result.stats.tt_hits > 0
+    tabled = expectimax(game, limits=Limits(depth=8), pruning="none")
+    # Every entry is exact without pruning, so no state is expanded twice at the same depth:
+    # the nodes are the table's entries plus the leaves (terminals and horizon states), never more.
+    assert tabled.stats.tt_size < tabled.stats.nodes < 2 * tabled.stats.tt_size
