@@ -1,6 +1,7 @@
 """A long fuzzing campaign against the rule-file pipeline (parse, check, compile, run, solve).
 
     python bench/fuzz.py --cases 100000 --jobs 2 --out fuzz-crashes
+    python bench/fuzz.py --generator grammar --cases 100000 --jobs 2 --out fuzz-crashes
 
 Every case is built from one integer seed (so a case is reproduced by its seed alone):
 
@@ -10,6 +11,18 @@ Every case is built from one integer seed (so a case is reproduced by its seed a
   names it declared; about a third of them are then mutated once more;
 * ``mutated``: a bundled game with 1 to 4 mutations -- token deletion, duplication,
   swap, byte flip, insertion of an interesting token, truncation.
+
+With ``--generator grammar`` the cases come from ``grammars/gdl.lark`` itself, through
+``tests/grammar_strategy.py`` (the walker behind the Hypothesis strategies of
+``tests/test_grammar_fuzz.py``, here driven by ``random.Random(seed)``):
+
+* ``grammar``: a whole rule file derived from the grammar's start rule;
+* ``grammar-spliced``: a bundled game with 1 or 2 expressions replaced by expressions derived from
+  the grammar's ``expr`` rule over the game's names (these often get through the checks).
+
+Such a file must parse (a syntax error is a crash: of the generator or of the parser), ``gdl check``'s
+``check_source`` must report only diagnostics inside the file, and a file it accepts goes on to the
+properties below.
 
 The properties checked (a violation is a *crash*):
 
@@ -46,10 +59,15 @@ from pathlib import Path
 from typing import ClassVar
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 sys.setrecursionlimit(max(sys.getrecursionlimit(), 1000))
 
+import grammar_strategy  # noqa: E402
+
 import gdl  # noqa: E402
+import gdl.check  # noqa: E402
 from gdl.diagnostics import GdlError, RuleFileError  # noqa: E402
+from gdl.parser import parse  # noqa: E402
 from solver.game import CHANCE, TERMINAL  # noqa: E402
 from solver.limits import Limits  # noqa: E402
 
@@ -315,9 +333,17 @@ def mutate(text: str, rng: random.Random, rounds: int) -> str:
     return text
 
 
-def make_case(seed: int) -> tuple[str, str]:
-    """The (kind, text) of case ``seed``."""
+GENERATORS = ("mixed", "grammar")
+
+
+def make_case(seed: int, generator: str = "mixed") -> tuple[str, str]:
+    """The (kind, text) of case ``seed`` from ``generator`` (one of GENERATORS)."""
     rng = random.Random(seed)
+    if generator == "grammar":
+        if rng.random() < 0.5:
+            return "grammar", grammar_strategy.generate(rng)
+        bases = [GAMES[name] for name in sorted(GAMES) if name not in SLOW or rng.random() < 0.2]
+        return "grammar-spliced", grammar_strategy.generate_spliced(rng, bases)
     if rng.random() < 0.5:
         text = generate(rng)
         if rng.random() < 0.35:
@@ -413,6 +439,22 @@ def run_case(text: str, seed: int) -> None:
             raise
 
 
+def run_grammar_case(text: str, seed: int) -> None:
+    """The properties of a file generated from the grammar: it parses; `gdl check` reports only diagnostics
+    inside the file; if check accepts it, :func:`run_case` (playouts, solver) holds too."""
+    try:
+        parse(text, "fuzz.gdl")
+    except RuleFileError as error:
+        first = error.diagnostics[0]
+        raise Violation(f"a file generated from the grammar does not parse: {first.code}: {first.message} "
+                        f"(line {first.span.line})") from None
+    report = gdl.check.check_source(text, "fuzz.gdl", playouts=3, seed=seed, max_plies=200)
+    for diagnostic in report.diagnostics:
+        inside(diagnostic, text)
+    if report.errors == 0:
+        run_case(text, seed)
+
+
 def signature(error: BaseException) -> str:
     """Exception type + the innermost frame in gdl/ or solver/ (or generated code)."""
     frames = traceback.extract_tb(error.__traceback__)
@@ -435,14 +477,18 @@ def _alarm(signum: int, frame: object) -> None:
     raise Timeout()
 
 
-def check_seed(args: tuple[int, float]) -> tuple[int, str, str | None, str | None]:
-    """(seed, kind, signature or None, traceback or None)."""
-    seed, timeout = args
-    kind, text = make_case(seed)
+def check_seed(args: tuple[int, float] | tuple[int, float, str]) -> tuple[int, str, str | None, str | None]:
+    """(seed, kind, signature or None, traceback or None) of ``(seed, timeout[, generator])``."""
+    seed, timeout = args[0], args[1]
+    generator = args[2] if len(args) > 2 else "mixed"
+    kind, text = make_case(seed, generator)
     signal.signal(signal.SIGALRM, _alarm)
     signal.setitimer(signal.ITIMER_REAL, timeout)
     try:
-        run_case(text, seed)
+        if generator == "grammar":
+            run_grammar_case(text, seed)
+        else:
+            run_case(text, seed)
     except Timeout:
         return seed, kind, f"Timeout (> {timeout:g} s)", None
     except RecursionError as error:
@@ -461,13 +507,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--timeout", type=float, default=10.0, help="seconds per case before it counts as a hang")
     parser.add_argument("--out", default="fuzz-crashes", help="folder for one reproducer per crash signature")
+    parser.add_argument("--generator", choices=GENERATORS, default="mixed",
+                        help="mixed: structured games and mutated bundled games; grammar: files derived from "
+                             "grammars/gdl.lark (tests/grammar_strategy.py)")
     args = parser.parse_args(argv)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     found: dict[str, list[int]] = {}
     kinds: Counter[str] = Counter()
     started = time.perf_counter()
-    work = ((seed, args.timeout) for seed in range(args.start, args.start + args.cases))
+    work = ((seed, args.timeout, args.generator) for seed in range(args.start, args.start + args.cases))
     done = 0
     with multiprocessing.Pool(args.jobs, maxtasksperchild=2000) as pool:
         for seed, kind, sig, trace in pool.imap_unordered(check_seed, work, chunksize=50):
@@ -478,9 +527,10 @@ def main(argv: list[str] | None = None) -> int:
                 found.setdefault(sig, []).append(seed)
                 if first:
                     digest = hashlib.sha1(sig.encode()).hexdigest()[:10]
-                    text = make_case(seed)[1]
+                    text = make_case(seed, args.generator)[1]
                     header = (f"# fuzz crash: {sig}\n"
-                              f"# seed {seed} ({kind}); python bench/fuzz.py --start {seed} --cases 1\n")
+                              f"# seed {seed} ({kind}); python bench/fuzz.py --generator {args.generator} "
+                              f"--start {seed} --cases 1\n")
                     (out / f"{digest}.gdl").write_text(header + text, encoding="utf-8")
                     (out / f"{digest}.txt").write_text(f"{sig}\nseed {seed}\n\n{trace or ''}", encoding="utf-8")
                     print(f"[{done}] new crash {digest}: {sig} (seed {seed})", flush=True)

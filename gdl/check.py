@@ -398,7 +398,8 @@ def check_source(source: str, filename: str = "<string>", *, playouts: int = DEF
         return report
     runner = Playouts(game, seed, max_plies, time_budget)
     report.diagnostics.extend(runner.run(playouts, progress))
-    report.diagnostics.extend(symmetry_diagnostics(game, seed))
+    found = {(d.code, d.message, d.span) for d in report.diagnostics}  # a rule error the playouts met too
+    report.diagnostics.extend(d for d in symmetry_diagnostics(game, seed) if (d.code, d.message, d.span) not in found)
     report.playouts = runner.playouts
     report.plies = runner.plies
     report.out_of_time = runner.out_of_time
@@ -416,6 +417,8 @@ def symmetry_diagnostics(game: CompiledGame, seed: int | None) -> list[Diagnosti
         game.check_symmetry(SYMMETRY_PLAYOUTS, SYMMETRY_STATES, SYMMETRY_WORK, seed=seed or 0)
     except RuleFileError as error:
         return list(error.diagnostics)
+    except Exception as error:  # a rule failed in a state the comparison reached (RecursionError included)
+        return [_with_notes(game.explain(error), "while comparing the declared symmetries with the rules")]
     return []
 
 

@@ -2113,7 +2113,10 @@ def _board_table(name: str, arg_types: tuple[Type, ...], result: Type, table: Ca
         data = table(board)
         if all(a.is_const for a in args):
             value = data
-            for a in args:
+            for a, expr in zip(args, call.args, strict=True):
+                if isinstance(a.const, bool) or not isinstance(a.const, int) or not 0 <= a.const < len(value):
+                    raise compiler.fail("index-out-of-range", f"`{call.func}` of {_show(a.const)}: outside "
+                                        f"0..{len(value) - 1} on this board", expr.span)
                 value = value[a.const]
             return Code(compiler.constant(value), result, value)
         src = compiler.constant(data)

@@ -105,3 +105,27 @@ def test_a_stuck_state_is_a_clear_solver_error() -> None:
                            "win A when n == 3\n")
     with pytest.raises(StuckStateError, match="no legal move"):
         solve(game)
+
+
+def test_a_constant_board_index_outside_the_board_is_a_diagnostic() -> None:
+    # found by the grammar campaign (bench/fuzz.py --generator grammar): the constant folding of
+    # `cells_in_column(17)` on a 3 x 3 board indexed its table and crashed with IndexError
+    base = "game G\nplayers A, B\nboard 3 x 3\nstate n: 0..3 = 0\nmove go when {call} != []: n = 1\nwin A when n == 1\n"
+    for call in ("cells_in_column(17)", "cells_in_row(-1)"):
+        with pytest.raises(gdl.RuleFileError) as info:
+            gdl.load_source(base.format(call=call))
+        assert info.value.diagnostics[0].code == "index-out-of-range"
+    gdl.load_source(base.format(call="cells_in_column(2)"))
+
+
+def test_a_rule_error_met_by_the_symmetry_check_is_a_diagnostic() -> None:
+    # found by the grammar campaign: connect4 with `top(17)` in a guard; the rule fails in every state,
+    # and the comparison of the declared symmetry with the rules let the IndexError escape `gdl check`
+    from gdl.check import check_source
+    from gdl.loader import games_dir
+
+    source = (games_dir() / "connect4.gdl").read_text(encoding="utf-8")
+    broken = source.replace("when top(x) != none", "when top((17)) != none")
+    assert broken != source and "symmetry" in source
+    report = check_source(broken, "connect4.gdl", playouts=3, max_plies=200)
+    assert report.errors and all(d.code == "runtime-error" for d in report.diagnostics if d.is_error)
