@@ -160,6 +160,8 @@ class _ExpectiMiniMax:
             self.horizon_hits += 1
             h = self.game.heuristic(state)
             return 0.0 if h is None else float(h[0])
+        if not self.prune:
+            alpha, beta = -INF, INF  # every result is exact (and stored as exact, not as a bound)
         tables = self.tables
         if tables is not None:
             # The depth-limited value of a state depends on the depth left, so the table is keyed by
@@ -221,8 +223,6 @@ class _ExpectiMiniMax:
         """Alpha-beta at a decision node: player 0 maximises, player 1 minimises."""
         next_depth = None if depth is None else depth - 1
         value, apply = self.value, self.apply
-        if not self.prune:
-            alpha, beta = -INF, INF
         if player == 0:
             best = -INF
             for move in self.game.legal_moves(state):

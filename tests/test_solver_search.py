@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import random
 
 import pytest
 from hypothesis import HealthCheck, example, given, settings
@@ -13,8 +14,8 @@ from solver.alphabeta import alphabeta
 from solver.exact import solve
 from solver.expectimax import expectimax
 from solver.game import GameBase, play_moves
-from solver.limits import Limits
-from solver.mcts import mcts
+from solver.limits import Budget, Limits
+from solver.mcts import _UCT, Node, mcts
 from solver.minimax import minimax
 
 FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -371,7 +372,68 @@ def test_expectimax_nodes_are_searched_states_not_table_hits() -> None:
         result = expectimax(game, limits=Limits(depth=8), pruning=pruning)
         assert result.value[0] == pytest.approx(full.value[0], abs=1e-12)
         assert result.stats.nodes < 10_000 and result.stats.tt_hits > 0
-    tabled = expectimax(game, limits=Limits(depth=8), pruning="none")
-    # Every entry is exact without pruning, so no state is expanded twice at the same depth:
-    # the nodes are the table's entries plus the leaves (terminals and horizon states), never more.
-    assert tabled.stats.tt_size < tabled.stats.nodes < 2 * tabled.stats.tt_size
+
+    class Counting:
+        """The game, counting expansions (each expanded state asks for its moves or outcomes once)."""
+
+        def __init__(self) -> None:
+            self.expansions = 0
+
+        def __getattr__(self, name: str) -> object:
+            return getattr(game, name)
+
+        def legal_moves(self, state: tuple) -> object:
+            self.expansions += 1
+            return game.legal_moves(state)
+
+        def chance_outcomes(self, state: tuple) -> object:
+            self.expansions += 1
+            return game.chance_outcomes(state)
+
+    counting = Counting()
+    tabled = expectimax(counting, limits=Limits(depth=8), pruning="none")  # type: ignore[arg-type]
+    # Without pruning every entry is exact, so each (state, depth left) is expanded once and stored once
+    # (the root's moves are asked for by the root loop, which stores nothing).
+    assert counting.expansions - 1 == tabled.stats.tt_size
+    assert tabled.stats.nodes > tabled.stats.tt_size  # the rest are terminals and horizon leaves
+
+
+# ------------------------------------------------------------------ MCTS: the fast paths equal the textbook forms
+
+
+@FAST
+@given(st.lists(st.tuples(st.integers(1, 50), st.integers(-50, 50)), min_size=1, max_size=8),
+       st.sampled_from([(-1.0, 1.0), (0.0, 3.0), (-3.0, 3.0)]), st.sampled_from([0.0, 0.5, math.sqrt(2)]),
+       st.integers(0, 1))
+def test_mcts_best_child_is_textbook_ucb1_on_scaled_returns(children: list[tuple[int, int]],
+                                                            bounds: tuple[float, float], c: float,
+                                                            player: int) -> None:
+    low, high = bounds
+    game = TreeGame(("T", (0.0, 0.0)), 2, True, bounds)
+    search = _UCT(game, Budget(), random.Random(0), c, "random", 10, False)
+    parent = Node((), player, None, None, 2)
+    for i, (visits, total) in enumerate(children):
+        child = Node((i,), 1 - player, i, parent, 2)
+        child.visits = visits
+        child.totals[player] = max(low * visits, min(high * visits, float(total)))  # a mean within the bounds
+        parent.children[i] = child
+        parent.visits += visits
+
+    def ucb1(child: Node) -> float:  # Kocsis & Szepesvari: mean scaled into [0, 1] + c * sqrt(ln N / n)
+        mean = (child.totals[player] / child.visits - low) / (high - low)
+        return mean + c * math.sqrt(math.log(parent.visits) / child.visits)
+
+    picked = search.best_child(parent)
+    assert ucb1(picked) == pytest.approx(max(map(ucb1, parent.children.values())), abs=1e-9)
+
+
+def test_mcts_playout_choice_stays_in_range_at_the_largest_random_value() -> None:
+    class Extreme(random.Random):
+        def random(self) -> float:  # the largest float random() can return
+            return math.nextafter(1.0, 0.0)
+
+    game = ConnectFour(7, 6)
+    result = mcts(game, limits=Limits(iterations=50), rng=Extreme(0), solver=False)
+    assert sum(c.visits for c in result.children) == 50
+    # Every playout took the last legal move: no index ran past the list.
+    assert result.stats.nodes > 50
