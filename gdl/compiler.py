@@ -62,6 +62,8 @@ class Code:
     const: Any = NOT_CONST
     terms: tuple[str, ...] | None = None
     """For a disjunction: the source of each disjunct (end rules are re-checked term by term)."""
+    bounds: tuple[Any, Any] | None = None
+    """Low and high of a number's possible values, when known (an assignment inside them needs no check)."""
 
     @property
     def is_const(self) -> bool:
@@ -104,6 +106,7 @@ class Local:
     type: Type
     mutable: bool
     const: Any = NOT_CONST  # a loop or parameter value fixed at load time (unrolled code)
+    bounds: tuple[Any, Any] | None = None  # the values it can take, for a number
 
 
 @dataclass(slots=True)
@@ -202,6 +205,39 @@ def compile_rules(
     if errors or program is None:
         raise RuleFileError(compiler.diagnostics, source)
     return program, compiler.diagnostics
+
+
+def _bounds(code: Code) -> tuple[Any, Any] | None:
+    """The interval of a number's values: a constant's own, else what the compiler derived."""
+    if code.is_const and isinstance(code.const, int | Fraction) and not isinstance(code.const, bool):
+        return (code.const, code.const)
+    return code.bounds
+
+
+def _var_bounds(var: StateVar) -> tuple[Any, Any] | None:
+    return (var.lo, var.hi) if var.type.kind == "int" and not var.type.optional else None  # none is -1
+
+
+def _domain_bounds(domain: Code) -> tuple[Any, Any] | None:
+    """The interval of a loop or chance variable over a domain known at load time."""
+    if not domain.is_const or not (domain.type.elem and domain.type.elem.kind == "int"):
+        return None
+    values = list(domain.const)
+    return (min(values), max(values)) if values else None
+
+
+def _arith_bounds(op: str, a: tuple[Any, Any] | None, b: tuple[Any, Any] | None) -> tuple[Any, Any] | None:
+    """Interval arithmetic for ``+``, ``-`` and ``*`` (None for other operators or unknown operands)."""
+    if a is None or b is None:
+        return None
+    if op == "+":
+        return (a[0] + b[0], a[1] + b[1])
+    if op == "-":
+        return (a[0] - b[1], a[1] - b[0])
+    if op == "*":
+        corners = [x * y for x in a for y in b]
+        return (min(corners), max(corners))
+    return None
 
 
 def _q(name: str) -> str:
@@ -702,7 +738,7 @@ class Compiler:
         if local is not None:
             if local.const is not NOT_CONST:
                 return Code(self.constant(local.const), local.type, local.const)
-            return Code(local.pyname, local.type)
+            return Code(local.pyname, local.type, bounds=local.bounds)
         code = self.global_name(name, e.span, ctx)
         if code is not None:
             return code
@@ -734,7 +770,7 @@ class Compiler:
             var.used = True
             if var.dims:
                 raise self.fail("type", f"{_q(name)} is an array; give an index, as in `{name}[...]`", span)
-            return Code(f"s[{var.offset}]", var.type)
+            return Code(f"s[{var.offset}]", var.type, bounds=_var_bounds(var))
         if name in self.defs:
             info = self.defs[name]
             if info.decl.params:
@@ -840,7 +876,7 @@ class Compiler:
             return Code(f"int({code.src})", T.INT) if op == "//" and T.REAL in (left.type, right.type) else code
         if op == "//" and T.REAL in (left.type, right.type):
             return Code(f"int({left.src} // {right.src})", T.INT)
-        return Code(f"({left.src} {op} {right.src})", typ)
+        return Code(f"({left.src} {op} {right.src})", typ, bounds=_arith_bounds(op, _bounds(left), _bounds(right)))
 
     def expr_Compare(self, e: ast.Compare, ctx: Ctx) -> Code:
         codes = [self.expr(e.first, ctx)] + [self.expr(x, ctx) for x in e.rest]
@@ -1006,7 +1042,7 @@ class Compiler:
     def general_quantifier(self, e: ast.Quantifier, domain: Code, ctx: Ctx) -> Code:
         inner = ctx.child()
         pyname = f"L_{e.var}"
-        inner.scopes[-1][e.var] = Local(pyname, domain.type.elem or T.INT, False)
+        inner.scopes[-1][e.var] = Local(pyname, domain.type.elem or T.INT, False, bounds=_domain_bounds(domain))
         filt = None
         if e.filter is not None:
             filt = self.expr(e.filter, inner)
@@ -1044,7 +1080,7 @@ class Compiler:
         if isinstance(e.base, ast.Name) and ctx.lookup(e.base.id) is None and e.base.id in self.state:
             var = self.state[e.base.id]
             var.used = True
-            return Code(f"s[{self.slot(var, e.indices, ctx, e.span)}]", var.type)
+            return Code(f"s[{self.slot(var, e.indices, ctx, e.span)}]", var.type, bounds=_var_bounds(var))
         base = self.expr(e.base, ctx)
         if base.type.kind != "seq":
             raise self.fail("type", f"only arrays, lists and sets can be indexed, not {base.type}", e.base.span)
@@ -1465,7 +1501,8 @@ class Compiler:
                 raise self.fail("type", f"`for` needs a set to loop over, not {domain.type}", stmt.domain.span)
             inner = ctx.child(in_loop=True)
             pyname = f"L_{stmt.var}"
-            inner.scopes[-1][stmt.var] = Local(pyname, domain.type.elem or T.INT, False)
+            inner.scopes[-1][stmt.var] = Local(pyname, domain.type.elem or T.INT, False,
+                                               bounds=_domain_bounds(domain))
             out.append((f"{pad}for {pyname} in {domain.src}:", stmt.span))
             self.compile_block(list(stmt.body), inner, [], out, indent + 1, stmt.span)
         else:  # pragma: no cover - the grammar has no other statements
@@ -1536,9 +1573,13 @@ class Compiler:
             src = value.src
         if (local is None and not value.is_const) or stmt.op != "=":
             var = self.state[stmt.name] if local is None else None
-            if var is not None and (var.type.kind == "int" or self.checked):
+            new = _bounds(value) if stmt.op == "=" else _arith_bounds(stmt.op[0], _var_bounds(var), _bounds(value)) \
+                if var is not None else None
+            proven = var is not None and new is not None and var.lo <= new[0] and new[1] <= var.hi
+            if var is not None and (var.type.kind == "int" or self.checked) and not proven:
                 # Keep every state value inside its declared domain: the state space stays finite
                 # and a mistake in the rules is reported at its line instead of corrupting a solve.
+                # (Skipped where the value's bounds already lie inside the domain.)
                 src = f"_dom({src}, {var.lo}, {var.hi}, {self.span_id(stmt.value.span)})"
         return f"{prefix}{target} = {src}"
 
@@ -1614,9 +1655,9 @@ class Compiler:
                             stmt.domain.span)
         elem = domain.type.elem or T.INT
         pyname = f"L_{stmt.var}"
-        kctx.scopes[-1][stmt.var] = Local(pyname, elem, False)
+        kctx.scopes[-1][stmt.var] = Local(pyname, elem, False, bounds=_domain_bounds(domain))
         wctx = ctx.child()
-        wctx.scopes[-1][stmt.var] = Local(pyname, elem, False)
+        wctx.scopes[-1][stmt.var] = Local(pyname, elem, False, bounds=_domain_bounds(domain))
         weight = None
         if stmt.weight is not None:
             weight = self.expr(stmt.weight, wctx)
@@ -2029,11 +2070,12 @@ def _builtin(name: str, arity: int | tuple[int, ...]) -> Callable:
 BUILTIN_FUNCTIONS: dict[str, Callable[[Compiler, ast.Call, list[Code]], Code]] = {}
 
 
-def _fold(compiler: Compiler, fn: Callable, args: list[Code], typ: Type, src: str) -> Code:
+def _fold(compiler: Compiler, fn: Callable, args: list[Code], typ: Type, src: str,
+          bounds: tuple[Any, Any] | None = None) -> Code:
     if all(a.is_const for a in args):
         value = fn(*[a.const for a in args])
         return Code(compiler.constant(value), typ, value)
-    return Code(src, typ)
+    return Code(src, typ, bounds=bounds)
 
 
 def _min_max(name: str) -> Callable:
@@ -2054,7 +2096,9 @@ def _min_max(name: str) -> Callable:
         for arg, expr in zip(args, call.args, strict=True):
             compiler.require_number(arg, expr.span)
         typ = T.REAL if any(a.type.kind == "real" for a in args) else T.INT
-        return _fold(compiler, py, args, typ, f"{name}({', '.join(a.src for a in args)})")
+        each = [_bounds(a) for a in args]
+        bounds = None if None in each else (py(b[0] for b in each), py(b[1] for b in each))  # type: ignore[index]
+        return _fold(compiler, py, args, typ, f"{name}({', '.join(a.src for a in args)})", bounds)
 
     return build
 

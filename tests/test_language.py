@@ -292,6 +292,23 @@ win A when n == 5
         game.apply(s, game.legal_moves(s)[0])
 
 
+def test_domain_checks_are_left_out_only_where_the_bounds_prove_them() -> None:
+    """`min(n + k, 5)` stays in 0..5 for every k: no run-time check is compiled for it.
+    `n + k` can leave the domain: it is checked, and fails at run time."""
+    rules = """game Bounds
+players A, B
+state n: 0..5 = 0
+move add(k: 1..6): n = {effect}
+win A when n == 5
+"""
+    safe = load(rules.format(effect="min(n + k, 5)"))
+    unsafe = load(rules.format(effect="n + k"))
+    assert "_dom(" not in safe.program.source and "_dom(" in unsafe.program.source
+    assert safe.values(play_moves(safe, ["add(6)"]))["n"] == 5
+    with pytest.raises(gdl.RuleRuntimeError, match=r"outside the variable's domain 0\.\.5"):
+        play_moves(unsafe, ["add(6)"])
+
+
 # -------------------------------------------------------------------- defs
 
 
