@@ -29,15 +29,15 @@ class EngineError(ValueError):
 Progress = Callable[[SearchStats], Any]
 
 
-def auto_algorithm(game: Any, heuristic: bool = False) -> str:
-    """The algorithm for ``game``: the exact solver, puzzle search for one player, or (``heuristic``)
-    the depth-limited search that fits its players and chance."""
+def auto_algorithm(game: Any, heuristic: bool = False, depth: bool = False) -> str:
+    """The algorithm for ``game``: puzzle search for one player (unless ``depth``), the exact solver,
+    or (``heuristic``: a depth or time limit) the depth-limited search that fits its players and chance."""
+    if len(game.players) == 1 and not getattr(game, "has_chance", False) and not depth:
+        return "puzzle"  # shortest-path search takes --time and --max-nodes itself, cycles and all
     if heuristic:
         if getattr(game, "has_chance", False):
             return "expectimax"
         return "alphabeta" if len(game.players) == 2 and is_two_player_zero_sum(game) else "minimax"
-    if len(game.players) == 1 and not getattr(game, "has_chance", False):
-        return "puzzle"
     return "exact"
 
 
@@ -47,37 +47,79 @@ def search(game: Any, state: Any, algorithm: str = "auto", limits: Limits | None
 
     With ``algorithm="auto"`` and no depth or time limit, the exact solver
     (:func:`solver.exact.solve`) picks its method; the result then carries
-    a ``table`` of every state solved.
+    a ``table`` of every state solved. A depth-limited search (alpha-beta,
+    expectimax, minimax) given time or nodes but no depth deepens iteratively
+    within them and reports the deepest completed depth; the exact methods
+    take time, nodes and table caps (not a depth).
 
     :raises EngineError: the algorithm does not fit the game.
     """
     from solver import alphabeta, exact, expectimax, minimax
+    from solver.limits import iterative_deepening
 
     limits = limits or Limits()
     heuristic = limits.depth is not None or limits.seconds is not None
-    if algorithm == "auto":
-        algorithm = auto_algorithm(game, heuristic)
+    automatic = algorithm == "auto"
+    if automatic:
+        algorithm = auto_algorithm(game, heuristic, limits.depth is not None)
+    budgeted = limits.seconds is not None or limits.nodes is not None
+    if automatic and algorithm in ("expectimax", "minimax") and limits.depth is None and limits.seconds:
+        # Time but no depth: the exact solver may finish (Pig, dice races); else deepening uses the rest.
+        return _exact_then_deepen(game, state, algorithm, limits, progress)
+    # "alphabeta" names the exact MTD(f) method and the depth-limited search: the search (deepening, exact
+    # if it finishes) under a depth or time limit, or for a game the exact method does not fit (paranoid).
+    deterministic_duel = is_two_player_zero_sum(game) and not getattr(game, "has_chance", False)
+    as_method = not heuristic and deterministic_duel if algorithm == "alphabeta" else limits.depth is None
     try:
-        if algorithm == "exact" or (algorithm in EXACT_METHODS and not heuristic):
+        if algorithm == "exact" or (algorithm in EXACT_METHODS and as_method):
             method = "auto" if algorithm == "exact" else algorithm
             return exact.solve(game, state, limits, method=method, progress=progress)
         if algorithm == "alphabeta":
             paranoid = not is_two_player_zero_sum(game)
             return alphabeta.alphabeta(game, state, limits, paranoid=paranoid, progress=progress)
-        if algorithm == "expectimax":
-            return expectimax.expectimax(game, state, limits, progress=progress)
-        if algorithm == "minimax":
-            return minimax.minimax(game, state, limits, progress=progress)
+        if algorithm in ("expectimax", "minimax"):
+            run = expectimax.expectimax if algorithm == "expectimax" else minimax.minimax
+            if limits.depth is None and budgeted:
+                return iterative_deepening(lambda lim: run(game, state, lim, progress=progress), limits)
+            return run(game, state, limits, progress=progress)
         if algorithm == "puzzle":
             return _puzzle(game, state, limits, progress)
     except RecursionError:
         raise EngineError(f"{algorithm} cannot search {game.name} to the end: the game is too long or has "
-                          "cycles (give --depth or --time for a heuristic search)") from None
+                          "cycles (give --depth, --time or --max-nodes for a heuristic search)") from None
     except ValueError as error:
         raise EngineError(f"{algorithm} cannot search {game.name}: {error}") from None
     raise EngineError(f"{algorithm} cannot search with a depth or time limit; use alphabeta, expectimax or "
                       "minimax" if algorithm in EXACT_METHODS else f"unknown algorithm {algorithm!r} "
                       f"(algorithms: {', '.join(ALGORITHMS)})")
+
+
+EXACT_SHARE = 0.5
+"""The share of ``--time`` the exact solver gets before a heuristic search of a chance or N-player game."""
+
+
+def _exact_then_deepen(game: Any, state: Any, algorithm: str, limits: Limits,
+                       progress: Progress | None) -> SearchResult:
+    """The exact solver within ``EXACT_SHARE`` of the time; if it stops, ``algorithm`` deepening in the rest."""
+    from solver import exact
+
+    started = time.perf_counter()
+    assert limits.seconds is not None
+    first = exact.solve(game, state, replace(limits, seconds=limits.seconds * EXACT_SHARE), progress=progress)
+    if first.exact or not first.stopped or first.stop_reason in ("interrupt", "nodes", "table"):
+        return first  # solved, or a cap that a second search would hit as well (``first`` has a guess)
+    seconds = limits.seconds - (time.perf_counter() - started)
+    nodes = None if limits.nodes is None else limits.nodes - first.stats.nodes
+    if seconds <= 0 or (nodes is not None and nodes <= 0):
+        return first
+    result = search(game, state, algorithm, replace(limits, seconds=seconds, nodes=nodes), progress)
+    if result.exact:
+        return result
+    stats = replace(result.stats, nodes=result.stats.nodes + first.stats.nodes,
+                    seconds=time.perf_counter() - started)
+    note = (f"the exact solver stopped after {first.stats.seconds:.2g} s ({first.stats.nodes:,} nodes); "
+            f"{algorithm} then deepened to depth {result.stats.depth} in the rest of --time (value not proven)")
+    return replace(result, stats=stats, note=result.note or note)
 
 
 def _puzzle(game: Any, state: Any, limits: Limits, progress: Progress | None) -> SearchResult:
@@ -89,8 +131,12 @@ def _puzzle(game: Any, state: Any, limits: Limits, progress: Progress | None) ->
         if progress is not None:
             progress(SearchStats(nodes=nodes, seconds=time.perf_counter() - started))
 
+    # The table cap bounds the states a puzzle search keeps: it keeps about one per node expanded (and
+    # their children), so --max-table/--memory cap the nodes too.
+    caps = [c for c in (limits.nodes, limits.table_entries) if c is not None]
+    max_nodes = min(caps) if caps else None
     try:
-        solution = solve_puzzle(game, state, max_nodes=limits.nodes, max_seconds=limits.seconds, progress=tick)
+        solution = solve_puzzle(game, state, max_nodes=max_nodes, max_seconds=limits.seconds, progress=tick)
     except KeyboardInterrupt:
         return SearchResult((0.0,), (), (), False, SearchStats(seconds=time.perf_counter() - started), "puzzle",
                             True, "interrupt")
@@ -98,8 +144,15 @@ def _puzzle(game: Any, state: Any, limits: Limits, progress: Progress | None) ->
     moves = solution.moves
     stats = SearchStats(nodes=solution.nodes, seconds=solution.seconds, depth=len(moves))
     stopped = not solution.complete and not solution.solved
+    reason = None
+    if stopped:
+        if max_nodes is not None and solution.nodes >= max_nodes:
+            reason = "nodes" if max_nodes == limits.nodes else "table"
+        else:
+            reason = "time"
     return SearchResult(value, moves[:1], moves, solution.solved or solution.complete, stats,
-                        solution.algorithm, stopped, "budget" if stopped else None)
+                        solution.algorithm, stopped, reason,
+                        note="no solution found before the search stopped" if stopped else None)
 
 
 @dataclass
@@ -130,9 +183,10 @@ def solve_with_moves(game: Any, state: Any, algorithm: str = "auto", limits: Lim
     else by a search of its own, within ``min(root time, 10 s) + extra_seconds``."""
     started = time.perf_counter()
     limits = limits or Limits()
-    if algorithm == "auto":
-        algorithm = auto_algorithm(game, limits.depth is not None or limits.seconds is not None)
     result = search(game, state, algorithm, limits, progress)
+    if algorithm == "auto":
+        algorithm = auto_algorithm(game, limits.depth is not None or limits.seconds is not None,
+                                   limits.depth is not None)
     player = game.to_move(state)
     solution = Solution(result, player)
     if not result.exact or result.stopped or player < 0:
@@ -151,7 +205,9 @@ def solve_with_moves(game: Any, state: Any, algorithm: str = "auto", limits: Lim
             elif game.to_move(child) == TERMINAL:
                 value = tuple(game.utilities(child))
             elif deadline - time.perf_counter() > 0:
-                sub = search(game, child, algorithm, Limits(seconds=deadline - time.perf_counter()), progress)
+                sub_limits = Limits(seconds=deadline - time.perf_counter(), nodes=limits.nodes,
+                                    table_entries=limits.table_entries)  # the same caps as the root search
+                sub = search(game, child, algorithm, sub_limits, progress)
                 nodes += sub.stats.nodes
                 if sub.stopped and sub.stop_reason == "interrupt":
                     raise KeyboardInterrupt

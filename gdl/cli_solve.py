@@ -86,10 +86,18 @@ def match_move(game: Any, state: Any, text: str) -> Any:
 # ================================================================== play
 
 
+AGENT_HELP = ("agents: random; minimax:depth=N; alphabeta:depth=N,paranoid=true; expectimax:depth=N,"
+              "pruning=star2; mcts:iterations=N,c=1.4,rollout=heuristic,solver=false; perfect; perfect:table=FILE. "
+              "Budgets per move for every searching agent: seconds=S (or time=S), nodes=N, tt=ENTRIES (its table "
+              "cap: transposition table, MCTS tree, perfect's solved states; minimax keeps none); with seconds or "
+              "nodes but no depth, minimax and expectimax deepen iteratively. perfect stops at 60 s and 500,000 "
+              "states unless told (perfect:seconds=10,nodes=1000000,tt=200000) and then plays the best move so far "
+              "with a note")
+
+
 def add_play_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--vs", action="append", metavar="AGENT",
-                   help="the opponent: random, alphabeta:depth=6, mcts:iterations=2000, perfect, "
-                        "perfect:table=FILE (default perfect); repeat to give each agent seat its own")
+                   help="the opponent (default perfect); repeat to give each agent seat its own. " + AGENT_HELP)
     p.add_argument("--as", dest="human", metavar="PLAYER",
                    help="the player you play (name or number, default the first); `none` to watch agents")
     p.add_argument("--moves", metavar="M1,M2,...", help="start from the position after these moves")
@@ -171,6 +179,9 @@ def cmd_play(args: argparse.Namespace) -> int:
                     agent.progress = display.update
                 move = agent.choose(state)
             out.print(Text(f"{game.players[player]} plays ", style="bold") + Text(str(move), style="bold cyan"))
+            last = getattr(agent, "last", None)
+            if last is not None and last.stopped and last.note:
+                out.print(Text(last.note, style="dim yellow"))
             state = game.apply(state, move)
             played.append(str(move))
             if args.delay:
@@ -378,6 +389,18 @@ def _estimate_text(estimate: dict[str, Any]) -> str:
     return text
 
 
+def _bounds(bounds: Sequence[float] | None) -> list[float | None] | None:
+    """The proven interval of player 0's value as JSON (an infinite end is null)."""
+    if bounds is None:
+        return None
+    return [float(b) + 0.0 if math.isfinite(b) else None for b in bounds]
+
+
+STOP_REASONS = {"interrupt": "interrupted", "time": "out of time (--time)", "nodes": "out of nodes (--max-nodes)",
+                "table": "out of table space (--max-table/--memory)", "iterations": "out of iterations",
+                "depth": "stopped at the deepest depth it can search"}
+
+
 def _value_dict(game: Any, value: Sequence[float]) -> dict[str, float]:
     return {player: float(v) + 0.0 for player, v in zip(game.players, value, strict=False)}
 
@@ -417,6 +440,8 @@ def cmd_solve(args: argparse.Namespace) -> int:
         "move_values": {str(m): (_value_dict(game, v) if v is not None else None) for m, v in solution.move_values},
         "stopped": bool(result.stopped),
         "stop_reason": result.stop_reason,
+        "bounds": _bounds(result.bounds),
+        "note": result.note,
     }
     if result.stopped and result.stop_reason != "interrupt":
         report["estimate"] = size_estimate(game, state, max(stats.nodes, stats.tt_size))
@@ -444,22 +469,36 @@ def _print_solution(out: Any, game: Any, state: Any, solution: engine.Solution, 
     if report["moves"]:
         out.print(board_text(game, state))
     if result.stopped:
-        reason = {"interrupt": "interrupted", "time": "out of time (--time)", "nodes": "out of nodes (--max-nodes)",
-                  "table": "out of table space (--max-table/--memory)",
-                  "iterations": "out of iterations"}.get(result.stop_reason or "", result.stop_reason or "stopped")
+        reason = STOP_REASONS.get(result.stop_reason or "", result.stop_reason or "stopped")
         out.print(Text(f"{reason}: the best result so far", style="bold yellow"))
         if "estimate" in report:
             out.print(Text(_estimate_text(report["estimate"]), style="yellow"))
-    if result.stopped and result.algorithm == "exact" and not result.best_moves:
-        out.print(Text("no value: the exact solver stopped before it solved the position", style="bold yellow"))
+    if result.note:
+        out.print(Text(result.note, style="yellow"))
+    if result.stopped and not result.best_moves and not result.exact:
+        out.print(Text("no value: the search stopped before it found a move", style="bold yellow"))
         stats = report["stats"]
         out.print(Text(f"{stats['nodes']:,} nodes in {stats['seconds']:.3f} s, TT {stats['tt_size']:,} entries",
                        style="dim"))
         return
-    kind = "exact value" if result.exact else "estimated value (heuristic search)"
-    values = ", ".join(f"{p} {format_number(v)}" for p, v in report["value"].items())
-    out.print(Text(f"{kind}: ", style="bold") + Text(values, style="bold green" if result.exact else "bold yellow")
-              + Text(f"  ({_verdict(game, result.value)})" if result.exact else "", style="dim"))
+    bounds = result.bounds
+    if result.exact:
+        kind = "exact value"
+    elif bounds is not None and bounds[0] == bounds[1]:
+        kind = "proven value (not every move checked)"
+    elif bounds is not None:
+        kind = "value so far (not proven)"
+    elif result.algorithm == "value_iteration":
+        kind = "estimated value (value iteration, not converged)"
+    else:
+        kind = "estimated value (heuristic search)"
+    if bounds is not None and bounds[0] != bounds[1]:
+        values = f"{game.players[0]} between {format_number(bounds[0])} and {format_number(bounds[1])}"
+    else:
+        values = ", ".join(f"{p} {format_number(v)}" for p, v in report["value"].items())
+    proven = result.exact or (bounds is not None and bounds[0] == bounds[1])
+    out.print(Text(f"{kind}: ", style="bold") + Text(values, style="bold green" if proven else "bold yellow")
+              + Text(f"  ({_verdict(game, result.value)})" if proven else "", style="dim"))
     player = game.to_move(state)
     if solution.move_values and player >= 0:
         table = Table(header_style="bold", box=None, padding=(0, 2))
@@ -482,6 +521,9 @@ def _print_solution(out: Any, game: Any, state: Any, solution: engine.Solution, 
     stats = report["stats"]
     line = (f"{stats['nodes']:,} nodes in {stats['seconds']:.3f} s ({stats['nodes_per_second']:,.0f} nodes/s)"
             f", TT {stats['tt_size']:,} entries, {result.algorithm}")
+    if not result.exact and stats["depth"] and result.algorithm in ("alphabeta", "paranoid", "expectimax",
+                                                                     "minimax") and result.bounds is None:
+        line += f", depth {stats['depth']}"
     out.print(Text(line, style="dim"))
     if report.get("saved"):
         out.print(Text(f"saved to {report['saved']}", style="dim"))
@@ -504,8 +546,7 @@ def _verdict(game: Any, value: Sequence[float]) -> str:
 
 
 def add_match_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("agents", nargs=2, metavar="AGENT", help="two agent specs (random, perfect, "
-                   "alphabeta:depth=6, mcts:iterations=2000, ...)")
+    p.add_argument("agents", nargs=2, metavar="AGENT", help="two agent specs. " + AGENT_HELP)
     p.add_argument("--games", type=int, default=10, metavar="N", help="games to play (default 10)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument("--json", action="store_true", help="print one JSON object")

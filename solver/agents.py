@@ -3,12 +3,22 @@
 Agent specs, as the CLI takes them::
 
     random                          uniformly random legal moves (seeded)
-    minimax:depth=3                 max^n (minimax for two players)
-    alphabeta:depth=6               alpha-beta; also seconds=, nodes=, paranoid=true
-    expectimax:depth=3              expectiminimax; pruning=none|star1|star2|auto
-    mcts:iterations=2000            UCT; also seconds=, c=, rollout=random|heuristic, solver=false
-    perfect                         exact play, solving each new position on the fly
+    minimax:depth=3                 max^n (minimax for two players); also seconds=, nodes= (no table)
+    alphabeta:depth=6               alpha-beta; also seconds=, nodes=, tt=, paranoid=true
+    expectimax:depth=3              expectiminimax; also seconds=, nodes=, tt=, pruning=none|star1|star2|auto
+    mcts:iterations=2000            UCT; also seconds=, nodes=, tt=, c=, rollout=random|heuristic, solver=false
+    perfect                         exact play, solving each new position on the fly; seconds=, nodes=, tt=
     perfect:table=FILE              exact play from a solved table (see :mod:`solver.table`)
+
+Budgets (every searching agent, per move): ``seconds=`` (or ``time=``),
+``nodes=``, and ``tt=ENTRIES``, the cap on its table (alpha-beta and
+expectimax transposition tables, the MCTS tree, the perfect player's solved
+states; minimax keeps none). Given seconds or nodes but no depth, minimax and
+expectimax deepen iteratively (depth 1, 2, ...) and play the deepest completed
+search's move; alpha-beta always does. ``perfect`` stops at
+``PERFECT_SECONDS`` and ``PERFECT_TABLE`` unless told otherwise, then plays
+the best move so far (proven bounds, or a heuristic guess) and says so in
+``last.note``.
 
 A match (:func:`play_match`) plays N games with the seats rotating between
 games, chance outcomes drawn from one seeded generator, and reports wins,
@@ -21,14 +31,14 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Callable, Hashable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from solver.alphabeta import alphabeta, check_alphabeta
 from solver.exact import solve
 from solver.expectimax import check_expectimax, expectimax
 from solver.game import CHANCE, TERMINAL, Game, State
-from solver.limits import Limits, SearchResult, is_two_player_zero_sum
+from solver.limits import Limits, SearchResult, is_two_player_zero_sum, iterative_deepening
 from solver.mcts import check_mcts, mcts
 from solver.minimax import minimax
 from solver.table import SolvedTable, load_table
@@ -76,32 +86,60 @@ class SearchAgent:
         return move
 
 
+PERFECT_SECONDS = 60.0
+"""The perfect player's default time cap per move (``perfect:seconds=`` overrides it)."""
+PERFECT_TABLE = 500_000
+"""The perfect player's default cap on solved states kept (``perfect:tt=``; about 400 bytes each: 200 MB)."""
+
+
 class PerfectAgent:
-    """Plays an optimal move: from a solved table, else by solving the position (and remembering it)."""
+    """Plays an optimal move: from a solved table, else by solving the position (and remembering it).
+
+    ``limits`` caps each solve (time, nodes, ``table_entries``); ``table_entries``
+    also caps the states kept between moves. A solve that stops at a cap plays
+    the best move so far and leaves ``last.stopped`` and ``last.note`` set.
+    """
 
     def __init__(self, game: Game, table: SolvedTable | None = None, limits: Limits | None = None) -> None:
         if table is not None:
             table.check_game(game)
         self.game = game
         self.table = table
+        self.loaded = table is not None
         self.limits = limits
         self.name = "perfect"
         self.progress: Progress | None = None
+        self.last: SearchResult | None = None
 
     def choose(self, state: State) -> Hashable:
         names = self.table.best_moves(self.game, state) if self.table is not None else None
         if not names:
             solution = solve(self.game, state, self.limits, progress=self.progress)
-            if solution.table is not None:
-                if self.table is None:
-                    self.table = solution.table
-                else:
-                    self.table.values.update(solution.table.values)
-                    self.table.best.update(solution.table.best)
+            self.last = solution
+            if solution.stopped and solution.note:
+                why = _REASONS.get(solution.stop_reason or "", solution.stop_reason)
+                self.last = replace(solution, note=f"{self.name}: stopped ({why}); {solution.note}")
+            if solution.table is not None and (solution.exact or solution.bounds is not None):
+                self._remember(solution.table)  # proven values only (not a stopped estimate)
             if solution.best_move is None:
                 raise ValueError("no move to choose: the game is over")
             return solution.best_move
+        self.last = None
         return self.game.parse_move(state, names[0])
+
+    def _remember(self, table: SolvedTable) -> None:
+        cap = self.limits.table_entries if self.limits is not None else None
+        if self.table is None:
+            self.table = table
+        elif cap is None or len(self.table.values) + len(table.values) <= cap:
+            self.table.values.update(table.values)
+            self.table.best.update(table.best)
+        elif not self.loaded:
+            self.table = table  # full: keep the newest positions, which the game is about to reach
+
+
+_REASONS = {"time": "out of time", "nodes": "out of nodes", "table": "table full", "interrupt": "interrupted",
+            "iterations": "out of iterations", "depth": "too deep"}
 
 
 # ------------------------------------------------------------------ specs
@@ -144,10 +182,11 @@ OPTIONS: dict[str, dict[str, Callable[[str], Any]]] = {
     "minimax": {"depth": _positive_int, "seconds": _positive_float, "nodes": _positive_int},
     "alphabeta": {"depth": _positive_int, "seconds": _positive_float, "nodes": _positive_int, "paranoid": _bool,
                   "tt": _positive_int},
-    "expectimax": {"depth": _positive_int, "seconds": _positive_float, "nodes": _positive_int, "pruning": str},
-    "mcts": {"iterations": _positive_int, "seconds": _positive_float, "c": _positive_float, "rollout": str,
-             "solver": _bool},
-    "perfect": {"table": str, "seconds": _positive_float},
+    "expectimax": {"depth": _positive_int, "seconds": _positive_float, "nodes": _positive_int, "pruning": str,
+                   "tt": _positive_int},
+    "mcts": {"iterations": _positive_int, "seconds": _positive_float, "nodes": _positive_int, "c": _positive_float,
+             "rollout": str, "solver": _bool, "tt": _positive_int},
+    "perfect": {"table": str, "seconds": _positive_float, "nodes": _positive_int, "tt": _positive_int},
 }
 """Every agent and its options, each with the function that parses its value."""
 
@@ -191,7 +230,11 @@ def make_agent(game: Game, spec: str, seed: int | None = None) -> Agent:
     limits = Limits(seconds=options.get("seconds"), nodes=options.get("nodes"), depth=options.get("depth"),
                     iterations=options.get("iterations"), table_entries=options.get("tt"))
     label = spec.strip()
+    deepen = limits.depth is None and (limits.seconds is not None or limits.nodes is not None)
     if name == "minimax":
+        if deepen:
+            return SearchAgent(game, label, lambda s, p: iterative_deepening(
+                lambda lim: minimax(game, s, lim, progress=p), limits))
         return SearchAgent(game, label, lambda s, p: minimax(game, s, limits, progress=p))
     if name == "alphabeta":
         paranoid = options.get("paranoid", not is_two_player_zero_sum(game))
@@ -199,16 +242,24 @@ def make_agent(game: Game, spec: str, seed: int | None = None) -> Agent:
         return SearchAgent(game, label, lambda s, p: alphabeta(game, s, limits, paranoid=paranoid, progress=p))
     if name == "expectimax":
         pruning = check_expectimax(game, options.get("pruning", "auto"))
+        if deepen:
+            return SearchAgent(game, label, lambda s, p: iterative_deepening(
+                lambda lim: expectimax(game, s, lim, pruning=pruning, progress=p), limits))
         return SearchAgent(game, label, lambda s, p: expectimax(game, s, limits, pruning=pruning, progress=p))
     if name == "mcts":
         c, rollout = options.get("c", math.sqrt(2)), options.get("rollout", "random")
         check_mcts(game, c, rollout)
         rng = random.Random(seed)
         solver = options.get("solver", True)
-        return SearchAgent(game, label, lambda s, p: mcts(game, s, limits, exploration=c, rollout=rollout,
+        tree = limits
+        if "tt" in options:  # the tree grows by one node per iteration: cap the iterations
+            tree = replace(limits, iterations=min(options["tt"], options.get("iterations", options["tt"])))
+        return SearchAgent(game, label, lambda s, p: mcts(game, s, tree, exploration=c, rollout=rollout,
                                                           solver=solver, rng=rng, progress=p))
     table = load_table(options["table"], game) if "table" in options else None
-    agent = PerfectAgent(game, table, Limits(seconds=options.get("seconds")) if "seconds" in options else None)
+    caps = Limits(seconds=options.get("seconds", PERFECT_SECONDS), nodes=options.get("nodes"),
+                  table_entries=options.get("tt", PERFECT_TABLE))
+    agent = PerfectAgent(game, table, caps)
     agent.name = label
     return agent
 

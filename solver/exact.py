@@ -38,10 +38,10 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Hashable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
-from solver.alphabeta import INF, CycleFound, NegamaxSearch, TooDeep, at_least, at_most, mtdf, solve_negamax
+from solver.alphabeta import INF, CycleFound, NegamaxSearch, TooDeep, at_least, at_most, mtdf
 from solver.game import CHANCE, TERMINAL, Game, State
 from solver.limits import (
     UNLIMITED_DEPTH,
@@ -98,6 +98,7 @@ def solve(
     deterministic_duel = is_two_player_zero_sum(game) and not getattr(game, "has_chance", False)
     if method in ("alphabeta", "retrograde") and not deterministic_duel:
         raise ValueError(f"{method} needs a deterministic two-player zero-sum game; {game.name} is not")
+    graph: StateGraph | None = None
     try:
         if method == "alphabeta" or (method == "auto" and deterministic_duel):
             try:
@@ -117,17 +118,68 @@ def solve(
         if method == "retrograde" or (method == "auto" and deterministic_duel):
             return _finish(game, graph, budget, _retrograde(graph), "retrograde", True, None)
         values, best, converged = _value_iteration(graph, budget, tolerance, limits.iterations)
-        return _finish(game, graph, budget, (values, best), "value_iteration", converged,
-                       None if converged else "iterations")
+        solution = _finish(game, graph, budget, (values, best), "value_iteration", converged,
+                           None if converged else "iterations")
+        if converged:
+            return solution
+        sweeps = f"{budget.iterations:,} sweep" + ("" if budget.iterations == 1 else "s")
+        return replace(solution, note=f"estimate: value iteration stopped after {sweeps} before it converged; "
+                                      "the best move by the estimate")
     except SearchStopped as stop:
-        return _stopped(game, root, budget, stop.reason)
+        if stop.partial is not None and graph is not None:  # value iteration's values at the stop
+            solution = _finish(game, graph, budget, stop.partial, "value_iteration", False, stop.reason)
+            return replace(solution, note="estimate: value iteration stopped before it converged; the best "
+                                          "move by the estimate")
+        if stop.reason == "table" and limits.table_entries is not None:
+            budget.tt_size = max(budget.tt_size, limits.table_entries)  # the table filled up
+        return _stopped(game, root, budget, stop.reason, limits)
     except KeyboardInterrupt:
-        return _stopped(game, root, budget, "interrupt")
+        return _stopped(game, root, budget, "interrupt", limits)
 
 
-def _stopped(game: Game, root: State, budget: Budget, reason: str) -> Solution:
+GUESS_SECONDS = 1.0
+"""Most seconds of the heuristic search that guesses a move when a stopped solve knows nothing of the root."""
+GUESS_NODES = 20_000
+"""Most nodes of that search (a tenth of ``limits.nodes`` when that is smaller, but at least 1,000)."""
+
+
+def _stopped(game: Game, root: State, budget: Budget, reason: str, limits: Limits | None = None) -> Solution:
+    """A solve stopped before it learned anything about the root: a move from a brief depth-limited search.
+
+    That search (alpha-beta, expectimax with chance, max^n for N players, deepening
+    within ``GUESS_SECONDS`` and ``GUESS_NODES``) gives a heuristic guess, said so in
+    ``note``; after Ctrl-C, or at a terminal state, there is no move.
+    """
+    from solver.alphabeta import alphabeta
+    from solver.expectimax import expectimax
+    from solver.limits import iterative_deepening
+    from solver.minimax import minimax
+
     zeros = (0.0,) * len(game.players)
-    return Solution(zeros, (), (), False, budget.stats(), "exact", True, reason)
+    stats = budget.stats()
+    limits = limits or Limits()
+    if reason == "interrupt" or game.to_move(root) < 0:
+        return Solution(zeros, (), (), False, stats, "exact", True, reason)
+    seconds = GUESS_SECONDS if limits.seconds is None else min(GUESS_SECONDS, max(0.05, limits.seconds / 10))
+    cap = GUESS_NODES if limits.nodes is None else min(GUESS_NODES, max(1_000, limits.nodes // 10))
+    entries = None if limits.table_entries is None else min(limits.table_entries, cap)
+    slice_ = Limits(seconds=seconds, nodes=cap, table_entries=entries)
+    try:
+        if getattr(game, "has_chance", False):
+            guess = iterative_deepening(lambda lim: expectimax(game, root, lim), slice_, max_depth=50)
+        elif is_two_player_zero_sum(game):
+            guess = alphabeta(game, root, slice_)
+        else:
+            guess = iterative_deepening(lambda lim: minimax(game, root, lim), slice_, max_depth=50)
+    except (ValueError, RecursionError, KeyboardInterrupt):
+        return Solution(zeros, (), (), False, stats, "exact", True, reason)
+    if guess.best_move is None:
+        return Solution(zeros, (), (), False, stats, "exact", True, reason)
+    note = (f"heuristic guess: the solver stopped before it learned anything about this position; a depth-"
+            f"{guess.stats.depth} {guess.algorithm} search ({guess.stats.nodes:,} more nodes) chose "
+            f"{guess.best_move} (value not proven)")
+    return Solution(tuple(guess.value), (guess.best_move,), tuple(guess.principal_variation), False, stats, "exact",
+                    True, reason, note=note)
 
 
 # ------------------------------------------------------------------ alpha-beta
@@ -140,9 +192,9 @@ def _solve_alphabeta(game: Game, root: State, budget: Budget, limits: Limits, al
         table = SolvedTable.for_game(game, "alphabeta", complete=False)
         table.values[game.key(root)] = value
         return Solution(value, (), (), True, budget.stats(), "alphabeta", table=table)
+    search = NegamaxSearch(game, budget, detect_cycles=True)  # what solve_negamax does, keeping the searcher
     if limits.table_entries is not None:
         # An exact search cannot go on with a full table (it would redo work forever): stop at the cap.
-        search = NegamaxSearch(game, budget, detect_cycles=True)
         cap, budget_check = limits.table_entries, budget.check
 
         def check(nodes: int) -> int:
@@ -152,24 +204,27 @@ def _solve_alphabeta(game: Game, root: State, budget: Budget, limits: Limits, al
             return budget_check(nodes)
 
         budget.check = check  # type: ignore[method-assign]
-        score = mtdf(search, root, 0.0)
-    else:
-        search, score = solve_negamax(game, root, budget)
     player = game.to_move(root)
     side = search.sides[player]
-    best_moves = []
-    moves = list(game.legal_moves(root))
-    if search.root_best in moves:  # likeliest optimal: test it first
-        moves.remove(search.root_best)
-        moves.insert(0, search.root_best)
-    for move in moves:
-        child = game.apply(root, move)
-        # The mover's best: player 0 wants a child >= score, player 1 a child <= score.
-        optimal = at_least(search, child, score) if side == 1 else at_most(search, child, score)
-        if optimal:
-            best_moves.append(move)
-            if not all_best:
-                break
+    score: float | None = None
+    best_moves: list[Any] = []
+    try:
+        score = mtdf(search, root, 0.0)
+        moves = list(game.legal_moves(root))
+        if search.root_best in moves:  # likeliest optimal: test it first
+            moves.remove(search.root_best)
+            moves.insert(0, search.root_best)
+        for move in moves:
+            child = game.apply(root, move)
+            # The mover's best: player 0 wants a child >= score, player 1 a child <= score.
+            optimal = at_least(search, child, score) if side == 1 else at_most(search, child, score)
+            if optimal:
+                best_moves.append(move)
+                if not all_best:
+                    break
+    except (SearchStopped, KeyboardInterrupt) as stop:
+        reason = stop.reason if isinstance(stop, SearchStopped) else "interrupt"
+        return _alphabeta_so_far(game, root, budget, limits, search, score, best_moves, reason)
     if all_best:
         order = {m: i for i, m in enumerate(game.legal_moves(root))}
         best_moves.sort(key=order.__getitem__)  # in the game's move order, as documented
@@ -183,6 +238,39 @@ def _solve_alphabeta(game: Game, root: State, budget: Budget, limits: Limits, al
     pv = search.principal_variation(root, best_moves[0], 10_000)
     stats = search.stats(len(pv))
     return Solution((score + 0.0, 0.0 - score), tuple(best_moves), pv, True, stats, "alphabeta", table=table)
+
+
+def _alphabeta_so_far(game: Game, root: State, budget: Budget, limits: Limits, search: NegamaxSearch,
+                      score: float | None, best_moves: list[Any], reason: str) -> Solution:
+    """A stopped MTD(f) solve: the root's proven bounds and the best move of the last completed pass.
+
+    ``score`` is the proven value when MTD(f) finished and the stop came while the root
+    moves were tested. Without a completed pass, a brief heuristic search guesses a move.
+    """
+    low, high = search.window(1)
+    entry = search.tt.get(game.key(root))
+    if score is not None:
+        low = high = score
+    elif entry is not None and entry[0] == UNLIMITED_DEPTH:
+        e_low, e_high = (entry[1], entry[2]) if entry[4] == 1 else (-entry[2], -entry[1])
+        low, high = max(low, e_low), min(high, e_high)
+    else:
+        search.stats(0)  # the budget's counters now hold the search's nodes and TT size
+        return _stopped(game, root, budget, reason, limits)
+    legal = list(game.legal_moves(root))
+    candidates = [*best_moves, entry[3] if entry is not None else None, search.root_best]
+    move = next((m for m in candidates if m is not None and m in legal), legal[0])
+    pv = search.principal_variation(root, move, 10_000)
+    value = low if low == high else min(max(0.0, low), high)  # a point within the bounds (0: MTD(f)'s guess)
+    table = _table_from_tt(game, search)
+    names = game.players
+    if low == high:
+        proven = "proven" if score is not None else "proven by the last pass"
+        note = (f"value {value:g} for {names[0]} ({proven}); not every move was checked; best move so far: {move}")
+    else:
+        note = f"value for {names[0]} between {low:g} and {high:g} (not proven); best move so far: {move}"
+    return Solution((value + 0.0, 0.0 - value), (move,), pv, False, search.stats(len(pv)), "alphabeta", True,
+                    reason, bounds=(low + 0.0, high + 0.0), note=note, table=table)
 
 
 def _table_from_tt(game: Game, search: Any) -> SolvedTable:

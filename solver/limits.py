@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Hashable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 UNLIMITED_DEPTH = 1 << 30
@@ -107,6 +107,12 @@ class SearchResult:
     """``"time"``, ``"nodes"``, ``"iterations"``, ``"table"``, ``"interrupt"`` or None."""
     children: tuple[ChildStats, ...] = ()
     """Per-move statistics of the root (MCTS)."""
+    bounds: tuple[float, float] | None = None
+    """A stopped exact solve of a two-player zero-sum game: the proven interval of player 0's value
+    (``value`` then lies in it; equal ends when the value is proven but the moves were not all checked)."""
+    note: str | None = None
+    """One line about how far to trust a stopped result (``"value between -1 and 1 (not proven); best move
+    so far: drop(2)"``, ``"heuristic guess: depth-5 alpha-beta"``), or None."""
 
     @property
     def best_move(self) -> Hashable | None:
@@ -120,6 +126,9 @@ class SearchStopped(Exception):
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
         self.reason = reason
+        self.partial: Any = None
+        """What the interrupted computation had so far, when it can tell (value iteration: its
+        ``(values, best)`` at the stop); the exact solver reports it as an estimate."""
 
 
 @dataclass
@@ -179,6 +188,56 @@ class Budget:
     def stats(self) -> SearchStats:
         return SearchStats(nodes=self.nodes, seconds=self.seconds, depth=self.depth, tt_hits=self.tt_hits,
                            tt_size=self.tt_size, iterations=self.iterations)
+
+
+def iterative_deepening(search: Callable[[Limits], SearchResult], limits: Limits, *,
+                        max_depth: int = 200) -> SearchResult:
+    """A depth-limited ``search`` run at depths 1, 2, ... within one budget; the deepest completed result.
+
+    Each run gets what is left of ``limits.seconds`` and ``limits.nodes`` (and the
+    same ``table_entries``). Deepening ends when a run is exact (it met no horizon),
+    when a run is stopped by the budget or Ctrl-C (its partial result is dropped
+    unless no depth completed), at ``max_depth``, or when a run recurses too deep
+    for Python (``RecursionError``). The result is the deepest completed run with
+    the total nodes and time, and ``stopped``/``stop_reason`` (``"time"``,
+    ``"nodes"``, ``"interrupt"``, ``"depth"``) unless it is exact. Without
+    ``seconds`` or ``nodes`` only exactness or ``max_depth`` ends it.
+    """
+    started = time.perf_counter()
+    done: SearchResult | None = None
+    partial: SearchResult | None = None
+    nodes = done_depth = 0
+    reason: str | None = "depth"
+    for depth in range(1, max_depth + 1):
+        seconds = None if limits.seconds is None else limits.seconds - (time.perf_counter() - started)
+        left = None if limits.nodes is None else limits.nodes - nodes
+        if seconds is not None and seconds <= 0:
+            reason = "time"
+            break
+        if left is not None and left <= 0:
+            reason = "nodes"
+            break
+        try:
+            result = search(Limits(seconds=seconds, nodes=left, depth=depth, table_entries=limits.table_entries,
+                                   iterations=limits.iterations))
+        except RecursionError:
+            break  # reason "depth": deeper searches cannot run
+        nodes += result.stats.nodes
+        if result.stopped:
+            reason, partial = result.stop_reason or "stopped", result
+            break
+        done, done_depth = result, depth
+        if result.exact:
+            reason = None
+            break
+    chosen = done if done is not None else partial
+    if chosen is None:
+        raise RecursionError("even a depth-1 search recursed too deep")
+    stats = SearchStats(nodes=nodes, seconds=time.perf_counter() - started, depth=done_depth,
+                        tt_hits=chosen.stats.tt_hits, tt_size=chosen.stats.tt_size,
+                        iterations=chosen.stats.iterations)
+    stopped = reason is not None and not chosen.exact
+    return replace(chosen, stats=stats, stopped=stopped, stop_reason=reason if stopped else None)
 
 
 def check_players(game: Any, what: str) -> None:

@@ -49,7 +49,172 @@ def test_solve_cap_text_says_why_and_how_big(capsys):
     assert code == 0
     assert "out of nodes (--max-nodes)" in out
     assert "encodings" in out and "too big to solve exactly" in out
-    assert "no value" in out
+    # no pass of MTD(f) finished: a brief heuristic search gives a move, and says it is a guess
+    assert "heuristic guess" in out and "best move: drop(" in out
+    assert "no value" not in out
+
+
+# ---------------------------------------------------------------- a stopped exact solve: the best answer so far
+
+
+@pytest.mark.parametrize("nodes", [200, 300, 400, 500])
+def test_stopped_alphabeta_solve_reports_proven_bounds_and_a_move(nodes):
+    game = gdl.load("tictactoe")
+    result = solve(game, limits=Limits(nodes=nodes))
+    assert result.stopped and result.stop_reason == "nodes" and not result.exact
+    low, high = result.bounds
+    assert -1 <= low <= 0 <= high <= 1  # the true value (a draw) lies in the proven bounds
+    assert low <= result.value[0] <= high
+    assert result.best_move in game.legal_moves(game.initial_state())
+    assert "best move so far" in result.note and str(result.best_move) in result.note
+    assert result.principal_variation[0] == result.best_move
+    if low < high:
+        assert "not proven" in result.note
+
+
+def test_stopped_solve_that_learned_nothing_guesses_a_move():
+    game = gdl.load("connect4", {"cols": "5", "rows": "4"})
+    result = solve(game, limits=Limits(nodes=50))
+    assert result.stopped and not result.exact and result.bounds is None
+    assert result.note.startswith("heuristic guess")
+    assert result.best_move in game.legal_moves(game.initial_state())
+    assert result.stats.nodes >= 50  # the solver's own nodes; the guess's are in the note
+
+
+def test_interrupted_solve_does_not_search_on():
+    from solver.exact import _stopped
+    from solver.limits import Budget
+
+    game = gdl.load("connect4")
+    result = _stopped(game, game.initial_state(), Budget(Limits()), "interrupt", Limits())
+    assert result.stopped and result.best_moves == () and result.note is None
+
+
+@pytest.mark.parametrize("game, params", [("pig", {}), ("takeaway3", {"pile": "40"})])
+def test_stopped_graph_solve_guesses_with_the_fitting_search(game, params):
+    loaded = gdl.load(game, params)
+    result = solve(loaded, limits=Limits(nodes=100))
+    assert result.stopped and not result.exact
+    assert "heuristic guess" in result.note
+    assert result.best_move in loaded.legal_moves(loaded.initial_state())
+
+
+def test_value_iteration_cut_short_is_an_estimate_with_a_move():
+    result = solve(gdl.load("pig", {"goal": "10"}), limits=Limits(iterations=1))
+    assert result.stopped and not result.exact and result.stop_reason == "iterations"
+    assert result.algorithm == "value_iteration" and str(result.best_move) == "roll"
+    assert result.note.startswith("estimate")
+
+
+def test_value_iteration_stopped_by_the_budget_reports_the_values_it_hands_over(monkeypatch):
+    import solver.exact as exact
+    from solver.limits import SearchStopped
+
+    def stopped(graph, budget, tolerance, max_sweeps):
+        values = [graph.utilities.get(i, (0.25, -0.25)) for i in range(len(graph))]
+        best = [(0,) if graph.player[i] >= 0 else () for i in range(len(graph))]
+        stop = SearchStopped("time")
+        stop.partial = (values, best)
+        raise stop
+
+    monkeypatch.setattr(exact, "_value_iteration", stopped)
+    result = solve(gdl.load("pig", {"goal": "6"}))
+    assert result.stopped and result.stop_reason == "time" and not result.exact
+    assert result.value == (0.25, -0.25) and str(result.best_move) == "roll"
+    assert result.note.startswith("estimate")
+
+
+def test_cli_stopped_solve_prints_bounds_and_json_has_them(capsys):
+    code, out, _ = run(capsys, "solve", "tictactoe", "--max-nodes", "300")
+    assert code == 0
+    assert "value so far (not proven): X between 0 and 1" in out
+    assert "best move so far: place(" in out
+    code, out, _ = run(capsys, "solve", "tictactoe", "--max-nodes", "300", "--json")
+    report = json.loads(out)
+    assert report["exact"] is False and report["stopped"] is True and report["stop_reason"] == "nodes"
+    assert report["bounds"] == [0.0, 1.0]
+    assert report["best_moves"] and "not proven" in report["note"]
+
+
+def test_cli_connect4_5x4_node_cap_gives_a_move(capsys):
+    code, out, _ = run(capsys, "solve", "connect4", "-p", "cols=5", "-p", "rows=4", "--max-nodes", "100000",
+                       "--json")
+    report = json.loads(out)
+    assert code == 0 and report["stopped"] and not report["exact"]
+    assert report["best_moves"] and report["best_moves"][0].startswith("drop(")
+    assert report["note"]
+
+
+# ---------------------------------------------------------------- --time, --max-nodes, --depth on every game type
+
+
+@pytest.mark.parametrize("game", ["connect4", "pig", "race", "takeaway3", "eight_puzzle"])
+@pytest.mark.parametrize("option", [["--time", "0.2"], ["--max-nodes", "3000"], ["--depth", "2"],
+                                    ["--time", "0.2", "--max-nodes", "3000"]])
+def test_every_game_type_answers_under_every_budget(capsys, game, option):
+    code, out, err = run(capsys, "solve", game, *option, "--json")
+    assert code == 0, err
+    report = json.loads(out)
+    assert report["best_moves"], report
+    assert report["exact"] or report["stopped"] or "--depth" in option
+
+
+@pytest.mark.parametrize("game, algorithm", [("pig", "expectimax"), ("race", "expectimax"),
+                                             ("takeaway3", "minimax"), ("connect4", "minimax")])
+def test_depth_limited_search_deepens_within_a_node_cap(capsys, game, algorithm):
+    code, out, err = run(capsys, "solve", game, "--algorithm", algorithm, "--max-nodes", "5000", "--json")
+    assert code == 0, err
+    report = json.loads(out)
+    assert report["best_moves"] and report["algorithm"] == algorithm
+    assert report["exact"] or (report["stop_reason"] == "nodes" and report["stats"]["depth"] >= 2)
+
+
+def test_pig_with_time_and_no_depth_is_not_an_error(capsys):
+    code, out, err = run(capsys, "solve", "pig", "-p", "goal=30", "--time", "0.4", "--json")
+    assert code == 0, err
+    assert json.loads(out)["best_moves"] == ["roll"]
+
+
+def test_exact_methods_take_a_time_or_node_budget(capsys):
+    code, out, err = run(capsys, "solve", "pig", "--algorithm", "value_iteration", "--max-nodes", "2000", "--json")
+    assert code == 0, err
+    report = json.loads(out)
+    assert report["stopped"] and report["best_moves"] and "heuristic guess" in report["note"]
+
+
+def test_iterative_deepening_keeps_the_deepest_completed_depth():
+    from solver.expectimax import expectimax
+    from solver.limits import iterative_deepening
+    from solver.minimax import minimax
+
+    pig = gdl.load("pig", {"goal": "50"})
+    result = iterative_deepening(lambda lim: expectimax(pig, None, lim), Limits(nodes=5000))
+    assert result.stopped and result.stop_reason == "nodes" and not result.exact
+    assert result.stats.depth >= 3 and 5000 <= result.stats.nodes < 6000
+    assert str(result.best_move) == "roll"
+    small = gdl.load("takeaway3", {"pile": "6"})
+    exact = iterative_deepening(lambda lim: minimax(small, None, lim), Limits(nodes=1_000_000))
+    assert exact.exact and not exact.stopped
+    assert exact.value == solve(small).value
+
+
+# ---------------------------------------------------------------- memory: --memory bounds the graph methods too
+
+
+def test_memory_cap_bounds_the_state_graph(capsys):
+    code, out, _ = run(capsys, "solve", "pig", "--memory", "0.05", "--json")  # 125 states
+    report = json.loads(out)
+    assert code == 0 and report["stopped"] and report["stop_reason"] == "table"
+    assert report["stats"]["tt_size"] == 125
+    assert report["best_moves"] == ["roll"] and "heuristic guess" in report["note"]
+
+
+def test_memory_cap_bounds_puzzle_search(capsys):
+    code, out, _ = run(capsys, "solve", "eight_puzzle", "-p", "start=8,6,7,2,5,4,3,0,1", "--max-table", "500",
+                       "--json")
+    report = json.loads(out)
+    assert code == 0 and report["stopped"] and report["stop_reason"] == "table"
+    assert report["stats"]["nodes"] <= 500
 
 
 def test_solve_time_limit_gives_a_heuristic_answer(capsys):
@@ -131,3 +296,23 @@ def test_bad_input_is_one_line_with_exit_2(capsys, argv, words):
     assert words in text
     assert "Traceback" not in out + err
     assert len(text.splitlines()) == 1, text
+
+
+# ---------------------------------------------------------------- agents in `gdl play` / `gdl match`
+
+
+def test_play_prints_the_note_of_a_perfect_agent_that_stopped(capsys):
+    code, out, err = run(capsys, "play", "connect4", "-p", "cols=5", "-p", "rows=4", "--as", "none",
+                         "--vs", "perfect:nodes=2000", "--vs", "random", "--seed", "1")
+    assert code == 0, err
+    assert "perfect:nodes=2000: stopped (out of nodes)" in out
+    assert "utilities:" in out
+
+
+@pytest.mark.parametrize("command", ["play", "match"])
+def test_agent_help_lists_the_budgets(capsys, command):
+    code, out, _ = run(capsys, command, "--help")
+    assert code == 0
+    text = " ".join(out.split())
+    for words in ("seconds=S", "nodes=N", "tt=ENTRIES", "perfect stops at 60 s and 500,000 states"):
+        assert words in text

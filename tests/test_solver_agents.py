@@ -116,3 +116,85 @@ def test_score_interval_and_elo() -> None:
     assert elo_difference(0.5) == 0
     assert elo_difference(0.75) == pytest.approx(190.85, abs=0.01)
     assert elo_difference(1.0) == math.inf
+
+
+# ---------------------------------------------------------------- budgets of every searching agent
+
+
+@pytest.mark.parametrize("spec, options", [
+    ("expectimax:seconds=1,nodes=500,tt=100", {"seconds": 1.0, "nodes": 500, "tt": 100}),
+    ("mcts:time=1,nodes=500,tt=100", {"seconds": 1.0, "nodes": 500, "tt": 100}),
+    ("perfect:time=2,nodes=500,tt=100", {"seconds": 2.0, "nodes": 500, "tt": 100}),
+    ("alphabeta:time=1,nodes=500,tt=100", {"seconds": 1.0, "nodes": 500, "tt": 100}),
+    ("minimax:time=1,nodes=500", {"seconds": 1.0, "nodes": 500}),
+])
+def test_searching_agents_take_time_node_and_table_caps(spec: str, options: dict) -> None:
+    assert parse_spec(spec)[1] == options
+
+
+def test_perfect_agent_has_default_caps() -> None:
+    from solver.agents import PERFECT_SECONDS, PERFECT_TABLE
+
+    agent = make_agent(TicTacToe(), "perfect")
+    assert isinstance(agent, PerfectAgent) and agent.limits is not None
+    assert agent.limits.seconds == PERFECT_SECONDS and agent.limits.table_entries == PERFECT_TABLE
+
+
+@pytest.mark.parametrize("spec", ["perfect:nodes=3000", "perfect:tt=2000"])
+def test_perfect_agent_on_a_game_too_big_stops_at_its_caps(spec: str) -> None:
+    import gdl
+
+    game = gdl.load("connect4")  # 7x6: far too big to solve
+    agent = make_agent(game, spec)
+    state = game.initial_state()
+    move = agent.choose(state)
+    assert move in game.legal_moves(state)
+    assert agent.last is not None and agent.last.stopped and not agent.last.exact
+    assert agent.last.stop_reason in ("nodes", "table")
+    assert agent.last.note.startswith(f"{spec}: stopped") and "heuristic guess" in agent.last.note
+    assert agent.last.stats.tt_size <= 3000  # the solve's table stayed within the cap (or the node cap)
+    state = game.apply(state, move)
+    state = game.apply(state, next(iter(game.legal_moves(state))))
+    assert agent.choose(state) in game.legal_moves(state)  # and it goes on playing
+
+
+def test_perfect_agent_keeps_proven_bounds_move_and_its_table_within_the_cap() -> None:
+    game = TicTacToe()
+    agent = make_agent(game, "perfect:nodes=300,tt=5000")
+    move = agent.choose(game.initial_state())
+    assert move in game.legal_moves(game.initial_state())
+    assert agent.last is not None and agent.last.bounds is not None
+    assert "best move so far" in agent.last.note
+    assert agent.table is None or len(agent.table.values) <= 5000
+    full = make_agent(game, "perfect:tt=5000")
+    state = game.initial_state()
+    while game.to_move(state) >= 0:
+        state = game.apply(state, full.choose(state))
+        assert full.table is None or len(full.table.values) <= 5000
+    assert game.utilities(state) == (0, 0)  # perfect against itself: a draw
+
+
+@pytest.mark.parametrize("spec", ["expectimax:nodes=3000", "minimax:nodes=3000"])
+def test_depth_limited_agents_deepen_within_a_node_budget(spec: str) -> None:
+    game = Pig(50)
+    agent = make_agent(game, spec)
+    assert str(agent.choose(game.initial_state())) == "roll"
+    assert isinstance(agent, SearchAgent) and agent.last is not None
+    assert agent.last.stop_reason == "nodes" and agent.last.stats.depth >= 2
+    assert 3000 <= agent.last.stats.nodes < 4000
+
+
+def test_mcts_agent_tree_is_capped_by_tt() -> None:
+    game = Pig(50)
+    agent = make_agent(game, "mcts:tt=60", seed=1)
+    agent.choose(game.initial_state())
+    assert isinstance(agent, SearchAgent) and agent.last is not None
+    assert agent.last.stats.tt_size <= 60
+
+
+def test_expectimax_agent_table_cap() -> None:
+    game = Pig(50)
+    agent = make_agent(game, "expectimax:depth=6,tt=200")
+    agent.choose(game.initial_state())
+    assert isinstance(agent, SearchAgent) and agent.last is not None
+    assert agent.last.stats.tt_size <= 200
