@@ -240,6 +240,23 @@ def _arith_bounds(op: str, a: tuple[Any, Any] | None, b: tuple[Any, Any] | None)
     return None
 
 
+_SLOT_NOT_EQUAL = re.compile(r"\(s\[(\d+)\] != (\(-?\d+\)|-?\d+)\)")
+
+
+def _slice_scan(conds: list[Code]) -> Code | None:
+    """``all c in cell: board[c] != none`` over consecutive slots as one C-level scan: ``-1 not in s[a:b]``."""
+    if len(conds) < 4:
+        return None
+    matches = [_SLOT_NOT_EQUAL.fullmatch(c.src) for c in conds]
+    if not all(matches):
+        return None
+    slots = [int(m.group(1)) for m in matches]  # type: ignore[union-attr]
+    values = {m.group(2) for m in matches}  # type: ignore[union-attr]
+    if len(values) != 1 or slots != list(range(slots[0], slots[0] + len(slots))):
+        return None
+    return Code(f"({values.pop()} not in s[{slots[0]}:{slots[-1] + 1}])", T.BOOL)
+
+
 def _q(name: str) -> str:
     return f"`{name}`"
 
@@ -974,6 +991,9 @@ class Compiler:
             if kind == "any":
                 return self.disjunction(conds)
             if kind == "all":
+                scan = _slice_scan(conds) if all(f is None for f, _, _ in terms) else None
+                if scan is not None:
+                    return scan
                 return self.conjunction([self.implication(f, b) for f, b, _ in terms])
             if kind == "count":
                 return self.total([self.indicator(c) for c in conds], T.INT)

@@ -309,6 +309,14 @@ win A when n == 5
         play_moves(unsafe, ["add(6)"])
 
 
+def test_a_full_board_test_is_one_scan_and_still_right() -> None:
+    game = gdl.load("tictactoe")
+    assert "(-1) not in s[0:9]" in game.program.source  # `all c in cell: mark[c] != none`
+    full = play_moves(game, ["place(a1)", "place(b1)", "place(c1)", "place(b2)", "place(a2)", "place(c2)",
+                             "place(b3)", "place(a3)", "place(c3)"])
+    assert game.to_move(full) == TERMINAL and game.utilities(full) == (0.0, 0.0)
+
+
 # -------------------------------------------------------------------- defs
 
 
