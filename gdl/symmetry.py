@@ -229,11 +229,10 @@ def find_violation(game: Any, maps: Sequence[tuple[str, SlotMap]], *, playouts: 
                     return Violation(tuple(line), name, what)
             if player == -2:
                 break
-            if player == -1:
-                outcomes = game.chance_outcomes(state)
-                move = rng.choices([o for o, _ in outcomes], [p for _, p in outcomes])[0]
-            else:
-                move = rng.choice(list(game.legal_moves(state)))
+            choices = game.chance_outcomes(state) if player == -1 else [(m, 1.0) for m in game.legal_moves(state)]
+            if not choices:
+                break  # a dead end: `gdl check`'s playouts report it (no-moves); nothing to compare beyond
+            move = rng.choices([c for c, _ in choices], [p for _, p in choices])[0]
             line.append(str(move))
             state = game.apply(state, move)
     return None

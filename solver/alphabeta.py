@@ -195,6 +195,8 @@ class NegamaxSearch:
                 raise TooDeep(ply)
             horizon_before = search.horizon_hits
             moves = legal(state)
+            if len(moves) > 1024:  # a very wide node costs as much as many narrow ones: check the budget now
+                budget.check(search.nodes)
             if ordering and len(moves) > 1:
                 moves = order(list(moves), tt_move, ply)
             # First pass: make every child. A terminal child that already refutes (>= beta) ends the node

@@ -316,3 +316,57 @@ def test_agent_help_lists_the_budgets(capsys, command):
     text = " ".join(out.split())
     for words in ("seconds=S", "nodes=N", "tt=ENTRIES", "perfect stops at 60 s and 500,000 states"):
         assert words in text
+
+
+class CountingApplies:
+    """A game wrapper that counts the children made (apply calls)."""
+
+    def __init__(self, game: object) -> None:
+        self._game = game
+        self.applies = 0
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._game, name)
+
+    def apply(self, state: object, move: object) -> object:
+        self.applies += 1
+        return self._game.apply(state, move)  # type: ignore[attr-defined]
+
+
+WIDE_CHANCE = """game WideChance
+param goal: 5..60 = 20
+players Red, Blue
+state pos[player]: 0..goal = 0
+move sprint:
+    chance d in 1..200000:
+        if d == 1: pos[mover] = 0
+        else: pos[mover] = min(pos[mover] + 2 * d, goal)
+win p when pos[p] == goal
+"""
+
+WIDE_NIM = """game WideNim
+players A, B
+state heap: 0..5000 = 4692
+move take(k: 1..5000) when k <= heap: heap -= k
+lose p when heap == 0 and turn == p
+"""
+
+
+@pytest.mark.parametrize("rules", [WIDE_CHANCE, WIDE_NIM], ids=["chance over 200,000 outcomes", "4,692 moves"])
+def test_a_very_wide_state_checks_the_budget_while_it_makes_children(rules: str) -> None:
+    """Found by fuzzing: a budget of 2 s took 15 s, because the budget was checked per state, not per child."""
+    from solver.alphabeta import NegamaxSearch, mtdf
+    from solver.exact import StateGraph
+    from solver.limits import Budget, SearchStopped
+
+    game = CountingApplies(gdl.load_source(rules))
+    root = game.initial_state()  # type: ignore[attr-defined]
+    budget = Budget(Limits(seconds=1000))
+    budget._deadline = -1.0  # the time is up from the start (no clock in the test): the next check stops
+    with pytest.raises(SearchStopped, match="time"):
+        if game.has_chance:  # type: ignore[attr-defined]
+            StateGraph.explore(game, root, budget)  # type: ignore[arg-type]
+        else:
+            mtdf(NegamaxSearch(game, budget), root, 0.0)  # type: ignore[arg-type]
+    assert game.applies <= 4096  # stopped inside the first wide state, not after thousands of its children
+    assert solve(game, limits=Limits(nodes=1)).stopped  # type: ignore[arg-type]
