@@ -54,6 +54,7 @@ from solver.limits import (
     is_two_player_zero_sum,
 )
 from solver.table import SolvedTable, has_symmetric_keys
+from solver.value_iteration import solve_graph
 
 METHODS = ("auto", "alphabeta", "backward", "retrograde", "value_iteration")
 TIE_TOLERANCE = 1e-9
@@ -522,46 +523,16 @@ def _attractor(graph: StateGraph, preds: list[list[int]], player: int, targets: 
 
 def _value_iteration(graph: StateGraph, budget: Budget, tolerance: float,
                      max_sweeps: int | None) -> tuple[Values, Best, bool]:
-    """Gauss-Seidel value iteration from 0 until no value moves more than ``tolerance``.
+    """Value iteration from 0, one strongly connected component at a time (:mod:`solver.value_iteration`).
 
-    States are swept deepest-first (reverse breadth-first order), so that
-    values flow back towards the root within one sweep where the graph allows.
-    Returns values, optimal moves and whether it converged.
+    Components are solved sinks first; inside one, sweeps (with Newton steps
+    on its few cycle-closing states where the values are scalar) go on until
+    no value moves by ``tolerance``. ``max_sweeps`` bounds the sweeps of each
+    component; ``budget.iterations`` reports the most any component took.
+    Returns values, optimal moves (within ``TIE_TOLERANCE``) and whether
+    every component converged.
     """
-    n = len(graph)
-    players = len(graph.game.players)
-    zeros = (0.0,) * players
-    values: Values = [graph.utilities.get(i, zeros) for i in range(n)]
-    sweep_order = [i for i in reversed(range(n)) if graph.player[i] != TERMINAL]
-    player, succ, probs = graph.player, graph.succ, graph.probs
-    sweeps = 0
-    converged = False
-    while not converged and (max_sweeps is None or sweeps < max_sweeps):
-        sweeps += 1
-        budget.iterations = sweeps
-        budget.check(budget.nodes + len(sweep_order))
-        delta = 0.0
-        for i in sweep_order:
-            p = player[i]
-            if p == CHANCE:
-                new = _mix(probs[i], [values[c] for c in succ[i]])
-            else:
-                new = values[succ[i][0]]
-                for c in succ[i]:
-                    if values[c][p] > new[p]:
-                        new = values[c]
-            old = values[i]
-            for j in range(players):
-                change = abs(new[j] - old[j])
-                if change > delta:
-                    delta = change
-            values[i] = new
-        converged = delta < tolerance
-    best: Best = [()] * n
-    for i in sweep_order:
-        if player[i] >= 0:
-            best[i] = _choose(player[i], [values[c] for c in succ[i]], TIE_TOLERANCE)[1]
-    return values, best, converged
+    return solve_graph(graph, budget, tolerance, max_sweeps, TIE_TOLERANCE)
 
 
 # ------------------------------------------------------------------ results
