@@ -57,6 +57,8 @@ from solver.table import SolvedTable, has_symmetric_keys
 from solver.value_iteration import solve_graph
 
 METHODS = ("auto", "alphabeta", "backward", "retrograde", "value_iteration")
+WIDE = 4096
+"""Children made between two budget checks in a very wide state."""
 TIE_TOLERANCE = 1e-9
 """Values this close count as equal when listing optimal moves after value iteration."""
 
@@ -330,6 +332,7 @@ class StateGraph:
             if i is None:
                 i = index[k] = len(graph.states)
                 if cap is not None and i >= cap:
+                    budget.nodes = budget.tt_size = i  # the statistics of a stopped exploration: states found
                     raise SearchStopped("table")
                 graph.states.append(state)
                 graph.keys.append(k)
@@ -360,7 +363,15 @@ class StateGraph:
                                       "legal move (or no chance outcome); the rules must end the game there")
             graph.moves.append(moves)
             graph.probs.append(probs)
-            graph.succ.append(tuple(add(apply(state, m)) for m in moves))
+            if len(moves) <= WIDE:
+                graph.succ.append(tuple(add(apply(state, m)) for m in moves))
+            else:  # a huge fan-out (a chance over 10^5 outcomes) must not outlast the time budget
+                succ = []
+                for j, m in enumerate(moves):
+                    if not j % WIDE:
+                        budget.check(done)
+                    succ.append(add(apply(state, m)))
+                graph.succ.append(tuple(succ))
         budget.nodes = done
         budget.tt_size = len(graph.states)
         return graph
