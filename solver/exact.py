@@ -54,7 +54,7 @@ from solver.limits import (
     is_two_player_zero_sum,
 )
 from solver.table import SolvedTable, has_symmetric_keys
-from solver.value_iteration import solve_graph
+from solver.value_iteration import components, solve_graph
 
 METHODS = ("auto", "alphabeta", "backward", "retrograde", "value_iteration")
 WIDE = 4096
@@ -380,24 +380,18 @@ class StateGraph:
         return len(self.states)
 
     def topological_order(self) -> list[int] | None:
-        """States with every child before its parents (Kahn 1962), or None if the graph has a cycle."""
-        n = len(self.states)
-        parents_left = [0] * n  # children not yet ordered, per state
-        preds: list[list[int]] = [[] for _ in range(n)]
-        for i, children in enumerate(self.succ):
-            parents_left[i] = len(children)
-            for c in children:
-                preds[c].append(i)
-        ready = deque(i for i in range(n) if parents_left[i] == 0)
+        """States with every child before its parents, or None if the graph has a cycle.
+
+        Tarjan's components come sinks first; the graph is acyclic when each is one state
+        without a self-loop. On a cyclic graph the walk stops at the first cycle it closes
+        (before that, it had explored only what lies below it), which matters for millions of states.
+        """
         order = []
-        while ready:
-            c = ready.popleft()
-            order.append(c)
-            for i in preds[c]:
-                parents_left[i] -= 1
-                if parents_left[i] == 0:
-                    ready.append(i)
-        return order if len(order) == n else None
+        for members, feedback in components(self.succ):
+            if feedback:
+                return None
+            order.extend(members)
+        return order
 
     def predecessors(self) -> list[list[int]]:
         preds: list[list[int]] = [[] for _ in range(len(self.states))]
