@@ -339,6 +339,7 @@ class StateGraph:
             return i
 
         add(root)
+        index_get = index.get
         done = 0
         while done < len(graph.states):  # the list itself is the BFS queue
             state = graph.states[done]
@@ -364,7 +365,13 @@ class StateGraph:
             graph.moves.append(moves)
             graph.probs.append(probs)
             if len(moves) <= WIDE:
-                graph.succ.append(tuple(add(apply(state, m)) for m in moves))
+                succ = []
+                for m in moves:  # add() written out: this loop runs once per edge of the graph
+                    child = apply(state, m)
+                    k = key(child)
+                    i = index_get(k)
+                    succ.append(add(child) if i is None else i)
+                graph.succ.append(tuple(succ))
             else:  # a huge fan-out (a chance over 10^5 outcomes) must not outlast the time budget
                 succ = []
                 for j, m in enumerate(moves):
