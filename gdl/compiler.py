@@ -95,6 +95,7 @@ class DefInfo:
     decl: ast.DefDecl
     pyname: str
     param_types: list[Type] = field(default_factory=list)
+    param_bounds: list[tuple[int, int] | None] = field(default_factory=list)  # of a whole-number range domain
     result: Code | None = None  # set once compiled
     in_progress: bool = False
     used: bool = False
@@ -1197,7 +1198,7 @@ class Compiler:
             if not T.assignable(code.type.with_optional(False), ptype):
                 raise self.fail("type", f"argument {i + 1} of {_q(info.decl.name)} must be {ptype}, "
                                 f"not {code.type}", where)
-            args[i] = self.coerce(code, ptype, where)
+            args[i] = self.within_domain(self.coerce(code, ptype, where), info.param_bounds[i], info, i, where)
         if info.result.is_const:
             return Code(info.result.src, info.result.type, info.result.const)
         inlined = self.inline_def(info, args)
@@ -1205,6 +1206,22 @@ class Compiler:
             return inlined
         arg_src = "".join(", " + a.src for a in args)
         return Code(f"{info.pyname}(s{arg_src})", info.result.type)
+
+    def within_domain(self, arg: Code, bounds: tuple[int, int] | None, info: DefInfo, i: int, span: Span) -> Code:
+        """An argument kept inside its parameter's range: an error if it is a constant outside,
+        a run-time check unless its bounds prove it (the body may index a table with it)."""
+        if bounds is None:
+            return arg
+        lo, hi = bounds
+        if arg.is_const:
+            if not lo <= arg.const <= hi:
+                raise self.fail("out-of-domain", f"argument {i + 1} of {_q(info.decl.name)} is {_show(arg.const)}, "
+                                f"outside its domain {lo}..{hi}", span)
+            return arg
+        known = _bounds(arg)
+        if known is not None and lo <= known[0] and known[1] <= hi:
+            return arg
+        return Code(f"_dom({arg.src}, {lo}, {hi}, {self.span_id(span)})", arg.type, bounds=bounds)
 
     def inline_def(self, info: DefInfo, args: list[Code]) -> Code | None:
         """The def's body with the arguments substituted, when they are constants or plain names.
@@ -1241,7 +1258,9 @@ class Compiler:
             for p in decl.params:
                 ptype = self.param_type(p, ctx)
                 info.param_types.append(ptype)
-                ctx.scopes[-1][p.name] = Local(f"L_{p.name}", ptype, False)
+                bounds = _domain_bounds(self.expr(p.type.domain, ctx)) if ptype.kind == "int" else None
+                info.param_bounds.append(bounds)
+                ctx.scopes[-1][p.name] = Local(f"L_{p.name}", ptype, False, bounds=bounds)
                 params.append(f"L_{p.name}")
             body = self.expr(decl.body, ctx)
             if body.is_const:

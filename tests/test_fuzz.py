@@ -125,7 +125,11 @@ def test_a_rule_error_met_by_the_symmetry_check_is_a_diagnostic() -> None:
     from gdl.loader import games_dir
 
     source = (games_dir() / "connect4.gdl").read_text(encoding="utf-8")
-    broken = source.replace("when top(x) != none", "when top((17)) != none")
+    # (`top(17)` is now refused before play: a constant argument outside `top`'s domain 0..cols-1;
+    # an argument that leaves the domain as the board fills still fails only when it runs.)
+    broken = source.replace("when top(x) != none", "when top(x + (count c in cell: disc[c] != none)) != none")
     assert broken != source and "symmetry" in source
     report = check_source(broken, "connect4.gdl", playouts=3, max_plies=200)
     assert report.errors and all(d.code == "runtime-error" for d in report.diagnostics if d.is_error)
+    constant = check_source(source.replace("when top(x) != none", "when top((17)) != none"), "connect4.gdl")
+    assert [d.code for d in constant.diagnostics if d.is_error] == ["out-of-domain"]

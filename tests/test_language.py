@@ -317,6 +317,28 @@ def test_a_full_board_test_is_one_scan_and_still_right() -> None:
     assert game.to_move(full) == TERMINAL and game.utilities(full) == (0.0, 0.0)
 
 
+def test_a_def_argument_outside_the_parameter_domain() -> None:
+    """Refused when it is a constant; a rule error (not a Python IndexError) when it happens at run time."""
+    rules = """game Args
+players A, B
+board 3 x 3
+state mark[cell]: player? = none
+state n: 0..9 = 0
+def top(x: 0..2) = first c in cells_in_column(x): mark[c] == none
+move put when {guard}:
+    n += 1
+win A when n == 9
+"""
+    with pytest.raises(gdl.RuleFileError) as caught:
+        load(rules.format(guard="top(5) != none"))
+    assert [d.code for d in caught.value.diagnostics] == ["out-of-domain"]
+    assert "argument 1 of `top` is 5, outside its domain 0..2" in caught.value.diagnostics[0].message
+    game = load(rules.format(guard="top(n) != none"))
+    state = play_moves(game, ["put", "put", "put"])
+    with pytest.raises(gdl.RuleRuntimeError):
+        game.legal_moves(state)
+
+
 # -------------------------------------------------------------------- defs
 
 

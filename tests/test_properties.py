@@ -53,7 +53,10 @@ def playout(game: gdl.CompiledGame, rng: random.Random, plies: int = MAX_PLIES) 
             outcomes = game.chance_outcomes(state)
             move = rng.choices([o for o, _ in outcomes], [p for _, p in outcomes])[0]
         else:
-            move = rng.choice(game.legal_moves(state))
+            moves = game.legal_moves(state)
+            if not moves:
+                break  # a dead end in the rules (gdl check reports it as no-moves), not an exception
+            move = rng.choice(moves)
         state = game.apply(state, move)
         states.append(state)
     return states
