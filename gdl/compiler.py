@@ -45,6 +45,7 @@ WIN, LOSE, DRAW = 1, -1, 0
 RESERVED = {"mover", "turn", "win", "lose", "draw", "true", "false", "none"}
 MAX_DOMAIN = 1_000_000  # a move parameter or loop over more values than this is refused
 MAX_STATE = 1_000_000  # slots
+MAX_OUTCOMES = 10_000  # outcomes of one chance
 UNROLL_MOVES = 128  # moves with at most this many parameter combinations get one specialised function each
 UNROLL_QUANTIFIER = 128  # aggregates over at most this many constant values are written out in full
 INLINE_LIMIT = 20000  # characters of generated source a function call may be inlined into
@@ -1691,6 +1692,10 @@ class Compiler:
         domain = self.expr(stmt.domain, ctx)
         if domain.type.kind != "seq":
             raise self.fail("type", f"`chance {stmt.var} in ...` needs a set of outcomes, not {domain.type}",
+                            stmt.domain.span)
+        if domain.is_const and len(domain.const) > MAX_OUTCOMES:
+            # Each outcome is a move object made at load time: a million would take seconds and memory.
+            raise self.fail("too-large", f"a chance over {len(domain.const):,} outcomes; at most {MAX_OUTCOMES:,}",
                             stmt.domain.span)
         elem = domain.type.elem or T.INT
         pyname = f"L_{stmt.var}"

@@ -339,6 +339,20 @@ win A when n == 9
         game.legal_moves(state)
 
 
+def test_a_chance_over_too_many_outcomes_is_refused() -> None:
+    with pytest.raises(gdl.RuleFileError) as caught:
+        load("""game Huge
+players A, B
+state n: 0..1 = 0
+move roll:
+    chance d in 1..367346:
+        n = 1
+win A when n == 1
+""")
+    assert [d.code for d in caught.value.diagnostics] == ["too-large"]
+    assert "a chance over 367,346 outcomes; at most 10,000" in caught.value.diagnostics[0].message
+
+
 # -------------------------------------------------------------------- defs
 
 
