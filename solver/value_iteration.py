@@ -165,17 +165,12 @@ def solve_graph(graph: StateGraph, budget: Budget, tolerance: float = 1e-12, max
 # ------------------------------------------------------------------ scalar values (Newton steps)
 
 
-class _ScalarSolver:
-    """Player 0's value only (player 1, if any, gets its negation and minimises it)."""
+class _Sweeper:
+    """What both solvers share: the graph, and the budget counted in states backed up."""
 
     def __init__(self, graph: StateGraph, budget: Budget) -> None:
         self.graph = graph
         self.budget = budget
-        self.val: list[float] = [0.0] * len(graph)
-        for i, u in graph.utilities.items():
-            self.val[i] = u[0]
-        self.slopes: list[tuple[float, ...]] = [()] * len(graph)
-        self.mark = bytearray(len(graph))  # 1 for the feedback states of the current component
         self.work = budget.nodes
         self.next_check = budget.next_check
 
@@ -183,6 +178,18 @@ class _ScalarSolver:
         self.work += states
         if self.work >= self.next_check:
             self.next_check = self.budget.check(self.work)
+
+
+class _ScalarSolver(_Sweeper):
+    """Player 0's value only (player 1, if any, gets its negation and minimises it)."""
+
+    def __init__(self, graph: StateGraph, budget: Budget) -> None:
+        super().__init__(graph, budget)
+        self.val: list[float] = [0.0] * len(graph)
+        for i, u in graph.utilities.items():
+            self.val[i] = u[0]
+        self.slopes: list[tuple[float, ...]] = [()] * len(graph)
+        self.mark = bytearray(len(graph))  # 1 for the feedback states of the current component
 
     def backup(self, s: int) -> None:
         """One Bellman backup (a state outside any cycle: its children are final)."""
@@ -373,21 +380,13 @@ def _newton_step(a: Sequence[Sequence[float]], residual: list[float]) -> list[fl
 # ------------------------------------------------------------------ value vectors (plain Gauss-Seidel)
 
 
-class _VectorSolver:
+class _VectorSolver(_Sweeper):
     """One value per player; max^n at decision states, the first best child on ties."""
 
     def __init__(self, graph: StateGraph, budget: Budget) -> None:
-        self.graph = graph
-        self.budget = budget
+        super().__init__(graph, budget)
         zeros = (0.0,) * len(graph.game.players)
         self.val: Values = [graph.utilities.get(i, zeros) for i in range(len(graph))]
-        self.work = budget.nodes
-        self.next_check = budget.next_check
-
-    def _count(self, states: int) -> None:
-        self.work += states
-        if self.work >= self.next_check:
-            self.next_check = self.budget.check(self.work)
 
     def _backed_up(self, s: int) -> tuple[float, ...]:
         val = self.val
