@@ -82,7 +82,7 @@ def parse_params(pairs: Sequence[str] | None) -> dict[str, str]:
     return params
 
 
-def load_game(spec: str, params: dict[str, str], checked: bool = False) -> gdl.CompiledGame:
+def load_game(spec: str, params: dict[str, str], checked: bool = False, symmetry: bool = True) -> gdl.CompiledGame:
     """Load a game by path or bundled name.
 
     :raises UsageError: no such game, a bad parameter, an unreadable file.
@@ -97,7 +97,7 @@ def load_game(spec: str, params: dict[str, str], checked: bool = False) -> gdl.C
     except GdlError as error:
         raise UsageError(str(error)) from None
     try:
-        game = gdl.load_source(source, str(path), params, checked)
+        game = gdl.load_source(source, str(path), params, checked, symmetry)
         game.key  # noqa: B018 - checks the declared symmetries now, so that a broken one is a load error
         return game
     except ParameterError as error:

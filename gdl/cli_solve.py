@@ -335,6 +335,8 @@ def add_solve_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--memory", type=float, metavar="MB", help="memory cap in megabytes for the solver's "
                    f"tables (about {BYTES_PER_ENTRY} bytes per state; combined with --max-table, the smaller wins)")
     p.add_argument("--save", metavar="FILE.sqlite", help="store the solved values in an SQLite table")
+    p.add_argument("--no-symmetry", action="store_true", help="ignore the rule file's `symmetry` line "
+                   "(every mirror image is solved on its own; for comparison)")
     p.add_argument("--json", action="store_true", help="print exactly one JSON object")
 
 
@@ -407,7 +409,7 @@ def _value_dict(game: Any, value: Sequence[float]) -> dict[str, float]:
 
 def cmd_solve(args: argparse.Namespace) -> int:
     out = make_console()
-    game = load_game(args.game, parse_params(args.param))
+    game = load_game(args.game, parse_params(args.param), symmetry=not args.no_symmetry)
     state, played = replay(game, args.moves)
     limits = solve_limits(args)
     try:

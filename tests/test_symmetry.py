@@ -199,3 +199,18 @@ def test_gdl_check_and_gdl_solve_report_a_broken_symmetry(tmp_path: Path, capsys
     fixed = tmp_path / "fixed.gdl"
     fixed.write_text(BROKEN.replace("symmetry mirror\n", ""), encoding="utf-8")
     assert main(["check", str(fixed)]) == 0
+
+
+def test_gdl_solve_no_symmetry_solves_every_image(capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from gdl.cli import main
+
+    results = []
+    for extra in ([], ["--no-symmetry"]):
+        assert main(["solve", "tictactoe", "--json", *extra]) == 0
+        results.append(json.loads(capsys.readouterr().out))
+    with_sym, without = results
+    assert with_sym["value"] == without["value"] == {"X": 0.0, "O": 0.0}
+    assert with_sym["best_moves"] == without["best_moves"]
+    assert with_sym["stats"]["nodes"] < without["stats"]["nodes"]
