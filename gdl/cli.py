@@ -98,7 +98,7 @@ def load_game(spec: str, params: dict[str, str], checked: bool = False, symmetry
         raise UsageError(str(error)) from None
     try:
         game = gdl.load_source(source, str(path), params, checked, symmetry)
-        game.key  # noqa: B018 - checks the declared symmetries now, so that a broken one is a load error
+        game.verify_symmetry()  # now, so that a broken symmetry is a load error
         return game
     except ParameterError as error:
         raise UsageError(str(error)) from None

@@ -314,8 +314,16 @@ class CompiledGame:
         The first use checks the symmetries against the rules (see :mod:`gdl.symmetry`).
         """
         if self._symmetry_unchecked:
-            self.check_symmetry(SYMMETRY_CHECK_PLAYOUTS, SYMMETRY_CHECK_STATES, SYMMETRY_CHECK_WORK)
+            self.verify_symmetry()
         return self._key
+
+    def verify_symmetry(self) -> None:
+        """The short check of the declared symmetries that the first use of keys runs; run it now.
+
+        :raises RuleFileError: a ``symmetry-broken`` diagnostic (see :meth:`check_symmetry`).
+        """
+        if self._symmetry_unchecked:
+            self.check_symmetry(SYMMETRY_CHECK_PLAYOUTS, SYMMETRY_CHECK_STATES, SYMMETRY_CHECK_WORK)
 
     @property
     def symmetries(self) -> tuple[str, ...]:

@@ -53,14 +53,12 @@ from solver.limits import (
     check_players,
     is_two_player_zero_sum,
 )
-from solver.table import SolvedTable, has_symmetric_keys
+from solver.table import TIE_TOLERANCE, SolvedTable, has_symmetric_keys
 from solver.value_iteration import components, solve_graph
 
 METHODS = ("auto", "alphabeta", "backward", "retrograde", "value_iteration")
 WIDE = 4096
 """Children made between two budget checks in a very wide state."""
-TIE_TOLERANCE = 1e-9
-"""Values this close count as equal when listing optimal moves after value iteration."""
 
 
 @dataclass(frozen=True)

@@ -105,6 +105,7 @@ class SolvedTable:
 
 
 TIE_TOLERANCE = 1e-9
+"""Values this close count as equal when listing optimal moves (after value iteration, or from a table)."""
 
 
 def has_symmetric_keys(game: Any) -> bool:
