@@ -41,7 +41,7 @@ from collections import defaultdict
 from collections.abc import Callable, Hashable
 from typing import Any
 
-from solver.game import CHANCE, TERMINAL, Game, State
+from solver.game import CHANCE, TERMINAL, DeadEndError, Game, State, dead_end
 from solver.limits import (
     UNLIMITED_DEPTH,
     Budget,
@@ -195,6 +195,8 @@ class NegamaxSearch:
                 raise TooDeep(ply)
             horizon_before = search.horizon_hits
             moves = legal(state)
+            if not moves:  # no value to take the best of: a bug in the rules, not a loss worth -inf
+                raise dead_end(game, state, player)
             if len(moves) > 1024:  # a very wide node costs as much as many narrow ones: check the budget now
                 budget.check(search.nodes)
             if ordering and len(moves) > 1:
@@ -243,10 +245,15 @@ class NegamaxSearch:
                         search.horizon_hits += 1
                         h = heuristic(child)
                         value = 0.0 if h is None else side * h[ref]
-                    elif sides[child_player] == side:
-                        value = negamax(child, child_player, depth - 1, alpha, beta, ply + 1, child_key)
                     else:
-                        value = -negamax(child, child_player, depth - 1, -beta, -alpha, ply + 1, child_key)
+                        try:
+                            if sides[child_player] == side:
+                                value = negamax(child, child_player, depth - 1, alpha, beta, ply + 1, child_key)
+                            else:
+                                value = -negamax(child, child_player, depth - 1, -beta, -alpha, ply + 1,
+                                                 child_key)
+                        except DeadEndError as error:
+                            raise error.prepend(move) from None  # the line to the dead end, as we unwind
                     if value > best:
                         best = value
                         best_move = move

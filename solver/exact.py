@@ -42,7 +42,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from solver.alphabeta import INF, CycleFound, NegamaxSearch, TooDeep, at_least, at_most, mtdf
-from solver.game import CHANCE, TERMINAL, Game, State
+from solver.game import CHANCE, TERMINAL, DeadEndError, Game, State, dead_end
 from solver.limits import (
     UNLIMITED_DEPTH,
     Budget,
@@ -218,7 +218,10 @@ def _solve_alphabeta(game: Game, root: State, budget: Budget, limits: Limits, al
         for move in moves:
             child = game.apply(root, move)
             # The mover's best: player 0 wants a child >= score, player 1 a child <= score.
-            optimal = at_least(search, child, score) if side == 1 else at_most(search, child, score)
+            try:
+                optimal = at_least(search, child, score) if side == 1 else at_most(search, child, score)
+            except DeadEndError as error:
+                raise error.prepend(move) from None
             if optimal:
                 best_moves.append(move)
                 if not all_best:
@@ -234,8 +237,7 @@ def _solve_alphabeta(game: Game, root: State, budget: Budget, limits: Limits, al
     table.values[key] = (score + 0.0, 0.0 - score)
     table.best[key] = tuple(str(m) for m in best_moves)
     if not best_moves:  # the game interface's contract: a decision state has a legal move
-        raise StuckStateError(f"{game.name}: {game.players[player]} is to move but has no legal move, and the game "
-                              "is not over")
+        raise dead_end(game, root, player)
     pv = search.principal_variation(root, best_moves[0], 10_000)
     stats = search.stats(len(pv))
     return Solution((score + 0.0, 0.0 - score), tuple(best_moves), pv, True, stats, "alphabeta", table=table)
@@ -358,8 +360,7 @@ class StateGraph:
                 moves = list(legal(state))
                 probs = ()
             if not moves and player != TERMINAL:
-                raise StuckStateError(f"{game.name}: a state where {_whose(game, player)} is to move has no "
-                                      "legal move (or no chance outcome); the rules must end the game there")
+                raise graph.dead_end(done - 1, player)
             graph.moves.append(moves)
             graph.probs.append(probs)
             if len(moves) <= WIDE:
@@ -380,6 +381,23 @@ class StateGraph:
         budget.nodes = done
         budget.tt_size = len(graph.states)
         return graph
+
+    def dead_end(self, i: int, player: int) -> DeadEndError:
+        """The error for the dead end at index ``i``, with the moves that reach it from the root.
+
+        The exploration is breadth-first, so the first state found with a child ``i`` is its
+        parent on a shortest line; looked up only when a dead end is found (no parent pointers kept).
+        """
+        error = dead_end(self.game, self.states[i], player)
+        seen = {i}
+        while i != 0:
+            parent = next(p for p, children in enumerate(self.succ) if i in children)
+            error.prepend(self.moves[parent][self.succ[parent].index(i)])
+            i = parent
+            if i in seen:  # cannot happen with BFS parents; never loop
+                break
+            seen.add(i)
+        return error
 
     def __len__(self) -> int:
         return len(self.states)
@@ -410,12 +428,8 @@ Values = list[tuple[float, ...]]
 Best = list[tuple[int, ...]]  # per state, the positions (in move order) of its optimal moves
 
 
-class StuckStateError(ValueError):
-    """A non-terminal state with no move: the game cannot go on and has no value (a bug in its rules)."""
-
-
-def _whose(game: Game, player: int) -> str:
-    return "chance" if player == CHANCE else str(game.players[player]) if 0 <= player < len(game.players) else "?"
+StuckStateError = DeadEndError
+"""The former name of :class:`solver.game.DeadEndError` (a non-terminal state with no move)."""
 
 
 def _backward(graph: StateGraph, order: list[int]) -> tuple[Values, Best]:
