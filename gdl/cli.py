@@ -106,6 +106,13 @@ def load_game(spec: str, params: dict[str, str], checked: bool = False, symmetry
         errors = [d for d in error.diagnostics if d.is_error]
         raise Problem(f"{path}: {plural(len(errors), 'error')}; run `gdl check {path}` for the details",
                       error.diagnostics, source) from None
+    except Exception as error:  # a rule failed while the initial state was built (setup)
+        from gdl.check import compile_checked
+
+        _, diagnostics = compile_checked(source, str(path), params)
+        if not any(d.is_error for d in diagnostics):
+            raise error
+        raise Problem("", [d for d in diagnostics if d.is_error], source) from None
 
 
 def replay(game: Any, moves_text: str | None) -> tuple[Any, list[str]]:
@@ -113,17 +120,20 @@ def replay(game: Any, moves_text: str | None) -> tuple[Any, list[str]]:
 
     :raises UsageError: a move that does not exist or is not legal where it is played.
     """
+    from gdl.cli_errors import rule_errors
+
     state = game.initial_state()
     played: list[str] = []
-    for index, name in enumerate(split_moves(moves_text or "")):
-        if game.to_move(state) == TERMINAL:
-            raise UsageError(f"--moves: the game is over after {index} moves; {name!r} cannot be played")
-        try:
-            move = game.parse_move(state, name)
-        except MoveError as error:
-            raise UsageError(f"--moves: move {index + 1}: {error}") from None
-        state = game.apply(state, move)
-        played.append(str(move))
+    with rule_errors(game, line=lambda: played):  # a rule that fails on the way: the moves so far reach it
+        for index, name in enumerate(split_moves(moves_text or "")):
+            if game.to_move(state) == TERMINAL:
+                raise UsageError(f"--moves: the game is over after {index} moves; {name!r} cannot be played")
+            try:
+                move = game.parse_move(state, name)
+            except MoveError as error:
+                raise UsageError(f"--moves: move {index + 1}: {error}") from None
+            played.append(str(move))  # before applying it: a rule failing in the move is reached by it
+            state = game.apply(state, move)
     return state, played
 
 

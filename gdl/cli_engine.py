@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from solver import agents
-from solver.game import TERMINAL
+from solver.game import TERMINAL, DeadEndError
 from solver.limits import Limits, SearchResult, SearchStats, is_two_player_zero_sum
 from solver.table import TableError
 
@@ -84,6 +84,8 @@ def search(game: Any, state: Any, algorithm: str = "auto", limits: Limits | None
             return run(game, state, limits, progress=progress)
         if algorithm == "puzzle":
             return _puzzle(game, state, limits, progress)
+    except DeadEndError:
+        raise  # a bug in the rules, not an algorithm that does not fit
     except RecursionError:
         raise EngineError(f"{algorithm} cannot search {game.name} to the end: the game is too long or has "
                           "cycles (give --depth, --time or --max-nodes for a heuristic search)") from None
@@ -257,6 +259,8 @@ def make_agent(spec: str, game: Any, seed: int | None = None) -> agents.Agent:
         raise EngineError(f"perfect: cannot use table {options['table']!r}: {error}") from None
     except OSError as error:
         raise EngineError(f"perfect: cannot use table {options.get('table')!r}: {error.strerror or error}") from None
+    except DeadEndError:
+        raise
     except ValueError as error:
         raise EngineError(f"{name} cannot play {game.name}: {error}") from None
 

@@ -26,6 +26,7 @@ from gdl.cli import (
     parse_params,
     replay,
 )
+from gdl.cli_errors import rule_errors
 from gdl.console import board_text, format_number, make_console
 from solver.agents import play_game
 from solver.game import CHANCE, TERMINAL, AmbiguousMoveError, IllegalMoveError, MoveError, UnknownMoveError
@@ -413,7 +414,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
     state, played = replay(game, args.moves)
     limits = solve_limits(args)
     try:
-        with SearchDisplay(out, f"solving {game_label(game)}") as display:
+        with rule_errors(game, state, played), SearchDisplay(out, f"solving {game_label(game)}") as display:
             solution = engine.solve_with_moves(game, state, args.algorithm, limits, display.update)
     except engine.EngineError as error:
         if args.algorithm == "auto":

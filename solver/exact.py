@@ -172,6 +172,8 @@ def _stopped(game: Game, root: State, budget: Budget, reason: str, limits: Limit
             guess = alphabeta(game, root, slice_)
         else:
             guess = iterative_deepening(lambda lim: minimax(game, root, lim), slice_, max_depth=50)
+    except DeadEndError:
+        raise  # a bug in the rules: no guess hides it
     except (ValueError, RecursionError, KeyboardInterrupt):
         return Solution(zeros, (), (), False, stats, "exact", True, reason)
     if guess.best_move is None:
