@@ -42,7 +42,7 @@ from gdl.console import (
 )
 from gdl.diagnostics import Diagnostic, GdlError, ParameterError, RuleFileError, Span
 from gdl.loader import GameNotFoundError, bundled_games, resolve
-from solver.game import CHANCE, TERMINAL, MoveError
+from solver.game import CHANCE, TERMINAL, DeadEndError, MoveError
 
 EXIT_OK = 0
 EXIT_PROBLEM = 1
@@ -57,11 +57,37 @@ class UsageError(Exception):
 class Problem(Exception):
     """The work found a problem (a rule file with errors): exit status 1."""
 
-    def __init__(self, message: str = "", diagnostics: Sequence[Diagnostic] = (), source: str | None = None):
+    def __init__(self, message: str = "", diagnostics: Sequence[Diagnostic] = (), source: str | None = None,
+                 moves: Sequence[str] | None = None):
         super().__init__(message)
         self.message = message
         self.diagnostics = list(diagnostics)
         self.source = source
+        self.moves = None if moves is None else list(moves)
+        """The moves that reach the problem, when it happens in play and they are known."""
+
+
+SCHEMA_VERSION = 1
+"""The version of every ``--json`` output's layout (docs/json.md); raised when a field changes meaning."""
+
+
+def dump_json(data: Any, indent: int | None = None) -> str:
+    """Strict JSON: ``schema_version`` first, and no ``Infinity`` or ``NaN`` (a ``ValueError`` if one slips in)."""
+    if isinstance(data, dict):
+        data = {"schema_version": SCHEMA_VERSION, **data}
+    return json.dumps(data, indent=indent, allow_nan=False)
+
+
+def error_json(code: str, message: str, problem: Problem | None = None) -> str:
+    """The one object a ``--json`` command prints on failure: ``{"schema_version": 1, "error": {...}}``."""
+    error: dict[str, Any] = {"code": code, "message": message}
+    if problem is not None:
+        first = next((d for d in problem.diagnostics if d.is_error), None)
+        if first is not None:  # its code, message and place
+            error.update({k: v for k, v in first.to_json().items() if k != "severity"})
+        error["moves"] = problem.moves
+        error["diagnostics"] = [d.to_json() for d in problem.diagnostics]
+    return dump_json({"error": error})
 
 
 # ================================================================== helpers
@@ -329,6 +355,7 @@ def playout_statistics(game: Any, playouts: int, seed: int | None, max_plies: in
             break
         state = game.initial_state()
         plies = 0
+        line: list[Any] = []  # this playout's moves: the line to a dead end
         while True:
             player = game.to_move(state)
             if player == TERMINAL:
@@ -342,14 +369,15 @@ def playout_statistics(game: Any, playouts: int, seed: int | None, max_plies: in
             if player == CHANCE:
                 chance_nodes += 1
                 outcomes = game.chance_outcomes(state)
-                move = rng.choices([o for o, _ in outcomes], [p for _, p in outcomes])[0]
+                moves = [o for o, _ in outcomes]
+                move = rng.choices(moves, [p for _, p in outcomes])[0] if moves else None
             else:
                 moves = game.legal_moves(state)
-                if not moves:
-                    unfinished += 1
-                    break
                 branching.append(len(moves))
-                move = rng.choice(moves)
+                move = rng.choice(moves) if moves else None
+            if move is None:  # a dead end: a bug in the rules, reported with the line that reached it
+                raise DeadEndError(state, player, game.players[player] if player >= 0 else "", line)
+            line.append(move)
             state = game.apply(state, move)
             plies += 1
         if progress is not None:
@@ -389,7 +417,9 @@ def cmd_info(args: argparse.Namespace) -> int:
     game = load_game(args.game, parse_params(args.param))
     if args.playouts < 0:
         raise UsageError("--playouts must be >= 0")
-    with DelayedProgress(err, "random playouts", args.playouts, enabled=not args.json) as progress:
+    from gdl.cli_errors import rule_errors
+
+    with rule_errors(game), DelayedProgress(err, "random playouts", args.playouts, enabled=not args.json) as progress:
         stats = playout_statistics(game, args.playouts, args.seed, progress=progress.update,
                                    deadline=time.monotonic() + args.time if args.time else None)
     space = state_space(game)
@@ -594,12 +624,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         return status
     except UsageError as error:
         err.print(Text(f"gdl {args.command}: error: ", style="bold red") + Text(str(error)))
+        if getattr(args, "json", False) and args.command != "check":
+            print(error_json("usage", str(error)))
         return EXIT_USAGE
     except Problem as problem:
         if problem.diagnostics:
             print_diagnostics(err, problem.diagnostics, problem.source)
         if problem.message:
             err.print(Text("error: ", style="bold red") + Text(problem.message))
+        if getattr(args, "json", False) and args.command != "check":
+            first = next((d for d in problem.diagnostics if d.is_error), None)
+            print(error_json(first.code if first else "problem", problem.message, problem))
         return EXIT_PROBLEM
     except KeyboardInterrupt:
         err.print("[yellow]interrupted[/]")

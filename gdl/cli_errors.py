@@ -57,7 +57,7 @@ def rule_errors(game: Any, start: Any = None, prefix: Sequence[str] = (),
     try:
         yield
     except DeadEndError as error:
-        raise problem(game, dead_end_diagnostic(game, error, prefix)) from None
+        raise problem(game, dead_end_diagnostic(game, error, prefix), [*prefix, *map(str, error.moves)]) from None
     except Exception as error:
         if isinstance(error, Problem) or not is_rule_error(error):
             raise
@@ -66,11 +66,11 @@ def rule_errors(game: Any, start: Any = None, prefix: Sequence[str] = (),
             moves: list[str] | None = [*prefix, *line()]
         else:
             moves = shortest_line(game, diagnostic)
-        raise problem(game, with_moves(diagnostic, moves)) from None
+        raise problem(game, with_moves(diagnostic, moves), moves) from None
 
 
-def problem(game: Any, diagnostic: Diagnostic) -> Problem:
-    return Problem("", [diagnostic], getattr(game, "source", None))
+def problem(game: Any, diagnostic: Diagnostic, moves: Sequence[str] | None) -> Problem:
+    return Problem("", [diagnostic], getattr(game, "source", None), moves)
 
 
 def dead_end_diagnostic(game: Any, error: DeadEndError, prefix: Sequence[str] = ()) -> Diagnostic:

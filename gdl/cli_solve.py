@@ -29,7 +29,15 @@ from gdl.cli import (
 from gdl.cli_errors import rule_errors
 from gdl.console import board_text, format_number, make_console
 from solver.agents import play_game
-from solver.game import CHANCE, TERMINAL, AmbiguousMoveError, IllegalMoveError, MoveError, UnknownMoveError
+from solver.game import (
+    CHANCE,
+    TERMINAL,
+    AmbiguousMoveError,
+    IllegalMoveError,
+    MoveError,
+    UnknownMoveError,
+    dead_end,
+)
 from solver.limits import Limits
 
 # ================================================================== agents
@@ -144,7 +152,6 @@ def cmd_play(args: argparse.Namespace) -> int:
     for number, seat in enumerate(seats):
         spec = specs[number] if len(specs) > 1 else specs[0]
         agents[seat] = make_agent(spec, game, None if args.seed is None else args.seed + number)
-    _setup_completion(game, lambda: state)
     out.print(Text(game_label(game), style="bold") + Text(f"  {getattr(game, 'description', '')}", style="dim"))
     for seat in range(len(game.players)):
         who = "you" if seat == human else getattr(agents[seat], "name", specs[0])
@@ -152,6 +159,14 @@ def cmd_play(args: argparse.Namespace) -> int:
     if human is not None:
         out.print("[dim]type a move, `moves`, `hint`, `undo`, `help` or `quit`[/]")
     history: list[tuple[Any, list[str]]] = []  # (state, played) before each human move
+    with rule_errors(game, line=lambda: played):  # a rule that fails as the game goes on: the moves so far
+        return _play_loop(out, game, state, played, human, agents, specs, rng, history, args)
+
+
+def _play_loop(out: Any, game: Any, state: Any, played: list[str], human: int | None, agents: dict[int, Any],
+               specs: list[str], rng: random.Random, history: list[tuple[Any, list[str]]],
+               args: argparse.Namespace) -> int:
+    _setup_completion(game, lambda: state)
     shown = None
     while True:
         if shown is not state:
@@ -165,17 +180,20 @@ def cmd_play(args: argparse.Namespace) -> int:
             out.print(Text(f"utilities: {utilities}", style="dim"))
             out.print(Text(f"moves: {','.join(played)}", style="dim"))
             return EXIT_OK
+        _check_not_stuck(game, state, player, played)
         if player == CHANCE:
             outcomes = game.chance_outcomes(state)
             outcome, probability = rng.choices(outcomes, [p for _, p in outcomes])[0]
             out.print(Text("chance: ", style="bold magenta") + Text(f"{outcome}", style="bold")
                       + Text(f"  (probability {probability:.4g})", style="dim"))
-            state = game.apply(state, outcome)
             played.append(str(outcome))
+            state = game.apply(state, outcome)
             continue
         if player != human:
             agent = agents[player]
-            with SearchDisplay(out, f"{game.players[player]} is thinking") as display:
+            # A rule error met in the agent's search is somewhere below this state: searched for from the start.
+            with rule_errors(game, state, list(played)), \
+                    SearchDisplay(out, f"{game.players[player]} is thinking") as display:
                 if hasattr(agent, "progress"):
                     agent.progress = display.update
                 move = agent.choose(state)
@@ -183,8 +201,8 @@ def cmd_play(args: argparse.Namespace) -> int:
             last = getattr(agent, "last", None)
             if last is not None and last.stopped and last.note:
                 out.print(Text(last.note, style="dim yellow"))
-            state = game.apply(state, move)
             played.append(str(move))
+            state = game.apply(state, move)
             if args.delay:
                 time.sleep(args.delay)
             continue
@@ -213,11 +231,13 @@ def cmd_play(args: argparse.Namespace) -> int:
             if not history:
                 out.print("[yellow]nothing to undo[/]")
                 continue
-            state, played = history.pop()
+            state, before = history.pop()
+            played[:] = before  # in place: the error guard of cmd_play reads this list
             out.print("[dim]took back your last move[/]")
             continue
         if command == "hint":
-            _hint(out, game, state)
+            with rule_errors(game, state, list(played)):
+                _hint(out, game, state)
             continue
         try:
             move = match_move(game, state, command)
@@ -226,8 +246,18 @@ def cmd_play(args: argparse.Namespace) -> int:
                                                                                  "the legal moves)", style="dim"))
             continue
         history.append((state, list(played)))
+        played.append(str(move))  # before applying it: a rule failing in the move is reached by it
         state = game.apply(state, move)
-        played.append(str(move))
+
+
+def _check_not_stuck(game: Any, state: Any, player: int, played: list[str]) -> None:
+    """:raises DeadEndError: a decision state without a legal move (or a chance state without an outcome)."""
+    stuck = not game.chance_outcomes(state) if player == CHANCE else not game.legal_moves(state)
+    if stuck:
+        error = dead_end(game, state, player)
+        for name in reversed(played):
+            error.prepend(name)
+        raise error
 
 
 def _hint(out: Any, game: Any, state: Any) -> None:
@@ -568,7 +598,7 @@ def cmd_match(args: argparse.Namespace) -> int:
     tallies = [{"wins": 0, "draws": 0, "losses": 0, "points": 0.0} for _ in specs]
     games: list[dict[str, Any]] = []
     started = time.perf_counter()
-    with DelayedProgress(err, "match", args.games, enabled=not args.json) as progress:
+    with rule_errors(game), DelayedProgress(err, "match", args.games, enabled=not args.json) as progress:
         for number in range(args.games):
             # seats alternate: in even games A takes the first seat, in odd games B does
             order = [(number + seat) % 2 for seat in range(n)]
