@@ -12,6 +12,7 @@ import argparse
 import contextlib
 import json
 import math
+import numbers
 import random
 import statistics
 import sys
@@ -180,6 +181,8 @@ def json_value(value: Any) -> Any:
     """Parameters and utilities as plain JSON (tuples become lists, whole floats stay floats)."""
     if isinstance(value, tuple | list):
         return [json_value(v) for v in value]
+    if isinstance(value, numbers.Rational) and not isinstance(value, int):
+        value = float(value)  # a Fraction utility or parameter: JSON has no fractions
     if isinstance(value, float) and not math.isfinite(value):
         return None
     return value
@@ -442,7 +445,7 @@ def cmd_info(args: argparse.Namespace) -> int:
         "random_playouts": stats,
     }
     if args.json:
-        print(json.dumps(info, indent=2))
+        print(dump_json(info, indent=2))
         return EXIT_OK
     table = Table.grid(padding=(0, 2))
     table.add_column(style="bold cyan", no_wrap=True)

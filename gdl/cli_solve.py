@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import random
 import time
@@ -20,6 +19,7 @@ from gdl.cli import (
     DelayedProgress,
     Problem,
     UsageError,
+    dump_json,
     game_label,
     json_value,
     load_game,
@@ -434,8 +434,35 @@ STOP_REASONS = {"interrupt": "interrupted", "time": "out of time (--time)", "nod
                 "depth": "stopped at the deepest depth it can search"}
 
 
-def _value_dict(game: Any, value: Sequence[float]) -> dict[str, float]:
-    return {player: float(v) + 0.0 for player, v in zip(game.players, value, strict=False)}
+def _value_dict(game: Any, value: Sequence[float] | None) -> dict[str, float] | None:
+    """One number per player, or None when there is none or one is not finite (never Infinity/NaN in JSON)."""
+    if value is None:
+        return None
+    numbers = [float(v) + 0.0 for v in value]
+    if not all(math.isfinite(v) for v in numbers):
+        return None
+    return dict(zip(game.players, numbers, strict=False))
+
+
+def value_kind(game: Any, result: Any) -> str | None:
+    """What the root value is: ``proven``, ``bounds`` (only an interval is proven), ``estimated``, or None.
+
+    None when the search learned nothing it could stand behind: stopped (or interrupted)
+    before it found a move, or a depth-limited search of a game without a heuristic that
+    proved nothing (its value would be the horizon's 0, a guess that means nothing in a game
+    without draws).
+    """
+    bounds = result.bounds
+    if result.exact or (bounds is not None and bounds[0] == bounds[1]):
+        return "proven"
+    if bounds is not None:
+        return "bounds"
+    if not result.best_moves:
+        return None
+    if result.algorithm in ("alphabeta", "paranoid", "minimax", "expectimax") and not getattr(
+            game, "has_heuristic", True):
+        return None
+    return "estimated"
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
@@ -453,11 +480,13 @@ def cmd_solve(args: argparse.Namespace) -> int:
     result = solution.result
     interrupted = result.stopped and result.stop_reason == "interrupt"
     stats = result.stats
+    kind = value_kind(game, result)
     report: dict[str, Any] = {
         "game": game.name,
         "parameters": {k: json_value(v) for k, v in game.parameters.items()},
         "players": list(game.players),
-        "value": _value_dict(game, result.value),
+        "value": _value_dict(game, result.value) if kind in ("proven", "estimated") else None,
+        "value_kind": kind,
         "best_moves": [str(m) for m in solution.best_moves],
         "principal_variation": [str(m) for m in result.principal_variation],
         "exact": bool(result.exact),
@@ -487,7 +516,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
             raise UsageError(f"--save: {error}") from None
         report["saved"] = args.save
     if args.json:
-        print(json.dumps(report))
+        print(dump_json(report))
     else:
         _print_solution(out, game, state, solution, report)
     return EXIT_INTERRUPTED if interrupted else EXIT_OK
@@ -514,24 +543,12 @@ def _print_solution(out: Any, game: Any, state: Any, solution: engine.Solution, 
         out.print(Text(f"{stats['nodes']:,} nodes in {stats['seconds']:.3f} s, TT {stats['tt_size']:,} entries",
                        style="dim"))
         return
-    bounds = result.bounds
-    if result.exact:
-        kind = "exact value"
-    elif bounds is not None and bounds[0] == bounds[1]:
-        kind = "proven value (not every move checked)"
-    elif bounds is not None:
-        kind = "value so far (not proven)"
-    elif result.algorithm == "value_iteration":
-        kind = "estimated value (value iteration, not converged)"
+    if report["value_kind"] is None:
+        out.print(Text("no value: ", style="bold yellow") + Text(
+            f"a depth-limited search of a game without a heuristic proves nothing short of the end (depth "
+            f"{result.stats.depth}); the move below is a guess", style="yellow"))
     else:
-        kind = "estimated value (heuristic search)"
-    if bounds is not None and bounds[0] != bounds[1]:
-        values = f"{game.players[0]} between {format_number(bounds[0])} and {format_number(bounds[1])}"
-    else:
-        values = ", ".join(f"{p} {format_number(v)}" for p, v in report["value"].items())
-    proven = result.exact or (bounds is not None and bounds[0] == bounds[1])
-    out.print(Text(f"{kind}: ", style="bold") + Text(values, style="bold green" if proven else "bold yellow")
-              + Text(f"  ({_verdict(game, result.value)})" if proven else "", style="dim"))
+        _print_value(out, game, result, report)
     player = game.to_move(state)
     if solution.move_values and player >= 0:
         table = Table(header_style="bold", box=None, padding=(0, 2))
@@ -560,6 +577,28 @@ def _print_solution(out: Any, game: Any, state: Any, solution: engine.Solution, 
     out.print(Text(line, style="dim"))
     if report.get("saved"):
         out.print(Text(f"saved to {report['saved']}", style="dim"))
+
+
+def _print_value(out: Any, game: Any, result: Any, report: dict[str, Any]) -> None:
+    """The root value line, saying which kind of answer it is (exact, proven, bounds, estimated)."""
+    bounds = result.bounds
+    if result.exact:
+        kind = "exact value"
+    elif bounds is not None and bounds[0] == bounds[1]:
+        kind = "proven value (not every move checked)"
+    elif bounds is not None:
+        kind = "value so far (not proven)"
+    elif result.algorithm == "value_iteration":
+        kind = "estimated value (value iteration, not converged)"
+    else:
+        kind = "estimated value (heuristic search)"
+    if bounds is not None and bounds[0] != bounds[1]:
+        values = f"{game.players[0]} between {format_number(bounds[0])} and {format_number(bounds[1])}"
+    else:
+        values = ", ".join(f"{p} {format_number(v)}" for p, v in (report["value"] or {}).items())
+    proven = report["value_kind"] == "proven"
+    out.print(Text(f"{kind}: ", style="bold") + Text(values, style="bold green" if proven else "bold yellow")
+              + Text(f"  ({_verdict(game, result.value)})" if proven else "", style="dim"))
 
 
 def _verdict(game: Any, value: Sequence[float]) -> str:
@@ -616,7 +655,7 @@ def cmd_match(args: argparse.Namespace) -> int:
                 tally[outcome] += 1
                 tally["points"] += 1.0 if outcome == "wins" else 0.5 if outcome == "draws" else 0.0
             games.append({"seats": {game.players[s]: specs[i] for s, i in enumerate(order)},
-                          "utilities": list(utilities), "plies": len(moves)})
+                          "utilities": [json_value(u) for u in utilities], "plies": len(moves)})
             progress.update(number + 1)
     seconds = time.perf_counter() - started
     score = tallies[0]["points"] / args.games
@@ -637,7 +676,7 @@ def cmd_match(args: argparse.Namespace) -> int:
         "game_log": games,
     }
     if args.json:
-        print(json.dumps(summary))
+        print(dump_json(summary))
         return EXIT_OK
     table = Table(title=f"{game_label(game)}: {args.games} games, seats alternating, seed {args.seed}",
                   header_style="bold", title_style="bold")
