@@ -438,7 +438,7 @@ def cmd_info(args: argparse.Namespace) -> int:
         "chance": game.has_chance,
         "zero_sum": game.zero_sum,
         "symmetries": 1 + len(getattr(game, "symmetries", ())),
-        "utility_bounds": list(game.utility_bounds) if game.utility_bounds else None,
+        "utility_bounds": json_value(list(game.utility_bounds)) if game.utility_bounds else None,
         "heuristic": bool(getattr(game, "has_heuristic", False)),
         "known_value": meta.get("value"),
         "meta": meta,
