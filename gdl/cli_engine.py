@@ -63,8 +63,8 @@ def search(game: Any, state: Any, algorithm: str = "auto", limits: Limits | None
     if automatic:
         algorithm = auto_algorithm(game, heuristic, limits.depth is not None)
     budgeted = limits.seconds is not None or limits.nodes is not None
-    if automatic and algorithm in ("expectimax", "minimax") and limits.depth is None and limits.seconds:
-        # Time but no depth: the exact solver may finish (Pig, dice races); else deepening uses the rest.
+    if automatic and algorithm in ("alphabeta", "expectimax", "minimax") and limits.depth is None and limits.seconds:
+        # --time T means "stop by T": the exact solver first; if it does not finish, deepening uses the rest.
         return _exact_then_deepen(game, state, algorithm, limits, progress)
     # "alphabeta" names the exact MTD(f) method and the depth-limited search: the search (deepening, exact
     # if it finishes) under a depth or time limit, or for a game the exact method does not fit (paranoid).
@@ -96,19 +96,27 @@ def search(game: Any, state: Any, algorithm: str = "auto", limits: Limits | None
                       f"(algorithms: {', '.join(ALGORITHMS)})")
 
 
-EXACT_SHARE = 0.5
-"""The share of ``--time`` the exact solver gets before a heuristic search of a chance or N-player game."""
+HEURISTIC_SHARE = 0.2
+"""The share of ``--time`` kept for a heuristic search in case the exact solver does not finish ..."""
+HEURISTIC_MAX_SECONDS = 10.0
+"""... but never more than this: a long budget goes to the exact solver (a deepening search gains little more)."""
 
 
 def _exact_then_deepen(game: Any, state: Any, algorithm: str, limits: Limits,
                        progress: Progress | None) -> SearchResult:
-    """The exact solver within ``EXACT_SHARE`` of the time; if it stops, ``algorithm`` deepening in the rest."""
+    """``--time T``: the exact solver, within T less a reserve; if it stops, ``algorithm`` deepening in the rest.
+
+    The answer says which it is: exact (or a proven value), or an estimate whose ``note``
+    tells how long the exact solver ran and what it proved.
+    """
     from solver import exact
 
     started = time.perf_counter()
     assert limits.seconds is not None
-    first = exact.solve(game, state, replace(limits, seconds=limits.seconds * EXACT_SHARE), progress=progress)
-    if first.exact or not first.stopped or first.stop_reason in ("interrupt", "nodes", "table"):
+    reserve = min(limits.seconds * HEURISTIC_SHARE, HEURISTIC_MAX_SECONDS)
+    first = exact.solve(game, state, replace(limits, seconds=limits.seconds - reserve), progress=progress)
+    proven = first.bounds is not None and first.bounds[0] == first.bounds[1]
+    if first.exact or proven or not first.stopped or first.stop_reason in ("interrupt", "nodes", "table"):
         return first  # solved, or a cap that a second search would hit as well (``first`` has a guess)
     seconds = limits.seconds - (time.perf_counter() - started)
     nodes = None if limits.nodes is None else limits.nodes - first.stats.nodes
@@ -118,10 +126,15 @@ def _exact_then_deepen(game: Any, state: Any, algorithm: str, limits: Limits,
     if result.exact:
         return result
     stats = replace(result.stats, nodes=result.stats.nodes + first.stats.nodes,
-                    seconds=time.perf_counter() - started)
-    note = (f"the exact solver stopped after {first.stats.seconds:.2g} s ({first.stats.nodes:,} nodes); "
-            f"{algorithm} then deepened to depth {result.stats.depth} in the rest of --time (value not proven)")
-    return replace(result, stats=stats, note=result.note or note)
+                    seconds=time.perf_counter() - started, tt_size=max(result.stats.tt_size, first.stats.tt_size))
+    proof = ""
+    if first.bounds is not None and tuple(first.bounds) != tuple(getattr(game, "utility_bounds", None) or ()):
+        low, high = first.bounds
+        proof = f"; it proved {game.players[0]}'s value lies between {low:g} and {high:g}"
+    note = (f"not solved: the exact solver stopped after {first.stats.seconds:.3g} s ({first.stats.nodes:,} nodes)"
+            f"{proof}; {algorithm} then searched to depth {result.stats.depth} in the rest of --time: the value "
+            f"is a heuristic estimate, not proven")
+    return replace(result, stats=stats, note=note)
 
 
 def _puzzle(game: Any, state: Any, limits: Limits, progress: Progress | None) -> SearchResult:

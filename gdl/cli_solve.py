@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import itertools
 import math
 import random
 import time
@@ -397,29 +398,116 @@ def solve_limits(args: argparse.Namespace) -> Limits:
     return Limits(depth=args.depth, seconds=args.time, nodes=args.max_nodes, table_entries=entries)
 
 
-def size_estimate(game: Any, state: Any, explored: int) -> dict[str, Any]:
-    """How big the game is: the encodings bound of ``gdl info`` and the states explored before the stop."""
+GROWTH_SECONDS = 1.0
+"""Most seconds the breadth-first probe behind a size estimate runs ..."""
+GROWTH_STATES = 50_000
+"""... and most states it keeps."""
+TOO_BIG = 10 ** 8
+"""Reachable states beyond which a game is "probably too big to solve exactly" (~40 GB of tables)."""
+
+
+def size_estimate(game: Any, state: Any, explored: int, seconds: float = 0.0) -> dict[str, Any]:
+    """How big the game is, measured: the states the stopped solve kept, and the growth of a short probe.
+
+    A breadth-first probe from ``state`` counts the new states of each ply (within
+    ``GROWTH_SECONDS`` and ``GROWTH_STATES``). If it finishes, the number of reachable states
+    is known exactly. Otherwise the plies' growth ratios are extrapolated to the length of the
+    longest random playout, each ratio shrinking as the measured ratios shrink: a rough
+    order of magnitude (``estimated_states``). The encodings bound of ``gdl info`` is kept for
+    reference only (it counts every combination of values, reachable or not).
+    """
     from gdl.cli import state_space
 
     estimate: dict[str, Any] = {"states_explored": int(explored)}
+    if seconds > 0 and explored:
+        estimate["states_per_second"] = round(explored / seconds, 1)
     try:
         log10 = state_space(game).get("log10_encodings")
-    except Exception:  # an estimate must never turn a result into a crash
+        estimate.update(_growth(game, state))
+    except Exception:  # an estimate must never turn a result into a crash (the solve has its answer)
         log10 = None
     if log10 is not None:
         estimate["log10_encodings"] = round(float(log10), 2)
     return estimate
 
 
+def _growth(game: Any, state: Any) -> dict[str, Any]:
+    """``reachable_states`` (the probe finished) or ``estimated_states`` (extrapolated from ``ply_sizes``)."""
+    deadline = time.monotonic() + GROWTH_SECONDS
+    seen = {game.key(state)}
+    level, sizes = [state], [1]
+    while level and len(seen) < GROWTH_STATES and time.monotonic() < deadline:
+        following = []
+        for parent in level:
+            player = game.to_move(parent)
+            if player == TERMINAL:
+                continue
+            moves = [o for o, _ in game.chance_outcomes(parent)] if player == CHANCE else game.legal_moves(parent)
+            for move in moves:
+                child = game.apply(parent, move)
+                k = game.key(child)
+                if k not in seen:
+                    seen.add(k)
+                    following.append(child)
+        level = following
+        if level:
+            sizes.append(len(level))
+    if not level:
+        return {"reachable_states": len(seen)}
+    sizes = sizes[:-1] if len(sizes) > 2 else sizes  # the last ply may be cut short by the probe's budget
+    plies = _longest_playout(game, state)
+    total = float(sum(sizes))
+    ratios = [b / a for a, b in itertools.pairwise(sizes) if a]
+    ratio = ratios[-1] if ratios else 1.0
+    shrink = min(1.0, ratios[-1] / ratios[-2]) if len(ratios) >= 2 and ratios[-2] > 0 else 1.0
+    size = float(sizes[-1])
+    for _ in range(len(sizes), plies + 1):
+        ratio = max(0.0, 1.0 + (ratio - 1.0) * shrink) if ratio > 1 else ratio * shrink
+        size *= ratio
+        total += size
+        if size < 1 or total > 1e30:
+            break
+    return {"estimated_states": int(min(total, 1e30)), "ply_sizes": sizes}
+
+
+def _longest_playout(game: Any, state: Any, playouts: int = 20, max_plies: int = 1000) -> int:
+    rng = random.Random(0)
+    longest = 0
+    for _ in range(playouts):
+        current, plies = state, 0
+        while plies < max_plies and game.to_move(current) != TERMINAL:
+            player = game.to_move(current)
+            moves = [o for o, _ in game.chance_outcomes(current)] if player == CHANCE else game.legal_moves(current)
+            if not moves:
+                break
+            current = game.apply(current, rng.choice(moves))
+            plies += 1
+        longest = max(longest, plies)
+    return longest
+
+
 def _estimate_text(estimate: dict[str, Any]) -> str:
     text = f"explored {estimate['states_explored']:,} states"
     log10 = estimate.get("log10_encodings")
-    if log10 is not None:
-        bound = f"{10 ** log10:,.0f}" if log10 < 9 else f"10^{log10:.1f}"
-        text += f"; the state space has at most {bound} encodings"
-        if estimate["states_explored"] and log10 > math.log10(max(1, estimate["states_explored"])) + 1:
-            text += " -- probably too big to solve exactly; try --depth or --time for a heuristic answer"
+    if log10 is not None:  # a loose bound (every combination of values), for reference only
+        text += f" (the state encodings allow at most {_magnitude(10 ** log10)})"
+    if "reachable_states" in estimate:
+        return text + (f"; the game has {estimate['reachable_states']:,} reachable states from here, so a "
+                       "bigger budget solves it")
+    guess = estimate.get("estimated_states")
+    if guess is None:
+        return text
+    text += f"; roughly {_magnitude(guess)} reachable states (extrapolated from the growth of the first " \
+            f"{len(estimate.get('ply_sizes', ()))} plies)"
+    if guess > TOO_BIG:
+        text += " -- probably too big to solve exactly; --depth gives a heuristic answer"
+    else:
+        text += "; a bigger budget may solve it (alpha-beta often visits only part of them)"
     return text
+
+
+def _magnitude(n: float) -> str:
+    return f"{n:,.0f}" if n < 1e7 else f"10^{math.log10(n):.1f}"
 
 
 def _bounds(bounds: Sequence[float] | None) -> list[float | None] | None:
@@ -506,7 +594,8 @@ def cmd_solve(args: argparse.Namespace) -> int:
         "note": result.note,
     }
     if result.stopped and result.stop_reason != "interrupt":
-        report["estimate"] = size_estimate(game, state, max(stats.nodes, stats.tt_size))
+        report["estimate"] = size_estimate(game, state, stats.tt_size or stats.nodes,  # distinct states kept
+                                           stats.seconds)
     if args.save:
         from solver.table import TableError, save_table
 

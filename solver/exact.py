@@ -195,7 +195,8 @@ def _solve_alphabeta(game: Game, root: State, budget: Budget, limits: Limits, al
         table = SolvedTable.for_game(game, "alphabeta", complete=False)
         table.values[game.key(root)] = value
         return Solution(value, (), (), True, budget.stats(), "alphabeta", table=table)
-    search = NegamaxSearch(game, budget, detect_cycles=True)  # what solve_negamax does, keeping the searcher
+    # what solve_negamax does, keeping the searcher; the TT never holds more than the cap (checked below)
+    search = NegamaxSearch(game, budget, detect_cycles=True, table_entries=limits.table_entries)
     if limits.table_entries is not None:
         # An exact search cannot go on with a full table (it would redo work forever): stop at the cap.
         cap, budget_check = limits.table_entries, budget.check
@@ -240,9 +241,46 @@ def _solve_alphabeta(game: Game, root: State, budget: Budget, limits: Limits, al
     table.best[key] = tuple(str(m) for m in best_moves)
     if not best_moves:  # the game interface's contract: a decision state has a legal move
         raise dead_end(game, root, player)
-    pv = search.principal_variation(root, best_moves[0], 10_000)
+    pv = _proven_line(game, search, root, score, best_moves[0])
     stats = search.stats(len(pv))
     return Solution((score + 0.0, 0.0 - score), tuple(best_moves), pv, True, stats, "alphabeta", table=table)
+
+
+def _proven_line(game: Game, search: NegamaxSearch, root: State, score: float, first: Any,
+                 limit: int = 10_000) -> tuple[Any, ...]:
+    """The principal variation of a solved root: moves that each keep the value ``score``, to the end.
+
+    Each move is checked with a null-window search (cheap: the transposition table holds the
+    proof), so the line replays to the stated value and runs to the end of the game, also when
+    symmetric keys make the table's stored moves belong to another image of the position (the
+    table's own line then stopped after one move). It stops on a repetition (a cycle worth 0) or
+    when the budget runs out.
+    """
+    low, high = getattr(game, "utility_bounds", None) or (-INF, INF)
+    line: list[Any] = []
+    state, seen, move = root, {game.key(root)}, first
+    try:
+        while move is not None and len(line) < limit:
+            line.append(move)
+            state = game.apply(state, move)
+            key = game.key(state)
+            if game.to_move(state) < 0 or key in seen:
+                break
+            seen.add(key)
+            side = search.sides[game.to_move(state)]
+            moves = list(game.legal_moves(state))
+            entry = search.tt.get(key)
+            if entry is not None and entry[3] in moves:  # the stored move first: likeliest, and proven cheaply
+                moves.remove(entry[3])
+                moves.insert(0, entry[3])
+            if (score <= low if side == 1 else score >= high):
+                move = moves[0]  # the mover is lost: every move keeps the value
+                continue
+            keeps = at_least if side == 1 else at_most  # player 0 maximises
+            move = next((m for m in moves if keeps(search, game.apply(state, m), score)), None)
+    except (SearchStopped, KeyboardInterrupt):
+        pass  # the line so far
+    return tuple(line)
 
 
 def _alphabeta_so_far(game: Game, root: State, budget: Budget, limits: Limits, search: NegamaxSearch,
