@@ -455,19 +455,34 @@ def _growth(game: Any, state: Any) -> dict[str, Any]:
     if not level:
         return {"reachable_states": len(seen)}
     sizes = sizes[:-1] if len(sizes) > 2 else sizes  # the last ply may be cut short by the probe's budget
-    plies = _longest_playout(game, state)
-    total = float(sum(sizes))
-    ratios = [b / a for a, b in itertools.pairwise(sizes) if a]
-    ratio = ratios[-1] if ratios else 1.0
-    shrink = min(1.0, ratios[-1] / ratios[-2]) if len(ratios) >= 2 and ratios[-2] > 0 else 1.0
-    size = float(sizes[-1])
+    return {"estimated_states": _extrapolate(sizes, _longest_playout(game, state)), "ply_sizes": sizes}
+
+
+def _extrapolate(sizes: list[int], plies: int) -> int:
+    """The states of all plies up to ``plies``, from the sizes of the first ones.
+
+    The growth ratio of one ply to the next falls as a game fills up (the log of the ratio
+    falls about linearly: tic-tac-toe, Connect-Four, Domineering), so the log ratios of the
+    last measured plies are fitted with a line and followed to the end of the longest playout.
+    A growth that does not fall keeps its last ratio.
+    """
+    logs = [math.log(b / a) for a, b in itertools.pairwise(sizes) if a and b][1:][-5:]
+    if not logs:
+        return int(sum(sizes))
+    n = len(logs)
+    mean_x, mean_y = (n - 1) / 2, sum(logs) / n
+    spread = sum((x - mean_x) ** 2 for x in range(n))
+    slope = sum((x - mean_x) * (y - mean_y) for x, y in enumerate(logs)) / spread if spread else 0.0
+    slope = min(0.0, slope)
+    log_ratio = mean_y + slope * (n - 1 - mean_x)  # the fitted line at the last measured ply
+    total, size = float(sum(sizes)), float(sizes[-1])
     for _ in range(len(sizes), plies + 1):
-        ratio = max(0.0, 1.0 + (ratio - 1.0) * shrink) if ratio > 1 else ratio * shrink
-        size *= ratio
+        log_ratio += slope
+        size *= math.exp(log_ratio)
         total += size
         if size < 1 or total > 1e30:
             break
-    return {"estimated_states": int(min(total, 1e30)), "ply_sizes": sizes}
+    return int(min(total, 1e30))
 
 
 def _longest_playout(game: Any, state: Any, playouts: int = 20, max_plies: int = 1000) -> int:
@@ -547,9 +562,9 @@ def value_kind(game: Any, result: Any) -> str | None:
         return "bounds"
     if not result.best_moves:
         return None
-    if result.algorithm in ("alphabeta", "paranoid", "minimax", "expectimax") and not getattr(
+    if result.algorithm not in ("mcts", "value_iteration", "puzzle", "astar", "bfs") and not getattr(
             game, "has_heuristic", True):
-        return None
+        return None  # a depth-limited search (or the guess of a stopped solve) with no heuristic at its horizon
     return "estimated"
 
 
@@ -633,9 +648,9 @@ def _print_solution(out: Any, game: Any, state: Any, solution: engine.Solution, 
                        style="dim"))
         return
     if report["value_kind"] is None:
-        out.print(Text("no value: ", style="bold yellow") + Text(
-            f"a depth-limited search of a game without a heuristic proves nothing short of the end (depth "
-            f"{result.stats.depth}); the move below is a guess", style="yellow"))
+        out.print(Text("value unknown: ", style="bold yellow") + Text(
+            "the game has no heuristic, so a depth-limited search proves nothing short of the end; the move "
+            "below is a guess", style="yellow"))
     else:
         _print_value(out, game, result, report)
     player = game.to_move(state)
