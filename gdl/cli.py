@@ -641,6 +641,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_PROBLEM
     except KeyboardInterrupt:
         err.print("[yellow]interrupted[/]")
+        if getattr(args, "json", False) and args.command != "check":
+            print(error_json("interrupted", "interrupted (Ctrl-C) before the command finished"))
         return EXIT_INTERRUPTED
     except BrokenPipeError:  # the reader went away (`gdl list | head`): nothing more to say
         import os

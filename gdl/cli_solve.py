@@ -273,10 +273,14 @@ def _hint(out: Any, game: Any, state: Any) -> None:
         out.print("[yellow]no hint available[/]")
         return
     player = game.to_move(state)
-    value = format_number(result.value[player])
-    how = "the solver proves" if result.exact else "the solver's best guess"
+    kind = value_kind(game, result)
+    if kind is None or kind == "bounds":
+        about = "the solver's guess; value unknown"
+    else:
+        how = "the solver proves" if kind == "proven" else "the solver's best guess"
+        about = f"{how}: value {format_number(result.value[player])} for {game.players[player]}"
     out.print(Text("hint: ", style="bold green") + Text(str(result.best_moves[0]), style="bold")
-              + Text(f"  ({how}: value {value} for {game.players[player]})", style="dim"))
+              + Text(f"  ({about})", style="dim"))
 
 
 def _setup_completion(game: Any, current: Any) -> None:
