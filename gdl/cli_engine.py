@@ -204,6 +204,8 @@ def solve_with_moves(game: Any, state: Any, algorithm: str = "auto", limits: Lim
                                    limits.depth is not None)
     player = game.to_move(state)
     solution = Solution(result, player)
+    if result.exact:
+        sweep_dead_ends(game, state, result, limits, started)
     if not result.exact or result.stopped or player < 0:
         return solution
     table = getattr(result, "table", None)
@@ -236,6 +238,40 @@ def solve_with_moves(game: Any, state: Any, algorithm: str = "auto", limits: Lim
     stats = replace(result.stats, nodes=nodes, seconds=time.perf_counter() - started)
     solution.result = replace(result, stats=stats)
     return solution
+
+
+SWEEP_STATES = 200_000
+"""Most states of the dead-end sweep after an exact solve that may have skipped some ..."""
+SWEEP_SECONDS = 10.0
+"""... and most seconds (never more than the solve itself took, but at least 1 s, and within ``--time``)."""
+FULL_GRAPH = ("backward", "retrograde", "value_iteration", "minimax")
+"""Exact searches that visit every reachable state (they meet every dead end themselves)."""
+
+
+def sweep_dead_ends(game: Any, state: Any, result: SearchResult, limits: Limits, started: float) -> None:
+    """After an exact solve that pruned (alpha-beta), look at every reachable state for a dead end, if that is cheap.
+
+    A value proven by alpha-beta holds whatever a skipped dead end would be worth, but a
+    dead end is a bug in the rules that `gdl solve` should not hide where it can find it:
+    a breadth-first sweep within ``SWEEP_STATES`` and ``SWEEP_SECONDS`` (a game too big for
+    it keeps its proven value; `gdl check` looks further).
+
+    :raises DeadEndError: with the moves that reach the dead end from ``state``.
+    """
+    from solver.exact import StateGraph
+    from solver.limits import Budget, SearchStopped
+
+    if result.algorithm in FULL_GRAPH:
+        return
+    seconds = min(SWEEP_SECONDS, max(1.0, result.stats.seconds))
+    if limits.seconds is not None:
+        seconds = min(seconds, limits.seconds - (time.perf_counter() - started))
+    if seconds <= 0:
+        return
+    try:
+        StateGraph.explore(game, state, Budget(Limits(seconds=seconds)), SWEEP_STATES)
+    except (SearchStopped, KeyboardInterrupt):
+        return  # too big to sweep now: the proven value stands
 
 
 # ================================================================== agents

@@ -141,8 +141,9 @@ def test_solve_json_reports_the_dead_end_as_one_error_object(capsys):
     assert "error[dead-end]" in err
 
 
-@pytest.mark.parametrize("algorithm", ["backward", "value_iteration", "minimax"])
+@pytest.mark.parametrize("algorithm", ["auto", "alphabeta", "backward", "value_iteration", "minimax", "expectimax"])
 def test_solve_finds_the_six_nines(capsys, algorithm):
+    # alpha-beta proves A's win by its first move without visiting the dead end; the sweep after it finds it
     code, _, err = run(capsys, "solve", SIX_NINES, "--algorithm", algorithm)
     assert code == 1
     assert_one_diagnostic(err, "dead-end", ",".join(["pick(9)", "pass"] * 5 + ["pick(9)"]))
