@@ -199,6 +199,14 @@ def test_solve_reports_the_runtime_error_where_it_searches(capsys):
     assert "overflow.gdl:4:25" in err and "outside the variable's domain 0..5" in err
 
 
+def test_plain_solve_reports_the_runtime_error_it_pruned(capsys):
+    # alpha-beta wins by add(2) from n = 3 and never applies add(3) there; the sweep after the solve does
+    code, out, err = run(capsys, "solve", OVERFLOW)
+    assert code == 1 and out == ""
+    assert_one_diagnostic(err, "runtime-error", "add(3),add(3)")
+    assert "winner" not in err and "wins" not in err
+
+
 def test_solve_moves_reports_the_runtime_error(capsys):
     code, _, err = run(capsys, "solve", OVERFLOW, "--moves", "add(3),add(3)")
     assert code == 1
