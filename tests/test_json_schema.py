@@ -17,7 +17,7 @@ import pytest
 from gdl.cli import main
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "json.md"
-BLOCK = re.compile(r"^```schema (\w+)[ \t]*\n(.*?)^```[ \t]*$", re.DOTALL | re.MULTILINE)
+BLOCK = re.compile(r"^```schema ([\w-]+)[ \t]*\n(.*?)^```[ \t]*$", re.DOTALL | re.MULTILINE)
 DEADENDS = Path(__file__).parent / "deadends"
 
 
@@ -111,7 +111,33 @@ SCHEMAS = schemas()
 
 
 def test_the_doc_has_a_schema_per_command():
-    assert set(SCHEMAS) == {"solve", "match", "info", "error"}
+    assert set(SCHEMAS) == {"solve", "match", "info", "error", "check-item", "list-item"}
+
+
+def validate_items(data: Any, schema: dict[str, tuple[str, bool]]) -> None:
+    """A JSON array whose items follow ``schema`` (the arrays of ``check`` and ``list`` have no version)."""
+    assert isinstance(data, list) and data
+    for item in data:
+        assert isinstance(item, dict)
+        for key, (typ, required) in schema.items():
+            if key not in item:
+                assert not required, f"{key} is documented but missing"
+                continue
+            assert conforms(item[key], typ), f"{key} = {item[key]!r} is not {typ}"
+        assert set(item) <= set(schema), f"undocumented keys: {set(item) - set(schema)}"
+
+
+def test_check_json_items_match_the_schema(capsys):
+    code, data = run_json(capsys, "check", str(DEADENDS / "second_player_stuck.gdl"), str(DEADENDS / "overflow.gdl"),
+                          "--json")
+    assert code == 1
+    validate_items(data, SCHEMAS["check-item"])
+
+
+def test_list_json_items_match_the_schema(capsys):
+    code, data = run_json(capsys, "list", "--json")
+    assert code == 0
+    validate_items(data, SCHEMAS["list-item"])
 
 
 SOLVES = {
