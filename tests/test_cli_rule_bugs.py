@@ -250,3 +250,14 @@ def test_an_error_while_the_initial_state_is_built(capsys, tmp_path):
     code, _, err = run(capsys, "solve", str(path))
     assert code == 1
     assert "Traceback" not in err and "error[" in err
+
+
+@pytest.mark.parametrize("argv", [["solve"], ["solve", "--depth", "3"], ["play", "--as", "none", "--vs", "perfect"]])
+def test_a_stuck_puzzle_in_the_cli(capsys, tmp_path, argv):
+    path = tmp_path / "stuck_puzzle.gdl"
+    path.write_text('game StuckPuzzle "a puzzle that gets stuck"\nplayers Solo\nstate n: 0..3 = 0\n'
+                    "move step() when n < 2: n += 1\nwin Solo when n == 3\n")
+    code, _, err = run(capsys, argv[0], str(path), *argv[1:])
+    assert code == 1
+    assert_one_diagnostic(err, "dead-end", "step,step")
+    assert "Solo is to move" in err
