@@ -261,8 +261,8 @@ def sweep_dead_ends(game: Any, state: Any, result: SearchResult, limits: Limits,
     from solver.exact import StateGraph
     from solver.limits import Budget, SearchStopped
 
-    if result.algorithm in FULL_GRAPH:
-        return
+    if result.algorithm in FULL_GRAPH or result.stats.tt_size >= SWEEP_STATES:
+        return  # every state seen already, or more states than the sweep may take
     seconds = min(SWEEP_SECONDS, max(1.0, result.stats.seconds))
     if limits.seconds is not None:
         seconds = min(seconds, limits.seconds - (time.perf_counter() - started))
