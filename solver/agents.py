@@ -59,7 +59,10 @@ class RandomAgent:
         self.name = "random"
 
     def choose(self, state: State) -> Hashable:
-        return self.rng.choice(list(self.game.legal_moves(state)))
+        moves = list(self.game.legal_moves(state))
+        if not moves:
+            raise dead_end(self.game, state, self.game.to_move(state))
+        return self.rng.choice(moves)
 
 
 Progress = Callable[[Any], Any]

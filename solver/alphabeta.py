@@ -316,22 +316,38 @@ class NegamaxSearch:
 
     def _move_keeping(self, state: State, entry: tuple[int, float, float, Any, int]) -> Any:
         """A move of ``state`` to a child proven to keep its exact value, or None."""
-        depth, low, high, _, side = entry
-        if low != high or depth < UNLIMITED_DEPTH:
+        side = entry[4]
+        value = self._proven(entry)
+        if value is None:
             return None
         game, sides, ref = self.game, self.sides, self.reference
-        for move in game.legal_moves(state):
+        moves = list(game.legal_moves(state))
+        if value <= self.window(side)[0]:
+            return moves[0] if moves else None  # the mover is lost: every move keeps the value
+        for move in moves:
             child = game.apply(state, move)
             player = game.to_move(child)
             if player == TERMINAL:
-                value = side * game.utilities(child)[ref]
+                child_value: float | None = side * game.utilities(child)[ref]
             else:
                 known = self.tt.get(game.key(child))
-                if known is None or known[1] != known[2] or known[0] < UNLIMITED_DEPTH:
-                    continue
-                value = known[1] if sides[player] == side else -known[1]
-            if value == low:
+                child_value = None if known is None else self._proven(known)
+                if child_value is not None and sides[player] != side:
+                    child_value = -child_value
+            if child_value == value:
                 return move
+        return None
+
+    def _proven(self, entry: tuple[int, float, float, Any, int]) -> float | None:
+        """The exact value an entry proves (for its side), or None: equal bounds, or a bound at a utility bound."""
+        depth, low, high, _, side = entry
+        if depth < UNLIMITED_DEPTH:
+            return None
+        bottom, top = self.window(side)
+        if low == high or low >= top:
+            return low
+        if high <= bottom:
+            return high
         return None
 
     def leaf_values(self, state: State, line: tuple[Any, ...]) -> tuple[float, ...]:

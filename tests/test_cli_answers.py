@@ -154,3 +154,10 @@ def test_an_interrupted_solve_has_no_value(capsys, monkeypatch):
     report = json.loads(out)
     assert report["value"] is None and report["value_kind"] is None
     assert report["stop_reason"] == "interrupt" and report["bounds"] is None
+
+
+@pytest.mark.parametrize("options", [["--depth", "20"], ["--time", "30"], []])
+def test_notakto_line_is_whole_on_every_path(capsys, options):
+    report = solve_json(capsys, NOTAKTO, *options)
+    assert report["exact"] and report["value"] == {"A": 1.0, "B": -1.0}
+    assert replay_value(gdl.load(NOTAKTO), report["principal_variation"]) == (1, -1)
