@@ -120,8 +120,9 @@ def _exact_then_deepen(game: Any, state: Any, algorithm: str, limits: Limits,
         return first  # solved, or a cap that a second search would hit as well (``first`` has a guess)
     seconds = limits.seconds - (time.perf_counter() - started)
     nodes = None if limits.nodes is None else limits.nodes - first.stats.nodes
-    if seconds <= 0 or (nodes is not None and nodes <= 0):
-        return first
+    stopped = f"not solved: the exact solver stopped after {first.stats.seconds:.3g} s ({first.stats.nodes:,} nodes)"
+    if seconds <= 0 or (nodes is not None and nodes <= 0):  # no budget left for a second search
+        return replace(first, note=f"{stopped}; {first.note or 'no time was left for a heuristic search'}")
     result = search(game, state, algorithm, replace(limits, seconds=seconds, nodes=nodes), progress)
     if result.exact:
         return result
@@ -131,9 +132,8 @@ def _exact_then_deepen(game: Any, state: Any, algorithm: str, limits: Limits,
     if first.bounds is not None and tuple(first.bounds) != tuple(getattr(game, "utility_bounds", None) or ()):
         low, high = first.bounds
         proof = f"; it proved {game.players[0]}'s value lies between {low:g} and {high:g}"
-    note = (f"not solved: the exact solver stopped after {first.stats.seconds:.3g} s ({first.stats.nodes:,} nodes)"
-            f"{proof}; {algorithm} then searched to depth {result.stats.depth} in the rest of --time: the value "
-            f"is a heuristic estimate, not proven")
+    note = (f"{stopped}{proof}; {algorithm} then searched to depth {result.stats.depth} in the rest of --time: "
+            "the value is a heuristic estimate, not proven")
     return replace(result, stats=stats, note=note)
 
 

@@ -59,6 +59,7 @@ def test_time_proves_what_plain_solve_proves(capsys):
 def test_time_that_runs_out_says_the_answer_is_not_proven(capsys):
     report = solve_json(capsys, "connect4", "--time", "1")
     assert not report["exact"] and report["value_kind"] != "proven"
+    # (on a busy machine the exact solver may use the whole budget; the note says so either way)
     assert "the exact solver stopped" in report["note"] and "not proven" in report["note"]
     assert report["best_moves"]
     # connect four has no heuristic: the horizon's 0 is no estimate, so there is no value
