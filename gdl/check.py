@@ -89,7 +89,7 @@ CHECK_EVERY = 256
 """The exploration reads the clock every this many states (after ``FIRST_CHECK``, then twice as many, ...)."""
 FIRST_CHECK = 64
 
-MORE_PLACES = 4
+MORE_PLACES = 2
 """Besides the nearest dead end, a ``dead-end`` diagnostic lists the moves to this many more."""
 
 LOOP_SEARCH_FACTOR = 8
@@ -846,7 +846,7 @@ def check_source(source: str, filename: str = "<string>", *, playouts: int = DEF
         report.playouts = runner.playouts
         report.plies = runner.plies
         report.out_of_time = runner.out_of_time
-    seen: set[tuple[object, ...]] = set()
+    seen = {_problem_key(d) for d in report.diagnostics}  # a move the compiler already calls never legal
     for diagnostic in [*dynamic, *symmetry]:  # one diagnostic per problem: the first, the exploration's nearest
         key = _problem_key(diagnostic)
         if key not in seen:
