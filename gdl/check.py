@@ -1,29 +1,42 @@
-"""Checks of a rule file: the static ones of the compiler, then random playouts.
+"""Checks of a rule file: the static ones of the compiler, then the rules run on every state or at random.
 
 Static checks come from compiling the file in checked mode (every index and
-assignment range-checked). Dynamic checks play random games on that checked
-game and report what only running the rules can show:
+assignment range-checked). Dynamic checks run that checked game and report
+what only running the rules can show:
 
 =================  ==========================================================
 code               problem
 =================  ==========================================================
 runtime-error      a rule raised while the game ran (index out of range, ...)
-no-moves           a state that is neither terminal nor chance has no legal move
+dead-end           a state that is neither terminal nor chance has no legal move
 no-chance          a chance state with no outcome
-no-end             a playout did not end within ``max_plies`` plies, a warning:
-                   either a state repeated (the game can cycle; nothing for a
-                   one-player puzzle that cycles, which search solves), or the
-                   game is longer than ``max_plies`` (its first plies are checked)
 bad-probability    chance probabilities that are negative or do not sum to 1
 bad-utility        a terminal state whose utilities are not one number per
                    player, or fall outside the declared bounds
 not-zero-sum       a game declared zero-sum whose utilities do not sum to 0
 duplicate-move     two legal moves with the same name (names must be unique)
 bad-turn           ``to_move`` returned something that is not a player index
+never-ends         (explored games) an end rule that ends the game in no
+                   reachable state, a warning
+never-legal        (explored games) a move legal in no reachable state, a warning
+endless-cycle      (explored games) a reachable cycle that never ends the game,
+                   an info: the solvers score endless play 0
+no-end             (sampled games) a playout did not end within ``max_plies``
+                   plies, a warning: either a state repeated (the game can
+                   cycle; nothing for a one-player puzzle that cycles, which
+                   search solves), or the game is longer than ``max_plies``
+                   (its first plies are checked)
 =================  ==========================================================
 
 Every dynamic diagnostic carries the move sequence that reproduces it, names
 joined by commas (``gdl solve FILE --moves ...`` replays it), as a note.
+
+First, :class:`Explorer` visits every reachable state breadth-first, if there
+are at most ``max_states`` and the search fits ``explore_time`` CPU seconds
+(``gdl check`` gives each file ``DEFAULT_EXPLORE_TIME``). Then the findings
+are certain and each comes with the shortest move sequence that reaches it.
+Otherwise the game is *sampled*: random playouts, as follows, besides what
+the exploration found before it stopped.
 
 How much random play a file gets: at most ``playouts`` games of at most
 ``max_plies`` plies each, and, with a ``time_budget`` (``gdl check`` gives each
@@ -34,9 +47,12 @@ reaches ``max_plies``). A playout cut by the budget is abandoned, not reported.
 With the same seed, a larger budget plays the same games and then more.
 
 >>> from gdl.check import check_source
->>> report = check_source(open("games/tictactoe.gdl").read(), "tictactoe.gdl", playouts=50)
->>> report.errors, report.warnings, report.playouts
-(0, 0, 50)
+>>> report = check_source(open("games/tictactoe.gdl").read(), "tictactoe.gdl", explore_time=None)
+>>> report.errors, report.warnings, report.complete, report.explored, report.playouts
+(0, 0, True, 765, 0)
+>>> report = check_source(open("games/tictactoe.gdl").read(), "tictactoe.gdl", playouts=50, max_states=0)
+>>> report.errors, report.warnings, report.complete, report.playouts
+(0, 0, False, 50)
 """
 
 from __future__ import annotations
@@ -748,9 +764,7 @@ def _state_key(game: CompiledGame) -> Callable[[Any], Hashable]:
     """The game's keys; the states themselves when it has none, or its declared symmetry is broken."""
     try:
         return game.key
-    except RuleFileError:  # symmetry-broken: reported by symmetry_diagnostics
-        return _identity
-    except AttributeError:
+    except Exception:  # symmetry-broken, or a rule failed during the symmetry check: symmetry_diagnostics says
         return _identity
 
 
@@ -900,12 +914,17 @@ def read_rule_file(path: str | Path) -> str:
 
 
 __all__ = [
+    "DEAD_END",
+    "DEFAULT_EXPLORE_TIME",
     "DEFAULT_MAX_PLIES",
+    "DEFAULT_MAX_STATES",
     "DEFAULT_PLAYOUTS",
     "DEFAULT_TIME_BUDGET",
     "MIN_PLAYOUTS",
     "MOVES_NOTE",
     "CheckReport",
+    "Exploration",
+    "Explorer",
     "ParameterError",
     "Playouts",
     "check_source",

@@ -283,8 +283,8 @@ def _check_details(reports: list[CheckReport], args: argparse.Namespace) -> list
     else:
         proven = [r for r in reports if r.complete]
         if proven:
-            details.append(f"{len(proven)} of {plural(len(reports), 'file')} explored in full "
-                           f"({sum(r.explored for r in proven):,} states)")
+            details.append(f"{len(proven)} of {plural(len(reports), 'file')} explored in full, "
+                           f"{sum(r.explored for r in proven):,} states")
     return details
 
 

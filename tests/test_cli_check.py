@@ -269,7 +269,7 @@ def test_check_several_files_says_which_were_explored(capsys, files):
     assert code == 0
     assert f"{good}: explored all 4 states" in out
     assert f"{long}: sampled: more than 5,000 reachable states (--max-states)" in out
-    assert "1 of 2 files explored in full (4 states)" in out
+    assert "1 of 2 files explored in full, 4 states)" in out
 
 
 def test_check_an_endless_cycle_is_an_info_not_a_warning(capsys, files):
