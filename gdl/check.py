@@ -58,6 +58,7 @@ With the same seed, a larger budget plays the same games and then more.
 from __future__ import annotations
 
 import math
+import numbers
 import random
 import re
 import time
@@ -107,6 +108,9 @@ FIRST_CHECK = 64
 
 MORE_PLACES = 2
 """Besides the nearest dead end, a ``dead-end`` diagnostic lists the moves to this many more."""
+
+OUTCOME_LISTS_KEPT = 256
+"""Chance outcome lists remembered as checked (a game's constant distributions are a few such lists)."""
 
 LOOP_SEARCH_FACTOR = 8
 """The moves around an endless cycle are searched among at most this many states per state of the cycle."""
@@ -252,6 +256,7 @@ class StateChecks:
         self._span_ends = _line_of(source, r"\s*(win|lose|draw|terminal)\b")
         self._span_utility = _line_of(source, r"\s*(utility|win|lose|draw)\b")
         self._span_zero_sum = _line_of(source, r"\s*zero_sum\b")
+        self._checked_outcomes: dict[int, object] = {}
 
     def _diag(self, code: str, message: str, span: Span, hint: str | None = None,
               severity: str = "error") -> Diagnostic:
@@ -287,9 +292,10 @@ class StateChecks:
     def _check_outcomes(self, outcomes: Sequence[tuple[object, float]]) -> None:
         if not outcomes:
             raise _Found(self._diag("no-chance", "a chance state has no outcome", Span(1, 1, 1, 2)))
+        if self._checked_outcomes.get(id(outcomes)) is outcomes:
+            return  # a constant distribution (a die) is one list, met in every chance state that rolls it
         probabilities = [p for _, p in outcomes]
-        bad = [p for p in probabilities
-               if not isinstance(p, (int, float)) or isinstance(p, bool) or not math.isfinite(p) or p < 0]
+        bad = [p for p in probabilities if not _is_number(p) or p < 0]
         if bad:
             raise _Found(self._diag("bad-probability", f"a chance outcome has probability {bad[0]!r}",
                                     Span(1, 1, 1, 2)))
@@ -298,20 +304,21 @@ class StateChecks:
             shown = ", ".join(f"{o}: {p:.6g}" for o, p in outcomes[:8])
             raise _Found(self._diag("bad-probability", f"the chance probabilities add up to {total:.12g}, not 1",
                                     Span(1, 1, 1, 2), f"outcomes: {shown}"))
+        if len(self._checked_outcomes) < OUTCOME_LISTS_KEPT:  # kept alive here, so an id is not reused
+            self._checked_outcomes[id(outcomes)] = outcomes
 
     def _check_terminal(self, state: tuple) -> None:
         game = self.game
         utilities = game.utilities(state)
         n = len(game.players)
-        ok = isinstance(utilities, (tuple, list)) and len(utilities) == n and all(
-            isinstance(u, (int, float)) and not isinstance(u, bool) and math.isfinite(u) for u in utilities)
+        ok = isinstance(utilities, (tuple, list)) and len(utilities) == n and all(map(_is_number, utilities))
         if not ok:
             raise _Found(self._diag("bad-utility", f"a terminal state has utilities {utilities!r}, "
                                     f"not one number per player ({n})", self._span_utility))
         bounds = game.utility_bounds
         if bounds is not None and any(not bounds[0] - 1e-9 <= u <= bounds[1] + 1e-9 for u in utilities):
             raise _Found(self._diag("bad-utility", f"utilities {_show(utilities)} fall outside the declared "
-                                    f"bounds {bounds[0]:g}..{bounds[1]:g}", self._span_utility,
+                                    f"bounds {float(bounds[0]):g}..{float(bounds[1]):g}", self._span_utility,
                                     "widen the bounds of the `utility` line: solvers prune with them"))
         if game.zero_sum and abs(math.fsum(utilities)) > 1e-9:
             raise _Found(self._diag("not-zero-sum", f"the game is declared zero-sum, but the utilities "
@@ -445,7 +452,12 @@ class Playouts(StateChecks):
 
 
 def _show(utilities: Sequence[float]) -> str:
-    return "(" + ", ".join(f"{u:g}" for u in utilities) + ")"
+    return "(" + ", ".join(f"{float(u):g}" for u in utilities) + ")"
+
+
+def _is_number(value: object) -> bool:
+    """A finite real number: an int, a float or a fraction (the docs allow fractions), not a bool."""
+    return isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value)
 
 
 # -------------------------------------------------------------- exhaustive

@@ -449,3 +449,15 @@ def test_the_exhaustive_check_finds_every_injected_dead_end(case):
             found[(game.values(state)["n"], game.to_move(state))] = len(names)
         assert len(sequences[0]) == min(len(names) for names in sequences)  # the nearest first
     assert found == stuck  # every dead end, each with the fewest moves
+
+
+@pytest.mark.parametrize("max_states", [DEFAULT_MAX_STATES, 0], ids=["explored", "sampled"])
+def test_fraction_utilities_and_probabilities_check_clean(max_states):
+    source = HEAD + ("state n: 0..3 = 0\nmove inc:\n    chance d in 1..2 weight d: n = min(n + d, 3)\n"
+                     "terminal when n == 3\nutility p: 0.5 if p == A else -0.5\nzero_sum\n")
+    report = check_source(source, "half.gdl", max_states=max_states, playouts=20)
+    assert report.diagnostics == [], [d.format(source) for d in report.diagnostics]
+    out_of_bounds = source.replace("utility p:", "utility p in 0..1:")
+    report = check_source(out_of_bounds, "half.gdl", max_states=max_states, playouts=20)
+    assert [d.code for d in report.diagnostics] == ["bad-utility"]
+    assert "utilities (0.5, -0.5) fall outside the declared bounds 0..1" in report.diagnostics[0].message
