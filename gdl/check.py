@@ -706,16 +706,16 @@ class Explorer(StateChecks):
             found.append(cycle)
         return found
 
-    def _never_ending_rules(self, ends: list[tuple[str, Span]]) -> list[Diagnostic]:
+    def _never_ending_rules(self, ends: list[tuple[str, Span, bool]]) -> list[Diagnostic]:
         """End rules no reachable terminal state ended by (the status names the rule that fired)."""
         program = self.game.program
         n = len(self.game.players)
         if len(program.end_descriptions) != 1 + len(ends) * (n + 1):
             return []  # not the layout gdl.compiler documents: say nothing rather than something wrong
         found = []
-        for rule, (text, span) in enumerate(ends):
+        for rule, (text, span, report) in enumerate(ends):
             base = 1 + rule * (n + 1)  # each end rule has n + 1 statuses, in file order, from 1
-            if not any(base <= status <= base + n for status in self.statuses):
+            if report and not any(base <= status <= base + n for status in self.statuses):
                 found.append(self._diag(
                     NEVER_ENDS, f"`{text}` never ends the game: it holds in none of the {len(self.states):,} "
                     "reachable states, or only where an earlier end rule ends the game first", span,
@@ -737,7 +737,10 @@ class Explorer(StateChecks):
         members = next(m for m in cyclic if entry in m)
         path = self.path(entry)
         notes = [moves_note(path) if path else "the initial state lies on such a cycle"]
-        loop = self._loop(entry, set(members))
+        try:
+            loop = self._loop(entry, set(members))
+        except Exception:  # a rule that fails only in a mirror image: the cycle stands, unshown
+            loop = None
         if loop is not None:
             notes.append(f"from there, the moves {join_moves(loop)} come back to the same state"
                          + (" (or a symmetric one)" if getattr(self.game, "symmetries", ()) else ""))
@@ -784,12 +787,13 @@ def _identity(state: Any) -> Hashable:
     return state
 
 
-def _declaration_spans(game: CompiledGame) -> tuple[list[tuple[str, Span]], list[tuple[str, Span]]] | None:
+def _declaration_spans(game: CompiledGame) -> tuple[list[tuple[str, Span, bool]], list[tuple[str, Span]]] | None:
     """The end rules (their text) and the moves (their names) of a compiled game's file, with their spans.
 
     A move's span is its condition, where the compiler's own ``never-legal`` warning points.
-    Left out: a rule or move whose condition mentions a true/false parameter (directly or
-    through a ``def``), such as nim's ``misere``: a variant switch, which other values turn on.
+    Not to report: a rule (its flag is False; every rule is listed, in file order) or a move
+    whose condition mentions a true/false parameter (directly or through a ``def``), such as
+    nim's ``misere``: a variant switch, which another value turns on.
     """
     source, filename = getattr(game, "source", None), getattr(game, "filename", "<string>")
     if getattr(game, "program", None) is None or source is None:
@@ -801,8 +805,8 @@ def _declaration_spans(game: CompiledGame) -> tuple[list[tuple[str, Span]], list
     switches = {name for name, value in game.parameters.items() if isinstance(value, bool)}
     defs = {d.name: d.body for d in rules.decls if isinstance(d, ast.DefDecl)}
     lines = source_lines(source)
-    ends = [(_first_line(lines, d.span), d.span) for d in rules.decls
-            if isinstance(d, ast.EndDecl) and not _mentions(d.condition, switches, defs)]
+    ends = [(_first_line(lines, d.span), d.span, not _mentions(d.condition, switches, defs))
+            for d in rules.decls if isinstance(d, ast.EndDecl)]
     moves = [(d.name, d.guard.span if d.guard is not None else d.span) for d in rules.decls
              if isinstance(d, ast.MoveDecl) and not (d.guard is not None and _mentions(d.guard, switches, defs))]
     return ends, moves
@@ -866,7 +870,10 @@ def check_source(source: str, filename: str = "<string>", *, playouts: int = DEF
         report.explored, report.complete, report.stopped_by = (exploration.states, exploration.complete,
                                                                exploration.stopped_by)
         dynamic.extend(exploration.diagnostics)
-    if not report.complete:
+    if report.complete:
+        if progress is not None:
+            progress(playouts)  # nothing left to sample
+    else:
         runner = Playouts(game, seed, max_plies, time_budget)
         dynamic.extend(runner.run(playouts, progress))
         report.playouts = runner.playouts

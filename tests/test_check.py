@@ -323,8 +323,10 @@ def test_a_move_never_legal_is_a_warning_once():
 
 def test_a_variant_switch_is_not_a_rule_that_never_holds():
     source = HEAD + ("param misere = false\nstate n: 0..4 = 0\nmove inc when n < 4: n += 1\n"
-                     "def over = n == 4\nwin A when over and not misere\nlose A when over and misere\n")
-    assert check_source(source, "nim.gdl", explore_time=None).diagnostics == []
+                     "def over = n == 4\nwin A when over and not misere\nlose A when over and misere\n"
+                     "win B when n + 1 == 0\n")
+    report = check_source(source, "nim.gdl", explore_time=None)
+    assert [(d.code, d.span.line) for d in report.diagnostics] == [("never-ends", 9)]  # not `lose` (line 8)
 
 
 def test_an_endless_cycle_is_an_info_with_the_cycle():
