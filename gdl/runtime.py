@@ -126,6 +126,13 @@ def _at(seq: Sequence[Any], index: int, sid: int) -> Any:
     raise RuleRuntimeError(f"index {index} is outside 0..{len(seq) - 1}", sid)
 
 
+def _board_arg(value: int, size: int, name: str, sid: int) -> int:
+    """The argument of a board function (``cells_in_row(r)``): never a Python negative index."""
+    if 0 <= value < size:
+        return value
+    raise RuleRuntimeError(f"`{name}` of {value}: outside 0..{size - 1} on this board", sid)
+
+
 def _arith(a: Any, b: Any, op: str, sid: int) -> Any:
     """``a / b``, ``a // b`` or ``a % b`` where ``b`` is known only at run time."""
     if b == 0:
@@ -212,6 +219,7 @@ RUNTIME_HELPERS: dict[str, Any] = {
     "_dom": _dom,
     "_some": _some,
     "_at": _at,
+    "_board_arg": _board_arg,
     "_arith": _arith,
     "_min_of": _min_of,
     "_max_of": _max_of,
