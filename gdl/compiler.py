@@ -1255,7 +1255,7 @@ class Compiler:
             return None  # code that never runs is only type-checked: keep it small
         ctx = Ctx([{}])
         for p, ptype, arg in zip(info.decl.params, info.param_types, args, strict=True):
-            ctx.scopes[-1][p.name] = Local(arg.src, ptype, False, arg.const)
+            ctx.scopes[-1][p.name] = Local(arg.src, ptype, False, arg.const, line=p.span.line)
         mark = len(self.diagnostics)
         # Hygiene: an argument may be a caller's binder (`all k in D: above(k)`), so the body's own
         # binders get names no other code uses (`L3_k`), and cannot capture it.
@@ -1414,7 +1414,7 @@ class Compiler:
             for combo in combos:
                 ctx = Ctx([{}], in_move=True)
                 for q, value in zip(move.params, combo, strict=False):
-                    ctx.scopes[-1][q.name] = Local(f"L_{q.name}", T.INT, False, value)
+                    ctx.scopes[-1][q.name] = Local(f"L_{q.name}", T.INT, False, value, line=q.span.line)
                 dom = self.expr(p.type.domain, ctx)
                 if not dom.is_const:
                     return None
@@ -1432,7 +1432,7 @@ class Compiler:
         for k, combo in enumerate(combos):
             ctx = Ctx([{}], in_move=True)
             for p, typ, value in zip(move.params, types, combo, strict=True):
-                ctx.scopes[-1][p.name] = Local(f"L_{p.name}", typ, False, value)
+                ctx.scopes[-1][p.name] = Local(f"L_{p.name}", typ, False, value, line=p.span.line)
             guard_src = None
             if move.guard is not None:
                 guard = self.expr(move.guard, ctx)
