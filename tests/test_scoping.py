@@ -41,6 +41,7 @@ state n: 0..300 = {start}
 state out: bool = false
 def above(x: 0..300) = any k in 0..300: k == x + 1
 move check: out = all k in 0..n: above(k)
+move issue: out = all k in 0..299: above(k)
 move whole: out = all k in 0..300: above(k)
 terminal when out
 utility p: 0
@@ -51,6 +52,8 @@ utility p: 0
 def test_an_inlined_def_does_not_capture_the_callers_binder(checked: bool) -> None:
     game = load(HYGIENE.format(start=299), checked)
     s = play_moves(game, ["check"])  # every k in 0..299 has k + 1 in 0..300
+    assert game.values(s)["out"] == "true"
+    s = play_moves(game, ["issue"])  # the same, with k's range known (the call is inlined)
     assert game.values(s)["out"] == "true"
     s = play_moves(game, ["whole"])  # 300 + 1 is not in 0..300
     assert game.values(s)["out"] == "false"
@@ -202,13 +205,13 @@ after every move:
 
 # ----------------------------------------------------------- unused-binder
 
-@pytest.mark.parametrize("binder", ["k", "pk", "p"])
-def test_unused_binder_does_not_depend_on_the_spelling(binder: str) -> None:
+@pytest.mark.parametrize(("binder", "inner"), [("p", "k"), ("p", "pk"), ("k", "kk"), ("pk", "k"), ("p", "j")])
+def test_unused_binder_does_not_depend_on_the_spelling(binder: str, inner: str) -> None:
     game = load(f"""game Binder
 players A, B
 state n: 0..9 = 0
 move go: n += 1
-win {binder} when any j in 0..n: j == 3
+win {binder} when any {inner} in 0..n: {inner} == 3
 """)
     assert [w.code for w in game.warnings] == ["unused-binder"]
     assert f"`{binder}` is not used" in game.warnings[0].message
