@@ -124,6 +124,7 @@ class Ctx:
     in_setup: bool = False
     in_end: bool = False  # end rules, utility, heuristic: `no_moves` is allowed
     track_write: bool = False  # the effect writes the state once: record the slot in `_w`
+    scoring: bool = False  # utility, heuristic: the state may be terminal or chance, `turn` -2 or -1
 
     def lookup(self, name: str) -> Local | None:
         for scope in reversed(self.scopes):
@@ -133,7 +134,7 @@ class Ctx:
 
     def child(self, **changes: Any) -> Ctx:
         ctx = Ctx([*self.scopes, {}], self.in_effect, self.in_move, self.in_loop, self.in_setup, self.in_end,
-                  self.track_write)
+                  self.track_write, self.scoring)
         for key, value in changes.items():
             setattr(ctx, key, value)
         return ctx
@@ -832,7 +833,9 @@ class Compiler:
                                 "outside moves, `turn` is the player to move")
             return Code("me" if ctx.in_effect else "s[_T]", T.PLAYER)
         if name == "turn":
-            return Code("s[_T]", T.PLAYER)
+            # In a utility or heuristic the state may be terminal (-2) or chance (-1): an index made of
+            # `turn` there is checked instead of reading another variable's slot.
+            return Code("s[_T]", T.PLAYER, bounds=(-2, len(self.players) - 1) if ctx.scoring else None)
         if name == "no_moves":
             if not ctx.in_end:
                 raise self.fail("no-moves-here", "`no_moves` can only be used in end rules, `utility` and "
@@ -1166,7 +1169,8 @@ class Compiler:
             src = code.src
             # An index of the dimension's own entity type is in range by construction; anything
             # else is checked, because a wrong flat slot would silently corrupt another variable.
-            safe = code.type.is_entity and not code.type.optional and code.type.kind == itype.kind
+            safe = code.type.is_entity and not code.type.optional and code.type.kind == itype.kind and (
+                code.bounds is None or (low <= code.bounds[0] and code.bounds[1] < low + size))
             if self.checked or not safe:
                 src = f"_ix({src}, {low}, {low + size - 1}, {self.span_id(index_expr.span)})"
             if low:
@@ -1392,6 +1396,9 @@ class Compiler:
                 self.warn("never-legal", f"move {_q(move.name)} can never be played: its condition is false "
                           "for every value of its parameters", move.guard.span if move.guard else move.span)
                 self.compile_effect(f"_m{index}", names, types, move.body, ctx, move.span)
+            elif not lines:
+                with self.dead_code():  # never played, but still a part of the rule file to check
+                    self.compile_effect(f"_m{index}", names, types, move.body, ctx, move.span)
             return lines
         fn = f"_m{index}"
         self.compile_effect(fn, names, types, move.body, ctx, move.span)
@@ -1720,6 +1727,11 @@ class Compiler:
         self.splice(body)
         self.emit("    return _finish(s, me, nt)", span)
 
+    def emit_chance_state(self, span: Span) -> None:
+        """The start of ``_co<k>(st)``: the outcomes and weights are computed inside the move, so
+        ``mover`` and ``turn`` are the mover there (the chance state's own turn slot says CHANCE)."""
+        self.emit(f"    s = list(st[:{self.extra_base}]); me = st[{self.extra_base + 1}]; s[_T] = me", span)
+
     def continuation_body(self, first: Sequence[ast.Stmt], kctx: Ctx,
                           after: list[tuple[list[ast.Stmt], Ctx]], span: Span) -> list[Any]:
         """The code after a chance: ``first`` in ``kctx``, then the rest of each enclosing block, each in
@@ -1780,7 +1792,7 @@ class Compiler:
             self.distributions.append((f"_CD{cid}", factory, fixed))
             self.emit(f"    return _CD{cid}", stmt.span)
             return
-        self.emit("    s = st", stmt.span)
+        self.emit_chance_state(stmt.span)
         for line in restore:
             self.emit(line, stmt.span)
         self.emit(f"    dom = {domain.src}", stmt.span)
@@ -1849,7 +1861,7 @@ class Compiler:
         self.factories.append(factory)
         sid = self.span_id(stmt.span)
         self.emit(f"def {outcome_fn}(st):", stmt.span)
-        self.emit("    s = st", stmt.span)
+        self.emit_chance_state(stmt.span)
         for line in restore:
             self.emit(line, stmt.span)
         prob_src = ", ".join(p.src for p in probs)
@@ -2086,7 +2098,7 @@ class Compiler:
 
     def per_player_number(self, var: str, expr: ast.Expr) -> Code:
         """A number per player (``utility p: ...``, ``heuristic p: ...``), with ``var`` standing for the player."""
-        ctx = Ctx([{}], in_end=True)
+        ctx = Ctx([{}], in_end=True, scoring=True)
         ctx.scopes[-1][var] = Local(f"L_{var}", T.PLAYER, False, line=expr.span.line)
         code = self.expr(expr, ctx)
         self.require_number(code, expr.span)
@@ -2231,7 +2243,10 @@ def _sum(compiler: Compiler, call: ast.Call, args: list[Code]) -> Code:
 @_builtin("next", 1)
 def _next(compiler: Compiler, call: ast.Call, args: list[Code]) -> Code:
     compiler.require(args[0], T.PLAYER, call.args[0].span)
-    return _fold(compiler, lambda p: (p + 1) % len(compiler.players), args, T.PLAYER, f"_NEXT[{args[0].src}]")
+    src = f"_NEXT[{args[0].src}]"
+    if args[0].bounds is not None and args[0].bounds[0] < 0:  # `turn` in a utility: never a negative index
+        src = f"_at(_NEXT, {args[0].src}, {compiler.span_id(call.span)})"
+    return _fold(compiler, lambda p: (p + 1) % len(compiler.players), args, T.PLAYER, src)
 
 
 @_builtin("opponent", 1)
@@ -2239,7 +2254,8 @@ def _opponent(compiler: Compiler, call: ast.Call, args: list[Code]) -> Code:
     if len(compiler.players) != 2:
         raise compiler.fail("type", "`opponent` is for two-player games; use `next(p)`", call.span)
     compiler.require(args[0], T.PLAYER, call.args[0].span)
-    return _fold(compiler, lambda p: 1 - p, args, T.PLAYER, f"(1 - {args[0].src})")
+    bounds = args[0].bounds and (1 - args[0].bounds[1], 1 - args[0].bounds[0])
+    return _fold(compiler, lambda p: 1 - p, args, T.PLAYER, f"(1 - {args[0].src})", bounds)
 
 
 def _board(compiler: Compiler, call: ast.Call) -> Board:

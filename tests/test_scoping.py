@@ -362,3 +362,43 @@ def test_gdl_solve_and_info_with_a_fraction_parameter(capsys, dice) -> None:
     code, out, err = run(capsys, "info", dice, "-p", "half=1/4", "--json")
     assert code == 0, err
     assert json.loads(out)["parameters"] == {"half": 0.25}
+
+
+# ------------------------------------------- found by the reference interpreter
+
+def test_chance_weights_see_the_mover_and_turn() -> None:
+    # The weights are computed inside the move: `mover` and `turn` are the mover there.
+    game = load(BASE.format(body="""move go when n < 9:
+    n += 1
+    chance j in 1..3 weight (1 + j % 2) if turn == A and mover == A else 1
+    m = j"""))
+    s = play_moves(game, ["go"])
+    assert {str(o): p for o, p in game.chance_outcomes(s)} == pytest.approx({"j=1": 0.4, "j=2": 0.2, "j=3": 0.4})
+    s = play_moves(game, ["j=1", "go"], s)  # B moves: uniform
+    assert {str(o): p for o, p in game.chance_outcomes(s)} == pytest.approx({"j=1": 1 / 3, "j=2": 1 / 3,
+                                                                            "j=3": 1 / 3})
+
+
+def test_the_body_of_a_move_that_is_never_legal_is_still_checked() -> None:
+    found = errors(BASE.format(body="""move never(k: 0..1) when 2 > 7:
+    let k = 1
+    n = k
+move go: n += 1"""))
+    assert [(d.code, d.span.line) for d in found] == [("redeclared", 6)]
+
+
+def test_turn_at_the_end_is_never_a_silent_index() -> None:
+    # At a terminal state `turn` is not a player: an index made of it is a rule error,
+    # not the slot of another variable.
+    game = load("""game TurnAtEnd
+players A, B
+state n: 0..3 = 0
+state score[player]: 0..9 = 5
+move go: n += 1
+terminal when n == 2
+utility p: score[turn] if p == A else score[opponent(turn)] + score[next(turn)]
+""")
+    s = play_moves(game, ["go", "go"])
+    assert game.to_move(s) == TERMINAL
+    with pytest.raises(gdl.RuleRuntimeError):
+        game.utilities(s)
