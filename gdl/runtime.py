@@ -196,7 +196,7 @@ def _branches(labels: tuple[str, ...], probs: tuple[Any, ...], make: OutcomeFact
 def _connected(neighbors: Sequence[Sequence[int]], starts: Iterable[int], goals: Iterable[int],
                allowed: Iterable[int]) -> bool:
     """Depth-first search from ``starts`` to ``goals`` through ``allowed`` cells (all of them must be allowed)."""
-    inside = set(allowed)
+    inside = {c for c in allowed if c >= 0}  # `none` (-1) is no cell: never a Python index from the end
     targets = set(goals) & inside
     if not targets:
         return False

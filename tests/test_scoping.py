@@ -402,3 +402,17 @@ utility p: score[turn] if p == A else score[opponent(turn)] + score[next(turn)]
     assert game.to_move(s) == TERMINAL
     with pytest.raises(gdl.RuleRuntimeError):
         game.utilities(s)
+
+
+def test_connected_never_treats_none_as_the_last_cell() -> None:
+    # `step(a1, south)` is none; it is no cell, so it reaches nothing (c3, the last cell, neighbours b2).
+    game = load("""game Connected
+players A, B
+board 3 x 3
+state n: 0..3 = 0
+move go: n += 1
+win A when connected([step(a1, south)], [b2], [step(a1, south), b2])
+draw when n == 1
+""")
+    s = play_moves(game, ["go"])
+    assert game.describe_end(s) == "draw"
