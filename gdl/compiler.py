@@ -832,6 +832,8 @@ class Compiler:
                 raise self.fail("mover-outside-move", "`mover` is only defined inside a move", span,
                                 "outside moves, `turn` is the player to move")
             return Code("me" if ctx.in_effect else "s[_T]", T.PLAYER)
+        if name == "turn" and ctx.in_effect:
+            return Code("me", T.PLAYER)  # inside a move `turn` is the mover (also where the move resumes)
         if name == "turn":
             # In a utility or heuristic the state may be terminal (-2) or chance (-1): an index made of
             # `turn` there is checked instead of reading another variable's slot.
@@ -1730,7 +1732,7 @@ class Compiler:
     def emit_chance_state(self, span: Span) -> None:
         """The start of ``_co<k>(st)``: the outcomes and weights are computed inside the move, so
         ``mover`` and ``turn`` are the mover there (the chance state's own turn slot says CHANCE)."""
-        self.emit(f"    s = list(st[:{self.extra_base}]); me = st[{self.extra_base + 1}]; s[_T] = me", span)
+        self.emit(f"    s = st; me = st[{self.extra_base + 1}]", span)
 
     def continuation_body(self, first: Sequence[ast.Stmt], kctx: Ctx,
                           after: list[tuple[list[ast.Stmt], Ctx]], span: Span) -> list[Any]:
