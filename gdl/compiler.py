@@ -914,8 +914,9 @@ class Compiler:
         op = e.op
         if op in ("/", "//", "%") and right.is_const and right.const == 0:
             raise self.fail("division-by-zero", "division by zero", e.span)
-        if op in ("/", "//", "%") and (self.checked or not right.is_const):
+        if op == "/" or (op in ("//", "%") and (self.checked or not right.is_const)):
             # Division by a value known only at run time: a zero divisor is a rule error at this line.
+            # `/` is exact at run time as it is when folded (Python's `/` on two ints gives a float).
             code = Code(f"_arith({left.src}, {right.src}, {op!r}, {self.span_id(e.span)})", typ)
             return Code(f"int({code.src})", T.INT) if op == "//" and T.REAL in (left.type, right.type) else code
         if op == "//" and T.REAL in (left.type, right.type):

@@ -12,6 +12,7 @@ import functools
 import sys
 import traceback
 from collections.abc import Callable, Hashable, Iterable, Sequence
+from fractions import Fraction
 from operator import itemgetter
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
@@ -138,7 +139,7 @@ def _arith(a: Any, b: Any, op: str, sid: int) -> Any:
     if b == 0:
         raise RuleRuntimeError(f"division by zero (`{op}` by 0)", sid)
     if op == "/":
-        return a / b
+        return Fraction(a) / b  # exact, as the docs say and as constant folding is
     return a // b if op == "//" else a % b
 
 

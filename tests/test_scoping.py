@@ -416,3 +416,17 @@ draw when n == 1
 """)
     s = play_moves(game, ["go"])
     assert game.describe_end(s) == "draw"
+
+
+@pytest.mark.parametrize("checked", [False, True])
+def test_division_is_exact_at_run_time_as_when_folded(checked: bool) -> None:
+    game = load("""game Exact
+players A, B
+state n: 0..3 = 0
+state k: 1..3 = 3
+move go: n += 1
+win A when n / 3 == 1/3 and n * 10 / (10 * k) == 1/3 and 0.1 + n / 10 == 1/5
+draw when n == 3
+""", checked)
+    s = play_moves(game, ["go"])
+    assert game.describe_end(s) == "A wins"
