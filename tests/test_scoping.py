@@ -430,3 +430,19 @@ draw when n == 3
 """, checked)
     s = play_moves(game, ["go"])
     assert game.describe_end(s) == "A wins"
+
+
+def test_a_def_body_sees_globals_not_the_callers_locals() -> None:
+    # Inside `go`, `k` is the loop's; inside `plus_k` it is the state variable (rule 7, the other way).
+    game = load("""game Globals
+players A, B
+state k: 0..9 = 4
+state n: 0..50 = 0
+def plus_k(x: 0..2) = x + k
+move go:
+    for k in 0..2:
+        n += plus_k(k)
+win A when n > 0
+""")
+    s = play_moves(game, ["go"])
+    assert game.values(s)["n"] == (0 + 4) + (1 + 4) + (2 + 4)
