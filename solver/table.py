@@ -100,20 +100,27 @@ class SolvedTable:
     def fastest_moves(self, game: Any, state: Any) -> tuple[str, ...] | None:
         """The optimal moves at ``state`` that follow the distance to the end, or None when the table cannot tell.
 
-        Among :meth:`best_moves`, those whose child is one ply nearer the end; all of them when the
-        table has no distance for the state or its children.
+        Where the table knows the state's distance, the legal moves whose child keeps the state's
+        value and is one ply nearer the end (a winner's fastest, a loser's slowest); else
+        :meth:`best_moves`.
         """
-        names = self.best_moves(game, state)
-        here = self.plies.get(game.key(state))
-        if not names or here is None or not math.isfinite(here):
-            return names
+        key = game.key(state)
+        here, value = self.plies.get(key), self.values.get(key)
+        player = game.to_move(state)
+        if here is None or value is None or not math.isfinite(here) or player < 0:
+            return self.best_moves(game, state)
         kept = []
-        for name in names:
-            child = game.apply(state, game.parse_move(state, name))
-            distance = 0.0 if game.to_move(child) == TERMINAL else self.plies.get(game.key(child))
-            if distance is not None and math.isclose(distance + 1.0, here, rel_tol=1e-9, abs_tol=1e-9):
-                kept.append(name)
-        return tuple(kept) or names
+        for move in game.legal_moves(state):
+            child = game.apply(state, move)
+            if game.to_move(child) == TERMINAL:
+                theirs, distance = tuple(game.utilities(child)), 0.0
+            else:
+                child_key = game.key(child)
+                theirs, distance = self.values.get(child_key), self.plies.get(child_key)
+            if (theirs is not None and distance is not None and abs(theirs[player] - value[player]) <= TIE_TOLERANCE
+                    and math.isclose(distance + 1.0, here, rel_tol=1e-9, abs_tol=1e-9)):
+                kept.append(str(move))
+        return tuple(kept) or self.best_moves(game, state)
 
     def check_game(self, game: Any) -> None:
         """:raises StaleTableError: the table belongs to another game, parameters or rules."""
