@@ -243,7 +243,8 @@ def _hint(out: Any, game: Any, state: Any) -> None:
     player = game.to_move(state)
     value = format_number(result.value[player])
     how = "the solver proves" if result.exact else "the solver's best guess"
-    out.print(Text("hint: ", style="bold green") + Text(str(result.best_moves[0]), style="bold")
+    fastest = getattr(result, "fastest_moves", ())  # the optimal move that also brings the end nearest
+    out.print(Text("hint: ", style="bold green") + Text(str((fastest or result.best_moves)[0]), style="bold")
               + Text(f"  ({how}: value {value} for {game.players[player]})", style="dim"))
 
 
