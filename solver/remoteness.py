@@ -35,8 +35,10 @@ Pseudo-code (``graph_plies``; components sinks first, Tarjan 1972)::
             pop the nearest: a "min" state is done at its first child done;
             a "max" state once every optimal child is done (then 1 + the largest)
             members never done: inf (they can keep the game going forever)
-        else:
-            unknown (None): expected plies in cyclic chance games are not computed yet
+        else:                                           # a cycle through chance states
+            Gauss-Seidel sweeps from 0 in finishing order until no distance moves by a
+            relative 1e-9 (the least fixed point: expected plies); unknown (None) if they
+            do not settle within CHANCE_SWEEPS sweeps, inf if they pass ENDLESS plies
 """
 
 from __future__ import annotations
@@ -89,6 +91,8 @@ def graph_plies(graph: StateGraph, values: Sequence[Sequence[float]], order: Seq
             plies[members[0]] = _acyclic(graph, values, plies, members[0])
         elif all(graph.player[s] != CHANCE for s in members):
             _cyclic(graph, values, plies, members)
+        else:
+            _chance_cycle(graph, values, plies, members, feedback)
     return plies
 
 
@@ -163,6 +167,186 @@ def _cyclic(graph: StateGraph, values: Sequence[Sequence[float]], plies: Plies, 
 def one_less(child: float | None, here: float | None) -> bool:
     """Whether a child ``child`` plies from the end is one ply nearer than ``here`` (finite distances only)."""
     return child is not None and here is not None and math.isclose(child + 1.0, here, rel_tol=1e-9, abs_tol=1e-9)
+
+
+CHANCE_SWEEPS = 20_000
+"""Most sweeps of one cyclic component with chance states before its expected plies are given up (None)."""
+ENDLESS = 1e12
+"""Expected plies beyond this in a sweep: the game may go on forever along optimal moves (inf)."""
+NEWTON_MAX_FEEDBACK = 16
+"""Newton steps (exact policy evaluation) only in components with at most this many feedback states."""
+NEWTON_MAX_STEPS = 50
+
+Rule = tuple[int, bool, tuple[int, ...], tuple[float, ...]]
+"""A member of a component: the state, whether it hurries (min), its counted children, their probabilities
+(chance states; empty at decision states)."""
+
+
+def _chance_cycle(graph: StateGraph, values: Sequence[Sequence[float]], plies: Plies, members: list[int],
+                  feedback: list[int]) -> None:
+    """Expected plies inside one strongly connected component with chance states.
+
+    The distances are the least fixed point of their equations: the expected length of play under
+    the hurry / hold-out choices. First Newton steps (the choices fixed, the component's distances
+    are affine in its few feedback states', so a small linear system gives them at once; the
+    choices are then made again, as in policy iteration), checked by a plain sweep; where that
+    does not settle, Gauss-Seidel sweeps from 0, which rise to the least fixed point and grow
+    without bound where play can go on forever with some probability (then inf).
+    """
+    inside = set(members)
+    rules: list[Rule] = []
+    for s in members:
+        children = graph.succ[s]
+        if graph.player[s] == CHANCE:
+            chosen, probs = tuple(children), graph.probs[s]
+        else:
+            chosen, probs = tuple(children[j] for j in optimal_children(graph, values, s)), ()
+        if any(plies[c] is None and c not in inside for c in chosen):
+            return  # unknown below: unknown here
+        rules.append((s, graph.player[s] != CHANCE and hurries(values[s], graph.player[s]), chosen, probs))
+    trapped = _trapped(rules, inside, plies)
+    if trapped:  # play that never ends, at least with some probability: inf, and out of the equations
+        for s in trapped:
+            plies[s] = math.inf
+        rules = [(s, is_min, tuple(c for c in chosen if c not in trapped and plies[c] != math.inf)
+                  if is_min else chosen, probs) for s, is_min, chosen, probs in rules if s not in trapped]
+        feedback = [f for f in feedback if f not in trapped]
+    if len(feedback) <= NEWTON_MAX_FEEDBACK and _newton(plies, rules, feedback):
+        return
+    _sweeps(plies, rules, [rule[0] for rule in rules])
+
+
+def _trapped(rules: list[Rule], inside: set[int], plies: Plies) -> set[int]:
+    """Members from which play never ends with some probability: those with no way out of the component
+    at all, and (repeatedly) a hold-out or chance state with a child trapped or endless (inf) outside,
+    a hurrying state with only such children."""
+    by_state = {rule[0]: rule for rule in rules}
+    parents: dict[int, list[int]] = {s: [] for s in by_state}
+    exits: list[int] = []
+    for s, _, chosen, _ in rules:
+        if any(c not in inside for c in chosen):
+            exits.append(s)
+        for c in chosen:
+            if c in inside:
+                parents[c].append(s)
+    can_leave = set(exits)
+    queue = list(exits)
+    while queue:
+        for parent in parents[queue.pop()]:
+            if parent not in can_leave:
+                can_leave.add(parent)
+                queue.append(parent)
+    trapped = set(by_state) - can_leave
+    changed = True
+    while changed:
+        changed = False
+        for s, is_min, chosen, _ in rules:
+            if s in trapped:
+                continue
+            endless = [c in trapped or (c not in inside and plies[c] == math.inf) for c in chosen]
+            if all(endless) if is_min else any(endless):
+                trapped.add(s)
+                changed = True
+    return trapped
+
+
+def _newton(plies: Plies, rules: list[Rule], feedback: list[int]) -> bool:
+    """Newton steps on the feedback states; True when a plain sweep then moves no distance (converged)."""
+    from solver.value_iteration import _newton_step
+
+    k = len(feedback)
+    slot = {f: j for j, f in enumerate(feedback)}
+    x = [0.0] * k
+    for s, _, _, _ in rules:
+        plies[s] = 0.0
+    for _ in range(NEWTON_MAX_STEPS):
+        forms, constants, rows = _affine_sweep(plies, rules, slot, x)
+        residual = [constants[j] + sum(a * b for a, b in zip(rows[j], x, strict=True)) - x[j] for j in range(k)]
+        if max(map(abs, residual), default=0.0) <= TOLERANCE * max([1.0, *map(abs, x)]):
+            for s, (const, slopes) in forms.items():
+                plies[s] = const + sum(a * b for a, b in zip(slopes, x, strict=True))
+            for f, j in slot.items():
+                plies[f] = x[j]
+            return True
+        step = _newton_step(rows, residual)
+        if step is None or any(not math.isfinite(d) for d in step):
+            return False
+        x = [a + d for a, d in zip(x, step, strict=True)]
+        if any(v < 0 for v in x):
+            return False  # not the least fixed point of a proper policy: let the sweeps decide
+        for s, (const, slopes) in forms.items():
+            plies[s] = const + sum(a * b for a, b in zip(slopes, x, strict=True))
+        for f, j in slot.items():
+            plies[f] = x[j]
+    return False
+
+
+Affine = tuple[float, tuple[float, ...]]
+"""A distance as ``constant + slopes . x`` in the feedback states' distances x."""
+
+
+def _affine_sweep(plies: Plies, rules: list[Rule], slot: dict[int, int],
+                  x: list[float]) -> tuple[dict[int, Affine], list[float], list[tuple[float, ...]]]:
+    """One sweep with the choices made at ``x``: every non-feedback member's distance as an affine form,
+    and the feedback states' new forms (constants and rows of slopes)."""
+    k = len(x)
+    unit = [tuple(1.0 if i == j else 0.0 for i in range(k)) for j in range(k)]
+    zero = (0.0,) * k
+    forms: dict[int, Affine] = {}
+    rows: list[tuple[float, ...]] = [zero] * k
+    constants = [0.0] * k
+
+    def form(c: int) -> Affine:
+        if c in slot:
+            return 0.0, unit[slot[c]]  # a feedback state reads as its variable x_j
+        got = forms.get(c)
+        return got if got is not None else (plies[c], zero)  # type: ignore[return-value]
+
+    for s, is_min, chosen, probs in rules:
+        if probs:
+            const, slopes = 1.0, [0.0] * k
+            for p, c in zip(probs, chosen, strict=True):
+                cc, cs = form(c)
+                const += p * cc
+                for i in range(k):
+                    slopes[i] += p * cs[i]
+            new: Affine = (const, tuple(slopes))
+        else:
+            options = [form(c) for c in chosen]
+            at = [cc + sum(a * b for a, b in zip(cs, x, strict=True)) for cc, cs in options]
+            pick = at.index(min(at) if is_min else max(at))
+            new = (1.0 + options[pick][0], options[pick][1])
+        if s in slot:
+            constants[slot[s]], rows[slot[s]] = new
+        else:
+            forms[s] = new
+    return forms, constants, rows
+
+
+def _sweeps(plies: Plies, rules: list[Rule], members: list[int]) -> None:
+    """Gauss-Seidel sweeps from 0 until no distance moves by a relative ``TOLERANCE``."""
+    for s in members:
+        plies[s] = 0.0
+    for _ in range(CHANCE_SWEEPS):
+        moved = 0.0
+        for s, is_min, chosen, probs in rules:
+            known = [plies[c] for c in chosen]
+            if probs:
+                new = 1.0 + sum(p * k for p, k in zip(probs, known, strict=True))  # type: ignore[operator]
+            else:
+                new = 1.0 + (min if is_min else max)(known)  # type: ignore[type-var]
+            moved = max(moved, abs(new - plies[s]) / max(1.0, new))  # type: ignore[operator]
+            plies[s] = new
+        if moved <= TOLERANCE:
+            return
+        if any(plies[s] > ENDLESS for s in members):  # type: ignore[operator]
+            break
+    else:
+        for s in members:
+            plies[s] = None
+        return
+    for s in members:
+        plies[s] = math.inf
 
 
 def fastest(graph: StateGraph, values: Sequence[Sequence[float]], plies: Plies, s: int,

@@ -225,9 +225,116 @@ def test_the_loser_holds_out_as_long_as_it_can() -> None:
         assert solution.plies == 7.0
 
 
-def test_plies_are_unknown_in_cyclic_chance_games() -> None:
-    pig = solve(Pig(6), plies=True)
-    assert pig.exact and pig.plies is None  # not computed yet for cycles through chance nodes
+class ChanceGraph(GameBase):
+    """A two-player zero-sum game on an explicit graph with chance nodes and cycles.
+
+    ``nodes[i]``: ``("T", u0)``, ``("D", player, (successor, ...))`` or ``("C", (successor, ...))``, the
+    last with equally likely outcomes ``o(k)``.
+    """
+
+    name = "chance-graph"
+    players = ("p0", "p1")
+    zero_sum = True
+    has_chance = True
+    utility_bounds = (-2.0, 2.0)
+
+    def __init__(self, nodes: list) -> None:
+        self.nodes = nodes
+
+    def initial_state(self) -> int:
+        return 0
+
+    def to_move(self, state: int) -> int:
+        node = self.nodes[state]
+        return TERMINAL if node[0] == "T" else CHANCE if node[0] == "C" else node[1]
+
+    def legal_moves(self, state: int) -> list[Move]:
+        return [Move("e", (k,)) for k in range(len(self.nodes[state][2]))]
+
+    def chance_outcomes(self, state: int) -> list[tuple[Move, float]]:
+        succ = self.nodes[state][1]
+        return [(Move("o", (k,)), 1 / len(succ)) for k in range(len(succ))]
+
+    def apply(self, state: int, move: object) -> int:
+        node = self.nodes[state]
+        return (node[1] if node[0] == "C" else node[2])[move.args[0]]  # type: ignore[attr-defined]
+
+    def utilities(self, state: int) -> tuple[float, ...]:
+        return (float(self.nodes[state][1]), -float(self.nodes[state][1]))
+
+
+def chance_graphs() -> st.SearchStrategy:
+    @st.composite
+    def build(draw: st.DrawFn) -> list:
+        n = draw(st.integers(2, 7))
+        nodes: list = []
+        for i in range(n):
+            kind = draw(st.sampled_from("TDC")) if i > 0 else draw(st.sampled_from("DC"))
+            succ = tuple(draw(st.lists(st.integers(0, n - 1), min_size=1, max_size=3)))
+            if kind == "T":
+                nodes.append(("T", draw(st.integers(-2, 2))))
+            elif kind == "D":
+                nodes.append(("D", draw(st.integers(0, 1)), succ))
+            else:
+                nodes.append(("C", succ))
+        return nodes
+
+    return build()
+
+
+def jacobi_plies(game: ChanceGraph, values: dict, rounds: int = 4000) -> list[float | None]:
+    """Expected plies by plain Jacobi rounds from 0 (the least fixed point); None where not settled.
+
+    ``values``: the solved values of the reachable states (the others are never read).
+    """
+    nodes = game.nodes
+    value = {i: v[0] for i, v in values.items()}
+    plies = [0.0] * len(nodes)
+    last = plies
+    for _ in range(rounds):
+        last, plies = plies, list(plies)
+        for i, node in enumerate(nodes):
+            if i not in value:
+                continue
+            if node[0] == "C":
+                plies[i] = 1.0 + sum(last[c] for c in node[1]) / len(node[1])
+            elif node[0] == "D":
+                kept = [last[c] for c in node[2] if abs(value[c] - value[i]) <= 1e-7]
+                mover = value[i] if node[1] == 0 else -value[i]
+                plies[i] = 1.0 + (min(kept) if mover >= -1e-9 else max(kept))
+    return [p if abs(p - q) <= 1e-9 * max(1.0, p) else None for p, q in zip(plies, last, strict=True)]
+
+
+@settings(max_examples=60, deadline=None)
+@given(chance_graphs())
+def test_expected_plies_in_cyclic_chance_games_agree_with_plain_iteration(nodes: list) -> None:
+    game = ChanceGraph(nodes)
+    solution = solve(game, method="value_iteration", plies=True)
+    table = solution.table
+    assert table is not None and solution.exact
+    oracle = jacobi_plies(game, table.values)
+    for state, expected in enumerate(oracle):
+        if state in table.values and expected is not None:
+            assert table.plies.get(state) == pytest.approx(expected, rel=1e-6), (state, table.plies)
+
+
+def test_a_coin_until_heads_lasts_two_plies_on_average() -> None:
+    game = ChanceGraph([("C", (1, 0)), ("T", 1)])  # heads ends it, tails tosses again
+    assert solve(game, plies=True).plies == pytest.approx(2.0)
+    stuck = ChanceGraph([("C", (0, 0))])  # tails and tails: the coin is tossed forever
+    assert solve(stuck, plies=True).plies == math.inf
+
+
+def test_pig_expected_plies_newton_equals_plain_sweeps(monkeypatch: pytest.MonkeyPatch) -> None:
+    import solver.remoteness as remoteness
+
+    fast = solve(Pig(8), plies=True)
+    monkeypatch.setattr(remoteness, "NEWTON_MAX_FEEDBACK", -1)
+    slow = solve(Pig(8), plies=True)
+    assert fast.plies is not None and fast.plies == pytest.approx(slow.plies, rel=1e-8)
+    assert fast.table is not None and slow.table is not None
+    for key, distance in fast.table.plies.items():
+        assert distance == pytest.approx(slow.table.plies[key], rel=1e-8)
 
 
 def test_tables_store_plies(tmp_path: Path) -> None:
