@@ -36,9 +36,9 @@ Pseudo-code (``graph_plies``; components sinks first, Tarjan 1972)::
             a "max" state once every optimal child is done (then 1 + the largest)
             members never done: inf (they can keep the game going forever)
         else:                                           # a cycle through chance states
-            Gauss-Seidel sweeps from 0 in finishing order until no distance moves by a
-            relative 1e-9 (the least fixed point: expected plies); unknown (None) if they
-            do not settle within CHANCE_SWEEPS sweeps, inf if they pass ENDLESS plies
+            inf where play may go on forever (almost-sure reachability of the way out fails)
+            Newton steps on the feedback states (policy iteration); if they fail,
+            Gauss-Seidel sweeps from 0 in finishing order (the least fixed point)
 """
 
 from __future__ import annotations
@@ -217,37 +217,46 @@ def _chance_cycle(graph: StateGraph, values: Sequence[Sequence[float]], plies: P
 
 
 def _trapped(rules: list[Rule], inside: set[int], plies: Plies) -> set[int]:
-    """Members from which play never ends with some probability: those with no way out of the component
-    at all, and (repeatedly) a hold-out or chance state with a child trapped or endless (inf) outside,
-    a hurrying state with only such children."""
-    by_state = {rule[0]: rule for rule in rules}
-    parents: dict[int, list[int]] = {s: [] for s in by_state}
-    exits: list[int] = []
-    for s, _, chosen, _ in rules:
-        if any(c not in inside for c in chosen):
-            exits.append(s)
-        for c in chosen:
-            if c in inside:
-                parents[c].append(s)
-    can_leave = set(exits)
-    queue = list(exits)
-    while queue:
-        for parent in parents[queue.pop()]:
-            if parent not in can_leave:
-                can_leave.add(parent)
-                queue.append(parent)
-    trapped = set(by_state) - can_leave
-    changed = True
-    while changed:
-        changed = False
-        for s, is_min, chosen, _ in rules:
-            if s in trapped:
-                continue
-            endless = [c in trapped or (c not in inside and plies[c] == math.inf) for c in chosen]
-            if all(endless) if is_min else any(endless):
-                trapped.add(s)
-                changed = True
-    return trapped
+    """Members from which play goes on forever with some probability under the hurry / hold-out choices.
+
+    The complement of the almost-sure reachability set of the way out (de Alfaro, Henzinger & Kupferman
+    1998, for turn-based stochastic games), computed as a greatest fixed point: keep the states ``W``
+    from which the hurrying side can reach the way out with positive probability while every step stays
+    in ``W`` (a chance state and a hold-out state need every child kept, a hurrying state one); remove
+    the others and repeat until nothing is removed.
+    """
+    def outside_finite(c: int) -> bool:
+        return c not in inside and plies[c] != math.inf
+
+    keep = {rule[0] for rule in rules}
+    while True:
+        # states that reach a finite way out with positive probability, staying in ``keep``
+        reach: set[int] = set()
+        changed = True
+        while changed:
+            changed = False
+            for s, is_min, chosen, probs in rules:
+                if s in reach or s not in keep:
+                    continue
+                good = [outside_finite(c) or c in reach for c in chosen]
+                if any(good) if (is_min or probs) else all(good):
+                    reach.add(s)
+                    changed = True
+        # ... and never have to step out of ``keep`` (the hold-out side and chance may take any child)
+        safe = set(reach)
+        changed = True
+        while changed:
+            changed = False
+            for s, is_min, chosen, probs in rules:
+                if s not in safe:
+                    continue
+                stays = [outside_finite(c) or c in safe for c in chosen]
+                if not (any(stays) if is_min and not probs else all(stays)):
+                    safe.discard(s)
+                    changed = True
+        if safe == keep:
+            return {rule[0] for rule in rules} - keep
+        keep = safe
 
 
 def _newton(plies: Plies, rules: list[Rule], feedback: list[int]) -> bool:
