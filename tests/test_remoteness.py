@@ -365,3 +365,17 @@ def test_chance_state_counts_one_ply_per_outcome() -> None:
     game = as_game(tree)
     assert game.to_move(()) == CHANCE
     assert solve(game, plies=True).plies == pytest.approx(1.5)
+
+
+@pytest.mark.parametrize("name, params", [("tictactoe", {}), ("hexapawn", {}), ("clobber", {"rows": "2", "cols": "3"})])
+def test_principal_variations_with_symmetry_follow_the_plies_to_the_end(name: str, params: dict) -> None:
+    game = gdl.load(name, params)  # these rule files have a `symmetry` line: one key per set of mirror images
+    assert getattr(game, "symmetries", ())
+    for method in ("alphabeta", "backward"):
+        solution = solve(game, method=method, plies=True)
+        line = solution.principal_variation
+        assert len(line) == solution.plies, method
+        state = game.initial_state()
+        for move in line:
+            state = game.apply(state, game.parse_move(state, str(move)))
+        assert game.to_move(state) == TERMINAL and tuple(game.utilities(state)) == solution.value
