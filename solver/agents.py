@@ -121,7 +121,11 @@ class PerfectAgent:
         """A puzzle's shortest solution being played: the move to make in each state on it, by key."""
 
     def choose(self, state: State) -> Hashable:
-        names = self.table.fastest_moves(self.game, state) if self.table is not None else None
+        names = None
+        # A table learnt from earlier solves is used where it knows the distance to the end (else the
+        # position is solved again, with it); a table loaded from a file is used as it is.
+        if self.table is not None and (self.loaded or self.game.key(state) in self.table.plies):
+            names = self.table.fastest_moves(self.game, state)
         if not names and self.table is None and _is_puzzle(self.game):
             move = self._puzzle_move(state)
             if move is not None:

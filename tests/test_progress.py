@@ -144,3 +144,18 @@ def test_perfect_loser_holds_out() -> None:
     game = Doomed(5)
     record = play_game(game, [PerfectAgent(game), PerfectAgent(game)], (0, 1), random.Random(0))
     assert record.moves == ("wait", "pass") * 5 + ("resign",)
+
+
+def test_perfect_play_takes_the_fastest_win_after_a_mistake() -> None:
+    from solver.game import play_moves
+
+    game = gdl.load("tictactoe")
+    agent = PerfectAgent(game)
+    agent.choose(game.initial_state())  # learns the optimal lines of the first solve
+    for first in ("place(a1)", "place(b2)", "place(b1)"):
+        for reply in game.legal_moves(play_moves(game, [first])):
+            state = play_moves(game, [first, str(reply)])
+            solution = solve(game, state, plies=True)
+            move = agent.choose(state)
+            # whatever the reply, perfect play keeps the value and brings the end one ply nearer
+            assert move in solution.fastest_moves, (first, reply, move, solution.fastest_moves)
