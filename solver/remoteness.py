@@ -260,7 +260,12 @@ def _trapped(rules: list[Rule], inside: set[int], plies: Plies) -> set[int]:
 
 
 def _newton(plies: Plies, rules: list[Rule], feedback: list[int]) -> bool:
-    """Newton steps on the feedback states; True when a plain sweep then moves no distance (converged)."""
+    """Newton steps on the feedback states; True once a plain sweep after one moves no distance (converged).
+
+    Each step: a sweep with the choices made at the current distances gives every distance as an
+    affine function of the feedback states' x; solving ``x = constants + rows . x`` is the policy's
+    exact evaluation. The plain sweep that follows checks that no choice changes.
+    """
     from solver.value_iteration import _newton_step
 
     k = len(feedback)
@@ -271,12 +276,6 @@ def _newton(plies: Plies, rules: list[Rule], feedback: list[int]) -> bool:
     for _ in range(NEWTON_MAX_STEPS):
         forms, constants, rows = _affine_sweep(plies, rules, slot, x)
         residual = [constants[j] + sum(a * b for a, b in zip(rows[j], x, strict=True)) - x[j] for j in range(k)]
-        if max(map(abs, residual), default=0.0) <= TOLERANCE * max([1.0, *map(abs, x)]):
-            for s, (const, slopes) in forms.items():
-                plies[s] = const + sum(a * b for a, b in zip(slopes, x, strict=True))
-            for f, j in slot.items():
-                plies[f] = x[j]
-            return True
         step = _newton_step(rows, residual)
         if step is None or any(not math.isfinite(d) for d in step):
             return False
@@ -287,7 +286,25 @@ def _newton(plies: Plies, rules: list[Rule], feedback: list[int]) -> bool:
             plies[s] = const + sum(a * b for a, b in zip(slopes, x, strict=True))
         for f, j in slot.items():
             plies[f] = x[j]
+        if _sweep(plies, rules) <= TOLERANCE:
+            return True
     return False
+
+
+def _sweep(plies: Plies, rules: list[Rule]) -> float:
+    """One Gauss-Seidel sweep; returns the largest relative change of a distance."""
+    moved = 0.0
+    for s, is_min, chosen, probs in rules:
+        known = [plies[c] for c in chosen]
+        if probs:
+            new = 1.0 + sum(p * k for p, k in zip(probs, known, strict=True))  # type: ignore[operator]
+        else:
+            new = 1.0 + (min if is_min else max)(known)  # type: ignore[type-var]
+        change = abs(new - plies[s]) / max(1.0, new)  # type: ignore[operator]
+        if change > moved:
+            moved = change
+        plies[s] = new
+    return moved
 
 
 Affine = tuple[float, tuple[float, ...]]
@@ -337,15 +354,7 @@ def _sweeps(plies: Plies, rules: list[Rule], members: list[int]) -> None:
     for s in members:
         plies[s] = 0.0
     for _ in range(CHANCE_SWEEPS):
-        moved = 0.0
-        for s, is_min, chosen, probs in rules:
-            known = [plies[c] for c in chosen]
-            if probs:
-                new = 1.0 + sum(p * k for p, k in zip(probs, known, strict=True))  # type: ignore[operator]
-            else:
-                new = 1.0 + (min if is_min else max)(known)  # type: ignore[type-var]
-            moved = max(moved, abs(new - plies[s]) / max(1.0, new))  # type: ignore[operator]
-            plies[s] = new
+        moved = _sweep(plies, rules)
         if moved <= TOLERANCE:
             return
         if any(plies[s] > ENDLESS for s in members):  # type: ignore[operator]
