@@ -547,6 +547,8 @@ def _print_solution(out: Any, game: Any, state: Any, solution: engine.Solution, 
     distance = plies_text(game, result.value, result.plies) if result.exact else None
     if distance:
         out.print(Text(distance, style="bold"))
+    elif result.exact and result.algorithm == "alphabeta" and result.best_moves:
+        out.print(Text("distance to the end: not computed (walking every optimal line took too long)", style="dim"))
     player = game.to_move(state)
     if solution.move_values and player >= 0:
         table = Table(header_style="bold", box=None, padding=(0, 2))

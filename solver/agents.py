@@ -117,6 +117,8 @@ class PerfectAgent:
         self.name = "perfect"
         self.progress: Progress | None = None
         self.last: SearchResult | None = None
+        self.without_plies = False
+        """A solve gave no distance to the end (too costly for this game): use the table without it."""
         self.plan: dict[Hashable, Hashable] = {}
         """A puzzle's shortest solution being played: the move to make in each state on it, by key."""
 
@@ -124,7 +126,8 @@ class PerfectAgent:
         names = None
         # A table learnt from earlier solves is used where it knows the distance to the end (else the
         # position is solved again, with it); a table loaded from a file is used as it is.
-        if self.table is not None and (self.loaded or self.game.key(state) in self.table.plies):
+        if self.table is not None and (self.loaded or self.without_plies
+                                       or self.game.key(state) in self.table.plies):
             names = self.table.fastest_moves(self.game, state)
         if not names and self.table is None and _is_puzzle(self.game):
             move = self._puzzle_move(state)
@@ -140,6 +143,8 @@ class PerfectAgent:
                 self._remember(solution.table)  # proven values only (not a stopped estimate)
             if solution.best_move is None:
                 raise ValueError("no move to choose: the game is over")
+            if solution.exact and solution.plies is None:
+                self.without_plies = True
             return solution.fastest_moves[0] if solution.fastest_moves else solution.best_move
         self.last = None
         return self.game.parse_move(state, names[0])

@@ -37,6 +37,7 @@ graph methods before Python's recursion limit.
 from __future__ import annotations
 
 import math
+import time
 from collections import deque
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, replace
@@ -83,6 +84,7 @@ def solve(
     progress: Callable[[SearchStats], Any] | None = None,
     all_best: bool = True,
     plies: bool = False,
+    plies_seconds: float | None = None,
 ) -> Solution:
     """Solve ``state`` (default: the initial state) exactly.
 
@@ -93,6 +95,9 @@ def solve(
     ``plies=True`` also computes the distance to the end (:mod:`solver.remoteness`)
     after the values: ``Solution.plies``, ``fastest_moves``, the table's ``plies``,
     and a principal variation that follows it. Without it no solver does that work.
+    On the alpha-beta path that costs a walk of every optimal line, which ``plies_seconds``
+    caps (default: ``PLIES_FACTOR`` times the value search's time, at least
+    ``PLIES_MIN_SECONDS``; ``math.inf`` for no cap): past it the value comes without plies.
 
     ``limits`` may bound time, nodes and ``table_entries`` (states kept);
     ``limits.iterations`` bounds value-iteration sweeps. When a budget runs
@@ -113,7 +118,7 @@ def solve(
     try:
         if method == "alphabeta" or (method == "auto" and deterministic_duel):
             try:
-                return _solve_alphabeta(game, root, budget, limits, all_best, plies)
+                return _solve_alphabeta(game, root, budget, limits, all_best, plies, plies_seconds)
             except CycleFound:
                 if method == "alphabeta":
                     raise ValueError(f"{game.name} has cycles: alpha-beta cannot solve it; use retrograde") from None
@@ -197,7 +202,7 @@ def _stopped(game: Game, root: State, budget: Budget, reason: str, limits: Limit
 
 
 def _solve_alphabeta(game: Game, root: State, budget: Budget, limits: Limits, all_best: bool = True,
-                     plies: bool = False) -> Solution:
+                     plies: bool = False, plies_seconds: float | None = None) -> Solution:
     """Negamax to the end with a full TT; then every root move is tested against the value (null windows)."""
     if game.to_move(root) == TERMINAL:
         value = tuple(game.utilities(root))
@@ -250,24 +255,45 @@ def _solve_alphabeta(game: Game, root: State, budget: Budget, limits: Limits, al
         raise StuckStateError(f"{game.name}: {game.players[player]} is to move but has no legal move, and the game "
                               "is not over")
     if plies:
-        return _alphabeta_with_plies(game, root, search, score, tuple(best_moves), table)
+        if plies_seconds is None:
+            plies_seconds = max(PLIES_MIN_SECONDS, PLIES_FACTOR * budget.seconds)
+        return _alphabeta_with_plies(game, root, search, score, tuple(best_moves), table, plies_seconds)
     pv = search.principal_variation(root, best_moves[0], 10_000)
     stats = search.stats(len(pv))
     return Solution((score + 0.0, 0.0 - score), tuple(best_moves), pv, True, stats, "alphabeta", table=table)
 
 
+PLIES_FACTOR = 2.0
+"""The alpha-beta path's walk for the distance to the end gets this many times the value search's time ..."""
+PLIES_MIN_SECONDS = 5.0
+"""... and at least this many seconds (a drawn Connect-Four 5x4 takes 10x its value search: no plies then)."""
+
+
 def _alphabeta_with_plies(game: Game, root: State, search: NegamaxSearch, score: float, best_moves: tuple[Any, ...],
-                          table: SolvedTable) -> Solution:
+                          table: SolvedTable, seconds: float) -> Solution:
     """The alpha-beta solution with the distance to the end, from a walk of the optimal moves (see ``_plies_walk``).
 
-    A budget that runs out during the walk leaves the (already exact) value without plies.
+    The walk stops after ``seconds`` (or at the solve's own budget, or on Ctrl-C): the (already
+    exact) value then comes without plies.
     """
     value = (score + 0.0, 0.0 - score)
+    budget = search.budget
+    deadline = time.perf_counter() + seconds
+    check = budget.check
+
+    def bounded(nodes: int) -> int:
+        if time.perf_counter() >= deadline:
+            raise SearchStopped("plies")
+        return check(nodes)
+
+    budget.check = bounded  # type: ignore[method-assign]
     try:
-        walked = _plies_walk(game, search, root, score)
+        walked = _plies_walk(game, search, root, score, deadline)
     except (SearchStopped, KeyboardInterrupt):
         pv = search.principal_variation(root, best_moves[0], 10_000)
         return Solution(value, best_moves, pv, True, search.stats(len(pv)), "alphabeta", table=table)
+    finally:
+        budget.check = check  # type: ignore[method-assign]
     for key, (v0, distance) in walked.items():
         table.values[key] = (v0 + 0.0, 0.0 - v0)
         table.plies[key] = distance
@@ -286,13 +312,16 @@ def _child_plies(game: Game, state: State, move: Any, walked: dict[Hashable, tup
     return None if known is None else known[1]
 
 
-def _plies_walk(game: Game, search: NegamaxSearch, root: State, score: float) -> dict[Hashable, tuple[float, float]]:
+def _plies_walk(game: Game, search: NegamaxSearch, root: State, score: float,
+                deadline: float = math.inf) -> dict[Hashable, tuple[float, float]]:
     """Per state on an optimal line from ``root``: (value for player 0, plies to the end).
 
     An iterative depth-first walk over the optimal moves only: a child is optimal when its value
     equals the state's, which the searcher's transposition table usually answers at once (else two
     null-window searches, :func:`at_least` and :func:`at_most`). Alpha-beta's game is acyclic, so
     a post-order walk sees every optimal child before its parent.
+
+    :raises SearchStopped: past ``deadline`` (``time.perf_counter()``), reason ``"plies"``.
     """
     key, to_move, apply, legal, utilities = game.key, game.to_move, game.apply, game.legal_moves, game.utilities
     sides, tt = search.sides, search.tt
@@ -321,7 +350,11 @@ def _plies_walk(game: Game, search: NegamaxSearch, root: State, score: float) ->
         return children
 
     stack: list[tuple[State, Hashable, list[tuple[State, Hashable | None]]]] = [(root, key(root), optimal(root))]
+    steps = 0
     while stack:
+        steps += 1
+        if not steps & 255 and time.perf_counter() >= deadline:
+            raise SearchStopped("plies")
         state, k, children = stack[-1]
         pending = next((c for c, ck in children if ck is not None and ck not in walked), None)
         if pending is not None:
