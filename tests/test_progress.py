@@ -159,3 +159,22 @@ def test_perfect_play_takes_the_fastest_win_after_a_mistake() -> None:
             move = agent.choose(state)
             # whatever the reply, perfect play keeps the value and brings the end one ply nearer
             assert move in solution.fastest_moves, (first, reply, move, solution.fastest_moves)
+
+
+def test_a_match_of_perfect_players_solves_the_eight_puzzle_every_game(capsys) -> None:
+    code, out = run(capsys, "match", "eight_puzzle", "perfect", "perfect", "--games", "2", "--json")
+    assert code == 0
+    assert [g["plies"] for g in json.loads(out)["game_log"]] == [2, 2]
+
+
+def test_saved_tables_keep_the_distance_to_the_end(capsys, tmp_path: Path) -> None:
+    from solver.table import load_table
+
+    path = tmp_path / "nim.sqlite"
+    code, _ = run(capsys, "solve", "nim", "-p", "heaps=1,2,2", "--algorithm", "backward", "--save", str(path))
+    assert code == 0
+    game = gdl.load("nim", {"heaps": "1,2,2"})
+    table = load_table(path, game)
+    assert table.plies[game.key(game.initial_state())] == 5
+    code, out = run(capsys, "play", "nim", "-p", "heaps=1,2,2", "--as", "none", "--vs", f"perfect:table={path}")
+    assert code == 0 and len(re.findall(r"^\w+ plays ", out, flags=re.MULTILINE)) == 5  # the fastest win
