@@ -25,6 +25,11 @@ EXAMPLES = {
   gdl fmt --check games/*.gdl             # for CI: exit 1 and list the files that would change
   gdl fmt --diff mygame.gdl               # show the changes without writing them
   gdl fmt - < mygame.gdl                  # standard input to standard output""",
+    "new": """examples:
+  gdl new mygame                          # mygame.gdl from the board template
+  gdl new pigs --template dice            # a dice game
+  gdl new jugs.gdl --template puzzle      # a one-player puzzle
+  gdl check mygame.gdl && gdl solve mygame.gdl""",
 }
 
 
@@ -41,6 +46,13 @@ def add_commands(sub: Any) -> None:
                    help="write nothing; exit 1 and list the files that are not formatted")
     p.add_argument("--diff", action="store_true", help="write nothing; print a unified diff of the changes")
     p.set_defaults(run=cmd_fmt)
+
+    p = command("new", "Start a rule file from a commented template that checks clean and solves.")
+    p.add_argument("name", metavar="NAME", help="the new file (NAME.gdl unless NAME ends in .gdl)")
+    p.add_argument("--template", default="board", metavar="KIND",
+                   help="board (default), dice or puzzle (simultaneous: not in the language yet)")
+    p.add_argument("--force", action="store_true", help="overwrite an existing file")
+    p.set_defaults(run=cmd_new)
 
 
 # ================================================================== fmt
@@ -97,4 +109,30 @@ def cmd_fmt(args: argparse.Namespace) -> int:
     if not args.diff and not args.check and args.files != ["-"]:
         unchanged = len(args.files) - len(changed)
         out.print(Text(f"{plural(len(changed), 'file')} reformatted, {unchanged} unchanged", style="dim"))
+    return EXIT_OK
+
+
+# ================================================================== new
+
+
+def cmd_new(args: argparse.Namespace) -> int:
+    from gdl.templates import NOT_YET, TEMPLATES, game_name, render
+
+    if args.template in NOT_YET:
+        raise UsageError(f"--template {args.template}: {NOT_YET[args.template]}")
+    if args.template not in TEMPLATES:
+        raise UsageError(f"--template {args.template}: no such template; choose one of {', '.join(TEMPLATES)}")
+    path = Path(args.name if args.name.endswith(".gdl") else args.name + ".gdl")
+    if path.is_dir():
+        raise UsageError(f"{path}: is a directory")
+    if path.exists() and not args.force:
+        raise UsageError(f"{path} already exists (use --force to overwrite it)")
+    name = game_name(path.stem)
+    try:
+        path.write_text(render(args.template, name), encoding="utf-8")
+    except OSError as error:
+        raise UsageError(f"{path}: {error.strerror or error}") from None
+    out = make_console()
+    out.print(f"wrote {path} (game {name}, {args.template} template)")
+    out.print(Text(f"next: gdl check {path} && gdl solve {path}", style="dim"))
     return EXIT_OK
