@@ -30,6 +30,10 @@ EXAMPLES = {
   gdl new pigs --template dice            # a dice game
   gdl new jugs.gdl --template puzzle      # a one-player puzzle
   gdl check mygame.gdl && gdl solve mygame.gdl""",
+    "show": """examples:
+  gdl show kalah                          # a bundled game, highlighted
+  gdl show mygame.gdl -n                  # with line numbers
+  gdl show kalah | less -R                # plain text when not on a terminal (or with NO_COLOR)""",
 }
 
 
@@ -53,6 +57,11 @@ def add_commands(sub: Any) -> None:
                    help="board (default), dice or puzzle (simultaneous: not in the language yet)")
     p.add_argument("--force", action="store_true", help="overwrite an existing file")
     p.set_defaults(run=cmd_new)
+
+    p = command("show", "Print a rule file with syntax highlighting.")
+    p.add_argument("game", metavar="FILE", help="a rule file, or the name of a bundled game (see `gdl list`)")
+    p.add_argument("-n", "--line-numbers", action="store_true", help="number the lines")
+    p.set_defaults(run=cmd_show)
 
 
 # ================================================================== fmt
@@ -135,4 +144,27 @@ def cmd_new(args: argparse.Namespace) -> int:
     out = make_console()
     out.print(f"wrote {path} (game {name}, {args.template} template)")
     out.print(Text(f"next: gdl check {path} && gdl solve {path}", style="dim"))
+    return EXIT_OK
+
+
+# ================================================================== show
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    from rich.syntax import Syntax
+
+    from gdl.highlight import GdlLexer
+    from gdl.loader import GameNotFoundError, resolve
+
+    try:
+        path = resolve(args.game)
+        source = read_rule_file(path)
+    except (GameNotFoundError, GdlError) as error:
+        raise UsageError(str(error)) from None
+    out = make_console()
+    if not out.is_terminal and not args.line_numbers:
+        sys.stdout.write(source if source.endswith("\n") or not source else source + "\n")
+        return EXIT_OK
+    out.print(Syntax(source.rstrip("\n"), GdlLexer(), theme="ansi_dark", background_color="default",
+                     line_numbers=args.line_numbers, word_wrap=False))
     return EXIT_OK
