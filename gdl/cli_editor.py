@@ -34,6 +34,8 @@ EXAMPLES = {
   gdl show kalah                          # a bundled game, highlighted
   gdl show mygame.gdl -n                  # with line numbers
   gdl show kalah | less -R                # plain text when not on a terminal (or with NO_COLOR)""",
+    "lsp": """The editor starts it; see docs/editors.md for VS Code, Neovim and Emacs.
+It needs pygls: pip install 'gdl[lsp]'.""",
 }
 
 
@@ -62,6 +64,11 @@ def add_commands(sub: Any) -> None:
     p.add_argument("game", metavar="FILE", help="a rule file, or the name of a bundled game (see `gdl list`)")
     p.add_argument("-n", "--line-numbers", action="store_true", help="number the lines")
     p.set_defaults(run=cmd_show)
+
+    p = command("lsp", "Run the language server for editors (diagnostics, hover, definitions, completion, ...).")
+    p.add_argument("--stdio", action="store_true", help="talk over standard input and output (the default and "
+                                                         "only transport; accepted because editors pass it)")
+    p.set_defaults(run=cmd_lsp)
 
 
 # ================================================================== fmt
@@ -168,3 +175,17 @@ def cmd_show(args: argparse.Namespace) -> int:
     out.print(Syntax(source.rstrip("\n"), GdlLexer(), theme="ansi_dark", background_color="default",
                      line_numbers=args.line_numbers, word_wrap=False))
     return EXIT_OK
+
+
+# ================================================================== lsp
+
+
+def cmd_lsp(args: argparse.Namespace) -> int:
+    try:
+        import lsprotocol  # noqa: F401
+        import pygls  # noqa: F401
+    except ImportError:
+        raise UsageError("the language server needs pygls: pip install 'gdl[lsp]'") from None
+    from gdl.lsp import serve
+
+    return serve()
