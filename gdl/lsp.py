@@ -244,6 +244,9 @@ def rename_edit(index: Index | None, params: lsp.RenameParams) -> lsp.WorkspaceE
     if not NAME_RE.fullmatch(new) or new in ALL_KEYWORDS:
         raise ValueError(f"`{new}` is not a valid name (a letter or _, then letters, digits or _; not a keyword)")
     clash = index.globals.get(new)
+    if clash is None:  # a local of the same declaration with that name would capture or be captured
+        clash = next((s for _, symbols in index.scopes for s in symbols
+                      if s.name == new and s.decl.line <= found.symbol.decl.line <= s.decl.end_line), None)
     if clash is not None and clash is not found.symbol:
         raise ValueError(f"`{new}` is already declared at line {clash.span.line}")
     spans = sorted(set(found.symbol.refs), key=lambda s: (s.line, s.column))
@@ -265,7 +268,9 @@ def completions(index: Index | None, position: lsp.Position) -> lsp.CompletionLi
             add(symbol.name, COMPLETION_KINDS["local"], f"local ({symbol.how})")
         for symbol in index.globals.values():
             add(symbol.name, COMPLETION_KINDS[symbol.kind], index.first_line(symbol.decl))
-    has_board = index is not None and any(type(d).__name__ == "BoardDecl" for d in index.rules.decls)
+    from gdl import ast
+
+    has_board = index is not None and any(isinstance(d, ast.BoardDecl) for d in index.rules.decls)
     for name, doc in BUILTIN_DOCS.items():
         if has_board or name in ("abs", "len", "next", "opponent", "mover", "turn", "player", "bool"):
             add(name, lsp.CompletionItemKind.Function if "(" in doc.split(":")[0] else lsp.CompletionItemKind.Constant,
