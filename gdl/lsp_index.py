@@ -116,6 +116,7 @@ class Symbol:
     span: Span  # the name at its declaration
     decl: Span  # the whole declaration (for the outline and the hover text)
     how: str = ""  # for locals: let, for, chance, parameter, binder
+    domain: str = ""  # for locals: the text of its type or domain (`0..pits-1`, `cell`), or a let's value
     refs: list[Span] = field(default_factory=list)  # every occurrence, the declaration included
 
 
@@ -235,9 +236,12 @@ class Index:
         if symbol is not None:
             self._use(symbol, span)
 
-    def _local(self, name: str, span: Span, decl: Span, how: str, scope: dict[str, Symbol]) -> dict[str, Symbol]:
+    def _local(self, name: str, span: Span, decl: Span, how: str, scope: dict[str, Symbol],
+               domain: ast.Expr | ast.TypeExpr | str | None = None) -> dict[str, Symbol]:
         inner = dict(scope)
-        inner[name] = self._declare(name, "local", span, decl, how)
+        symbol = self._declare(name, "local", span, decl, how)
+        symbol.domain = domain if isinstance(domain, str) else self.text(domain.span) if domain is not None else ""
+        inner[name] = symbol
         return inner
 
     def _params(self, params: Iterable[ast.Param], decl: Span) -> dict[str, Symbol]:
@@ -245,7 +249,7 @@ class Index:
         for param in params:
             self._expr(param.type.domain, {})
             name_span = Span(param.span.line, param.span.column, param.span.line, param.span.column + len(param.name))
-            scope = self._local(param.name, name_span, decl, "parameter", scope)
+            scope = self._local(param.name, name_span, decl, "parameter", scope, param.type)
         return scope
 
     def _decl(self, decl: ast.Decl) -> None:
@@ -267,13 +271,14 @@ class Index:
             scope: dict[str, Symbol] = {}
             who = decl.who
             if isinstance(who, ast.Name) and who.id not in self.globals:
-                scope = self._local(who.id, who.span, decl.span, "binder", scope)
+                scope = self._local(who.id, who.span, decl.span, "binder", scope, "player")
             else:
                 self._expr(who, scope)
             self._expr(decl.condition, scope)
         elif isinstance(decl, ast.UtilityDecl | ast.HeuristicDecl):
             keyword = "utility" if isinstance(decl, ast.UtilityDecl) else "heuristic"
-            scope = self._local(decl.var, self._name_after(keyword, decl.span, decl.var), decl.span, "binder", {})
+            span = self._name_after(keyword, decl.span, decl.var)
+            scope = self._local(decl.var, span, decl.span, "binder", {}, "player")
             if isinstance(decl, ast.UtilityDecl):
                 self._expr(decl.bounds, {})
             self._expr(decl.expr, scope)
@@ -294,14 +299,16 @@ class Index:
             self._exprs((*stmt.indices, stmt.value), scope)
         elif isinstance(stmt, ast.Let):
             self._expr(stmt.value, scope)
-            return self._local(stmt.name, self._name_after("let", stmt.span, stmt.name), stmt.span, "let", scope)
+            span = self._name_after("let", stmt.span, stmt.name)
+            return self._local(stmt.name, span, stmt.span, "let", scope, stmt.value)
         elif isinstance(stmt, ast.For):
             self._expr(stmt.domain, scope)
             span = self._name_after("for", stmt.span, stmt.var)
-            self._block(stmt.body, self._local(stmt.var, span, stmt.span, "for", scope))
+            self._block(stmt.body, self._local(stmt.var, span, stmt.span, "for", scope, stmt.domain))
         elif isinstance(stmt, ast.Chance):
             self._exprs((stmt.domain, stmt.weight), scope)
-            inner = self._local(stmt.var, self._name_after("chance", stmt.span, stmt.var), stmt.span, "chance", scope)
+            span = self._name_after("chance", stmt.span, stmt.var)
+            inner = self._local(stmt.var, span, stmt.span, "chance", scope, stmt.domain)
             if stmt.body is None:
                 return inner
             self._block(stmt.body, inner)
@@ -330,7 +337,7 @@ class Index:
             self._exprs(expr.args, scope)
         elif isinstance(expr, ast.Quantifier):
             self._expr(expr.domain, scope)
-            inner = self._local(expr.var, expr.var_span, expr.span, "binder", scope)
+            inner = self._local(expr.var, expr.var_span, expr.span, "binder", scope, expr.domain)
             self._exprs((expr.filter, expr.body), inner)
         else:
             for f in fields(expr):
@@ -362,7 +369,10 @@ def describe(symbol: Symbol, index: Index) -> str:
     if symbol.kind == "local":
         what = {"let": "local (let)", "for": "loop variable", "chance": "chance variable",
                 "parameter": "parameter", "binder": "bound variable"}[symbol.how]
-        return f"**{what}** `{symbol.name}`, line {symbol.span.line}\n\n{code}"
+        domain = f" = {symbol.domain}" if symbol.how == "let" else f" in {symbol.domain}" if symbol.domain else ""
+        if symbol.how == "parameter":
+            domain = f": {symbol.domain}"
+        return f"**{what}** `{symbol.name}`{domain}\n\n{code}"
     return f"**{symbol.kind}** `{symbol.name}`\n\n{code}"
 
 
