@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import threading
 from typing import Any
 
 from lsprotocol import types as lsp
@@ -69,12 +70,24 @@ def static_diagnostics(source: str, filename: str) -> list[Diagnostic]:
         return error.diagnostics
 
 
-def playout_diagnostics(source: str, filename: str) -> list[Diagnostic]:
-    """The static diagnostics plus what random playouts find, within ``PLAYOUT_SECONDS``."""
+class _Cancelled(Exception):
+    """An edit made a playout run out of date: stop it between two playouts."""
+
+
+def playout_diagnostics(source: str, filename: str,
+                        cancelled: threading.Event | None = None) -> list[Diagnostic] | None:
+    """The static diagnostics plus what random playouts find, within ``PLAYOUT_SECONDS``; None if cancelled."""
     from gdl.check import check_source
 
+    def progress(_done: int) -> None:
+        if cancelled is not None and cancelled.is_set():
+            raise _Cancelled
+
     try:
-        return check_source(source, filename, playouts=PLAYOUTS, time_budget=PLAYOUT_SECONDS).diagnostics
+        return check_source(source, filename, playouts=PLAYOUTS, time_budget=PLAYOUT_SECONDS,
+                            progress=progress).diagnostics
+    except _Cancelled:
+        return None
     except Exception:  # a parameter problem or a crash must not stop the server
         return static_diagnostics(source, filename)
 
@@ -102,7 +115,7 @@ def build_server() -> Any:
 
     server = LanguageServer("gdl", gdl.__version__, text_document_sync_kind=lsp.TextDocumentSyncKind.Full)
     indexes: dict[str, Index] = {}  # the last index of each document that parsed (for edits that do not)
-    pending: dict[str, asyncio.Task[None]] = {}
+    pending: dict[str, tuple[asyncio.Task[None], threading.Event]] = {}
 
     def publish(uri: str, version: int | None, diagnostics: list[Diagnostic]) -> None:
         items = [to_lsp_diagnostic(d) for d in diagnostics]
@@ -125,21 +138,27 @@ def build_server() -> Any:
             indexes[uri] = fresh
         return indexes.get(uri)
 
-    async def later_playouts(uri: str, version: int | None) -> None:
+    async def later_playouts(uri: str, version: int | None, cancelled: threading.Event) -> None:
         await asyncio.sleep(PLAYOUT_DELAY)
-        doc = document(uri)
-        source = doc.source
+        source = document(uri).source
         diagnostics = await asyncio.get_running_loop().run_in_executor(None, playout_diagnostics, source,
-                                                                       filename(uri))
-        if document(uri).version == version:  # not edited meanwhile
+                                                                       filename(uri), cancelled)
+        if diagnostics is not None and not cancelled.is_set() and document(uri).version == version:
             publish(uri, version, diagnostics)
+
+    def cancel(uri: str) -> None:
+        """Stop the pending playouts of a document: before they start, or between two playouts."""
+        if uri in pending:
+            task, cancelled = pending.pop(uri)
+            cancelled.set()
+            task.cancel()
 
     def check(uri: str) -> None:
         doc = document(uri)
+        cancel(uri)
         publish(uri, doc.version, static_diagnostics(doc.source, filename(uri)))
-        if uri in pending:
-            pending.pop(uri).cancel()
-        pending[uri] = asyncio.ensure_future(later_playouts(uri, doc.version))
+        cancelled = threading.Event()
+        pending[uri] = (asyncio.ensure_future(later_playouts(uri, doc.version, cancelled)), cancelled)
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: Any, params: lsp.DidOpenTextDocumentParams) -> None:
@@ -156,8 +175,7 @@ def build_server() -> Any:
     @server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: Any, params: lsp.DidCloseTextDocumentParams) -> None:
         uri = params.text_document.uri
-        if uri in pending:
-            pending.pop(uri).cancel()
+        cancel(uri)
         indexes.pop(uri, None)
         publish(uri, None, [])
 

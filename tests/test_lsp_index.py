@@ -102,3 +102,16 @@ def test_hover_completion_outline_and_formatting_without_a_server() -> None:
     (edit,) = format_edits(SOURCE.replace("total += k", "total+=k"))
     assert edit.new_text == SOURCE
     assert format_edits(SOURCE) == [] and format_edits("game G\nplayers A B\n") is None
+
+
+def test_playouts_stop_when_cancelled_and_find_run_time_errors() -> None:
+    import threading
+
+    from gdl.lsp import playout_diagnostics
+
+    overflow = "game G\nplayers A\nstate n: 0..3 = 0\nmove inc: n += 2\nwin A when n == 3\n"
+    stop = threading.Event()
+    found = playout_diagnostics(overflow, "g.gdl", stop)
+    assert found and any("outside" in d.message for d in found)
+    stop.set()
+    assert playout_diagnostics(overflow, "g.gdl", stop) is None
