@@ -9,6 +9,7 @@ from typing import Any
 
 import grammar_strategy as gs
 import pytest
+from hypothesis import HealthCheck, given, settings
 from test_docs import COMPLETE
 
 import gdl
@@ -106,6 +107,13 @@ def test_grammar_fuzz_file_formats_to_the_same_ast(seed: int) -> None:
     except RuleFileError:
         pytest.skip("the generated file does not parse")
     assert_same_meaning(source)
+
+
+@settings(max_examples=40, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(gs.rule_files())
+def test_generated_rule_files_format_to_the_same_ast(source: str) -> None:
+    assert_same_meaning(source)  # the strategy's files all parse (tests/test_grammar_fuzz.py)
 
 
 LAYOUT_CASES = {
