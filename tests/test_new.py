@@ -43,3 +43,13 @@ def test_game_names_from_file_names() -> None:
     assert game_name("my-game") == "MyGame"
     assert game_name("2048") == "Game2048"
     assert game_name("---") == "MyGame"
+
+
+def test_section_numbers_cited_by_the_templates_exist_in_the_language_doc() -> None:
+    import re
+
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "language.md").read_text(encoding="utf-8")
+    headings = set(re.findall(r"^#{2,4} ([0-9]+\.[0-9]+) ", doc, re.MULTILINE))
+    for template in TEMPLATES.values():
+        cited = set(re.findall(r"\b(2\.[0-9]+)\b", template))
+        assert cited and cited <= headings, cited - headings
