@@ -205,7 +205,7 @@ def build_server() -> Any:
     def rename(ls: Any, params: lsp.RenameParams) -> lsp.WorkspaceEdit | None:
         return rename_edit(index(params.text_document.uri), params)
 
-    @server.feature(lsp.TEXT_DOCUMENT_COMPLETION, lsp.CompletionOptions(trigger_characters=["(", " "]))
+    @server.feature(lsp.TEXT_DOCUMENT_COMPLETION, lsp.CompletionOptions(trigger_characters=["("]))
     def completion(ls: Any, params: lsp.CompletionParams) -> lsp.CompletionList:
         return completions(index(params.text_document.uri), params.position)
 
