@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import pytest
+
+pytest.importorskip("lsprotocol")  # comes with pygls: pip install -e '.[test]' (or '.[lsp]')
+
 from lsprotocol import types as lsp
 
 from gdl.lsp import completions, format_edits, hover_at, outline, rename_edit
