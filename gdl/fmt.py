@@ -194,6 +194,34 @@ def _width(indentation: str) -> int:
     return indentation.count(" ") + indentation.count("\t") * GdlIndenter.tab_len
 
 
+MAX_COMMENT_COLUMN = 80
+
+
+def _align_trailing_comments(lines: list[str], trailing: dict[int, int]) -> list[str]:
+    """Trailing comments on consecutive lines start in one column, two spaces after the longest code.
+
+    ``trailing`` maps a line's index to the length of its code before the comment. Authors line such
+    comments up by hand; the formatter keeps them lined up (as gofmt does) so that a table of declarations
+    with comments stays a table. A column past 80 falls back to two spaces.
+    """
+    out = list(lines)
+    i = 0
+    while i < len(out):
+        if i not in trailing:
+            i += 1
+            continue
+        j = i
+        while j < len(out) and j in trailing:
+            j += 1
+        column = max(trailing[k] for k in range(i, j)) + 2
+        if column <= MAX_COMMENT_COLUMN:
+            for k in range(i, j):
+                code, comment = out[k][: trailing[k]], out[k][trailing[k]:].lstrip(" ")
+                out[k] = code.ljust(column) + comment
+        i = j
+    return out
+
+
 class _Formatter:
     def __init__(self, text: str, toks: list[Tok]) -> None:
         self.text = text
@@ -201,6 +229,7 @@ class _Formatter:
         self.lines: list[str] = []
         self.level = 0
         self.widths = [0]  # original indentation width of each open block level
+        self.trailing: dict[int, int] = {}  # line index -> length of its code before a trailing comment
 
     def run(self) -> str:
         line: list[Tok] = []
@@ -218,7 +247,7 @@ class _Formatter:
             self._logical_line(line)
         while self.lines and not self.lines[-1]:
             self.lines.pop()
-        return "\n".join(self.lines) + "\n"
+        return "\n".join(_align_trailing_comments(self.lines, self.trailing)) + "\n"
 
     def _blank(self) -> None:
         if self.lines and self.lines[-1]:
@@ -237,6 +266,7 @@ class _Formatter:
             if at_start and not self.lines:
                 self.lines.append(head.rstrip())
             elif self.lines:
+                self.trailing[len(self.lines) - 1] = len(self.lines[-1])
                 self.lines[-1] += "  " + head.rstrip()
         if next_level > self.level:
             self.widths.append(_width(pieces[-1]))
@@ -280,6 +310,7 @@ class _Formatter:
             if gap.backslash and not open_lines:
                 current += " \\"
             if gap.trailing:
+                self.trailing[len(self.lines)] = len(current)
                 current += "  " + gap.trailing
             self.lines.append(current)
             physical += 1

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from gdl.fmt import format_source
+
 DOC = "docs/language.md"
 
 BOARD = """\
@@ -113,4 +115,5 @@ def render(template: str, name: str) -> str:
 
     :raises KeyError: an unknown template.
     """
-    return TEMPLATES[template].format(name=name, doc=DOC)
+    # The game's name changes line lengths, so the layout (aligned comments) is settled after filling it in.
+    return format_source(TEMPLATES[template].format(name=name, doc=DOC))

@@ -84,6 +84,20 @@ def test_bundled_games_are_formatted() -> None:
     assert main(["fmt", "--check", *map(str, GAMES)]) == 0
 
 
+def test_doc_games_are_formatted() -> None:
+    # The docs teach the layout `gdl fmt` keeps: every complete example is already canonical.
+    changed = [line for line, block in COMPLETE if format_source(block) != block]
+    assert changed == [], f"docs/language.md blocks at lines {changed} are not in gdl fmt's layout"
+
+
+def test_aligned_trailing_comments_stay_aligned() -> None:
+    source = "game X\nplayers A\nstate n: 0..3 = 0  # short\nstate done: bool = false # longer line\nwin A when done\n"
+    assert format_source(source).splitlines()[2:4] == [
+        "state n: 0..3 = 0         # short",
+        "state done: bool = false  # longer line",
+    ]
+
+
 @pytest.mark.parametrize(("line", "block"), COMPLETE, ids=[f"line{line}" for line, _ in COMPLETE])
 def test_doc_game_formats_to_the_same_program(line: int, block: str) -> None:
     formatted = assert_same_meaning(block)
