@@ -274,12 +274,13 @@ def _hint(out: Any, game: Any, state: Any) -> None:
         return
     player = game.to_move(state)
     kind = value_kind(game, result)
+    fastest = getattr(result, "fastest_moves", ())  # the optimal move that also brings the end nearest
     if kind is None or kind == "bounds":
         about = "the solver's guess; value unknown"
     else:
         how = "the solver proves" if kind == "proven" else "the solver's best guess"
         about = f"{how}: value {format_number(result.value[player])} for {game.players[player]}"
-    out.print(Text("hint: ", style="bold green") + Text(str(result.best_moves[0]), style="bold")
+    out.print(Text("hint: ", style="bold green") + Text(str((fastest or result.best_moves)[0]), style="bold")
               + Text(f"  ({about})", style="dim"))
 
 
@@ -402,7 +403,7 @@ def solve_limits(args: argparse.Namespace) -> Limits:
     return Limits(depth=args.depth, seconds=args.time, nodes=args.max_nodes, table_entries=entries)
 
 
-GROWTH_SECONDS = 1.0
+GROWTH_SECONDS = 3.0
 """Most seconds the breadth-first probe behind a size estimate runs ..."""
 GROWTH_STATES = 50_000
 """... and most states it keeps."""
@@ -440,9 +441,13 @@ def _growth(game: Any, state: Any) -> dict[str, Any]:
     deadline = time.monotonic() + GROWTH_SECONDS
     seen = {game.key(state)}
     level, sizes = [state], [1]
+    partial = False
     while level and len(seen) < GROWTH_STATES and time.monotonic() < deadline:
         following = []
         for parent in level:
+            if len(seen) >= 4 * GROWTH_STATES:  # a huge ply: stop inside it (and leave it out)
+                partial = True
+                break
             player = game.to_move(parent)
             if player == TERMINAL:
                 continue
@@ -454,11 +459,10 @@ def _growth(game: Any, state: Any) -> dict[str, Any]:
                     seen.add(k)
                     following.append(child)
         level = following
-        if level:
+        if level and not partial:
             sizes.append(len(level))
     if not level:
         return {"reachable_states": len(seen)}
-    sizes = sizes[:-1] if len(sizes) > 2 else sizes  # the last ply may be cut short by the probe's budget
     return {"estimated_states": _extrapolate(sizes, _longest_playout(game, state)), "ply_sizes": sizes}
 
 
@@ -572,6 +576,42 @@ def value_kind(game: Any, result: Any) -> str | None:
     return "estimated"
 
 
+def _plies_json(plies: float | None) -> int | float | None:
+    """The distance to the end as JSON: a whole number of plies, an expected number, or null (not known,
+    or endless play)."""
+    if plies is None or not math.isfinite(plies):
+        return None
+    return int(plies) if float(plies).is_integer() else round(float(plies), 6)
+
+
+def plies_text(game: Any, value: Sequence[float], plies: float | None) -> str | None:
+    """``X wins in 7 plies``, ``draw (9 plies)``, ``solved in 2 moves``: the distance to the end in words."""
+    if plies is None:
+        return None
+    if len(game.players) == 1 and not game.has_chance:
+        return f"solved in {_count(plies, 'move')}" if math.isfinite(plies) else None
+    if not math.isfinite(plies):
+        return "the game never ends under optimal play (endless play is worth 0)"
+    if game.has_chance:
+        return f"expected length under optimal play: {format_number(plies)} plies"
+    if len(game.players) == 2 and game.zero_sum:
+        if abs(value[0]) <= 1e-9:
+            return f"draw ({_count(plies, 'ply')})"
+        return f"{game.players[0 if value[0] > 0 else 1]} wins in {_count(plies, 'ply')}"
+    return f"the game lasts {_count(plies, 'ply')} under optimal play"
+
+
+def _plies_cell(distance: float | None) -> str:
+    if distance is None:
+        return "?"
+    return format_number(distance) if math.isfinite(distance) else "endless"
+
+
+def _count(n: float, word: str) -> str:
+    plural = "plies" if word == "ply" else word + "s"
+    return f"{int(n)} {word if n == 1 else plural}"
+
+
 def cmd_solve(args: argparse.Namespace) -> int:
     out = make_console()
     game = load_game(args.game, parse_params(args.param), symmetry=not args.no_symmetry)
@@ -611,6 +651,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
         "stop_reason": result.stop_reason,
         "bounds": _bounds(result.bounds),
         "note": result.note,
+        "plies_to_end": _plies_json(result.plies),
     }
     if result.stopped and result.stop_reason != "interrupt":
         report["estimate"] = size_estimate(game, state, stats.tt_size or stats.nodes,  # distinct states kept
@@ -643,6 +684,11 @@ def _print_solution(out: Any, game: Any, state: Any, solution: engine.Solution, 
         out.print(Text(f"{reason}: the best result so far", style="bold yellow"))
         if "estimate" in report:
             out.print(Text(_estimate_text(report["estimate"]), style="yellow"))
+    if engine.unsolvable(result):
+        out.print(Text(result.note or "no solution", style="bold yellow"))
+        stats = report["stats"]
+        out.print(Text(f"{stats['nodes']:,} nodes in {stats['seconds']:.3f} s, {result.algorithm}", style="dim"))
+        return
     if result.note:
         out.print(Text(result.note, style="yellow"))
     if result.stopped and not result.best_moves and not result.exact:
@@ -657,16 +703,31 @@ def _print_solution(out: Any, game: Any, state: Any, solution: engine.Solution, 
             "below is a guess", style="yellow"))
     else:
         _print_value(out, game, result, report)
+        distance = plies_text(game, result.value, result.plies) if result.exact else None
+        if distance:
+            out.print(Text(distance, style="bold"))
+        elif result.exact and result.algorithm == "alphabeta" and result.best_moves:
+            out.print(Text("distance to the end: not computed (walking every optimal line took too long)",
+                           style="dim"))
     player = game.to_move(state)
     if solution.move_values and player >= 0:
         table = Table(header_style="bold", box=None, padding=(0, 2))
         table.add_column("move", style="cyan")
         table.add_column(f"value for {game.players[player]}", justify="right")
+        distances = solution.move_plies
+        with_plies = any(d is not None for d in distances.values())
+        if with_plies:
+            table.add_column("plies then", justify="right")  # the distance to the end after the move
         table.add_column("")
         best = {str(m) for m in solution.best_moves}
         for move, value in sorted(solution.move_values, key=lambda mv: -(mv[1][player] if mv[1] else -1e18)):
             shown = format_number(value[player]) if value is not None else "?"
-            table.add_row(str(move), shown, Text("best", style="bold green") if str(move) in best else "")
+            mark = Text("best", style="bold green") if str(move) in best else ""
+            if with_plies:
+                distance = distances.get(str(move))
+                table.add_row(str(move), shown, _plies_cell(distance), mark)
+            else:
+                table.add_row(str(move), shown, mark)
         out.print(table)
     elif report["best_moves"]:
         out.print(Text("best move: ", style="bold") + Text(", ".join(report["best_moves"]), style="cyan"))
