@@ -20,6 +20,7 @@ from lark.indenter import DedentError, Indenter
 
 from gdl import ast
 from gdl.diagnostics import Diagnostic, RuleFileError, Span, source_lines
+from gdl.parser_cache import cached_lark
 
 QUANTIFIERS = ("any", "all", "count", "sum", "min", "max", "first", "select")
 MAX_NESTING = 200  # deeper expressions are refused before Python's recursion limit bites
@@ -60,15 +61,10 @@ class GdlIndenter(Indenter):
 @functools.cache
 def _lark() -> tuple[Lark, GdlIndenter]:
     indenter = GdlIndenter()
-    parser = Lark(
-        grammar_path().read_text(encoding="utf-8"),
-        parser="lalr",
-        lexer="contextual",
-        postlex=indenter,
-        propagate_positions=True,
-        maybe_placeholders=True,
-        cache=True,  # LALR tables are cached in the temp dir: a cold start costs ~0.3 s, a warm one ~20 ms
-    )
+    # Never Lark's cache=True: it unpickles a predictably named file in the shared temp directory.
+    # A cold build costs ~0.3 s, reading the private JSON cache ~20 ms (gdl/parser_cache.py).
+    options = {"parser": "lalr", "lexer": "contextual", "propagate_positions": True, "maybe_placeholders": True}
+    parser = cached_lark(grammar_path().read_text(encoding="utf-8"), options, indenter)
     return parser, indenter
 
 
