@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import random
+import signal
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -20,11 +22,13 @@ from gdl.cli import (
     DelayedProgress,
     Problem,
     UsageError,
+    finite_number,
     game_label,
     json_value,
     load_game,
     parse_params,
     replay,
+    seconds,
 )
 from gdl.console import board_text, format_number, make_console
 from solver.agents import play_game
@@ -102,7 +106,23 @@ def add_play_options(p: argparse.ArgumentParser) -> None:
                    help="the player you play (name or number, default the first); `none` to watch agents")
     p.add_argument("--moves", metavar="M1,M2,...", help="start from the position after these moves")
     p.add_argument("--seed", type=int, default=None, help="random seed for chance events and agents")
-    p.add_argument("--delay", type=float, default=0.0, metavar="SECONDS", help="pause after each agent move")
+    p.add_argument("--delay", type=delay_seconds, default=0.0, metavar="SECONDS",
+                   help=f"pause after each agent move (at most {MAX_DELAY:g})")
+    p.add_argument("--max-plies", type=int, default=DEFAULT_PLAY_PLIES, metavar="N",
+                   help=f"stop a game that has not ended after this many plies (default {DEFAULT_PLAY_PLIES:,})")
+
+
+DEFAULT_PLAY_PLIES = 10_000
+"""``gdl play`` stops a game after this many plies (the same cap as each game of ``gdl match``)."""
+MAX_DELAY = 60.0
+
+
+def delay_seconds(text: str) -> float:
+    """argparse type of ``--delay``: 0 to :data:`MAX_DELAY` seconds."""
+    value = seconds(text)
+    if value > MAX_DELAY:
+        raise argparse.ArgumentTypeError(f"{text!r} is more than {MAX_DELAY:g} seconds")
+    return value
 
 
 def _human_seat(game: Any, text: str | None) -> int | None:
@@ -152,7 +172,14 @@ def cmd_play(args: argparse.Namespace) -> int:
         out.print("[dim]type a move, `moves`, `hint`, `undo`, `help` or `quit`[/]")
     history: list[tuple[Any, list[str]]] = []  # (state, played) before each human move
     shown = None
+    if args.max_plies < 1:
+        raise UsageError("--max-plies must be at least 1")
+    plies = 0
     while True:
+        if plies >= args.max_plies and game.to_move(state) != TERMINAL:
+            out.print(Text(f"stopped: the game has not ended after {plies:,} plies (--max-plies {args.max_plies})",
+                           style="bold yellow"))
+            return EXIT_OK
         if shown is not state:
             out.print()
             out.print(board_text(game, state))
@@ -171,19 +198,21 @@ def cmd_play(args: argparse.Namespace) -> int:
                       + Text(f"  (probability {probability:.4g})", style="dim"))
             state = game.apply(state, outcome)
             played.append(str(outcome))
+            plies += 1
             continue
         if player != human:
             agent = agents[player]
             with SearchDisplay(out, f"{game.players[player]} is thinking") as display:
                 if hasattr(agent, "progress"):
                     agent.progress = display.update
-                move = agent.choose(state)
+                move = choose_or_stop(agent, state)
             out.print(Text(f"{game.players[player]} plays ", style="bold") + Text(str(move), style="bold cyan"))
             last = getattr(agent, "last", None)
             if last is not None and last.stopped and last.note:
                 out.print(Text(last.note, style="dim yellow"))
             state = game.apply(state, move)
             played.append(str(move))
+            plies += 1
             if args.delay:
                 time.sleep(args.delay)
             continue
@@ -227,6 +256,49 @@ def cmd_play(args: argparse.Namespace) -> int:
         history.append((state, list(played)))
         state = game.apply(state, move)
         played.append(str(move))
+        plies += 1
+
+
+class _Interrupts:
+    """Counts Ctrl-C presses: a search catches :class:`KeyboardInterrupt` to return its best move so far,
+    which would swallow the press that was meant to stop ``gdl play`` or ``gdl match``."""
+
+    count = 0
+
+    @classmethod
+    def handler(cls, signum: int, frame: Any) -> None:
+        cls.count += 1
+        raise KeyboardInterrupt
+
+
+def choose_or_stop(agent: Any, state: Any) -> Any:
+    """``agent.choose(state)``, but a Ctrl-C during it stops the command (the search may have caught it)."""
+    pressed = _Interrupts.count
+    previous = None
+    with contextlib.suppress(ValueError):  # not the main thread: the default handler stays
+        previous = signal.signal(signal.SIGINT, _Interrupts.handler)
+    try:
+        move = agent.choose(state)
+    except Exception:
+        if _Interrupts.count != pressed:  # a search stopped by the press found no move: still a stop
+            raise KeyboardInterrupt from None
+        raise
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
+    if _Interrupts.count != pressed:
+        raise KeyboardInterrupt
+    return move
+
+
+class _Stoppable:
+    """An agent seat in ``gdl match`` whose Ctrl-C stops the match (see :func:`choose_or_stop`)."""
+
+    def __init__(self, agent: Any) -> None:
+        self.agent = agent
+
+    def choose(self, state: Any) -> Any:
+        return choose_or_stop(self.agent, state)
 
 
 def _hint(out: Any, game: Any, state: Any) -> None:
@@ -326,13 +398,13 @@ def add_solve_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--algorithm", default="auto", choices=engine.ALGORITHMS,
                    help="auto (default): the exact solver that fits the game")
     p.add_argument("--depth", type=int, metavar="N", help="heuristic search to this depth instead of solving")
-    p.add_argument("--time", type=float, metavar="SECONDS", help="search for at most this long (heuristic "
+    p.add_argument("--time", type=finite_number, metavar="SECONDS", help="search for at most this long (heuristic "
                    "unless it finishes)")
     p.add_argument("--max-nodes", type=int, metavar="N", help="stop after visiting this many states "
                    "(the result so far is reported)")
     p.add_argument("--max-table", type=int, metavar="ENTRIES", help="memory cap: at most this many "
                    "states in the solver's tables")
-    p.add_argument("--memory", type=float, metavar="MB", help="memory cap in megabytes for the solver's "
+    p.add_argument("--memory", type=finite_number, metavar="MB", help="memory cap in megabytes for the solver's "
                    f"tables (about {BYTES_PER_ENTRY} bytes per state; combined with --max-table, the smaller wins)")
     p.add_argument("--save", metavar="FILE.sqlite", help="store the solved values in an SQLite table")
     p.add_argument("--no-symmetry", action="store_true", help="ignore the rule file's `symmetry` line "
@@ -361,7 +433,7 @@ def solve_limits(args: argparse.Namespace) -> Limits:
     if args.memory is not None:
         if not args.memory > 0:
             raise UsageError("--memory must be positive (megabytes)")
-        by_memory = max(1, int(args.memory * 1e6 / BYTES_PER_ENTRY))
+        by_memory = max(1, int(min(args.memory, 1e12) * 1e6 / BYTES_PER_ENTRY))  # 1e305 MB: no float overflow
         entries = by_memory if entries is None else min(entries, by_memory)
     return Limits(depth=args.depth, seconds=args.time, nodes=args.max_nodes, table_entries=entries)
 
@@ -571,7 +643,7 @@ def cmd_match(args: argparse.Namespace) -> int:
         for number in range(args.games):
             # seats alternate: in even games A takes the first seat, in odd games B does
             order = [(number + seat) % 2 for seat in range(n)]
-            seated = [agents[index] for index in order]
+            seated = [_Stoppable(agents[index]) for index in order]
             record = play_game(game, seated, tuple(order), rng)
             utilities, moves = record.utilities, list(record.moves)
             points = engine.winner_scores(utilities)

@@ -118,6 +118,11 @@ def excerpt(source: str | None, span: Span) -> list[str]:
 _CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]")
 
 
+def has_controls(text: str, keep: str = "") -> bool:
+    """Whether :func:`visible` would change ``text``."""
+    return any(char not in keep for char in _CONTROL.findall(text))
+
+
 def visible(text: str, keep: str = "") -> str:
     r"""``text`` with control characters escaped, safe to write to a terminal as it is.
 

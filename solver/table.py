@@ -29,6 +29,7 @@ import tempfile
 import urllib.parse
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
 from solver.game import TERMINAL
@@ -134,6 +135,8 @@ def canonical_json(value: Any) -> str:
 
 
 def _refuse(value: Any) -> Any:
+    if isinstance(value, Fraction):  # a real parameter: its exact text, `1/2`
+        return str(value)
     raise TypeError(f"{value!r} ({type(value).__name__}) cannot be stored in a solved table")
 
 
