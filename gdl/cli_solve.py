@@ -34,6 +34,7 @@ from gdl.console import board_text, format_number, make_console
 from solver.agents import play_game
 from solver.game import CHANCE, TERMINAL, AmbiguousMoveError, IllegalMoveError, MoveError, UnknownMoveError
 from solver.limits import Limits
+from solver.table import TableError
 
 # ================================================================== agents
 
@@ -279,6 +280,8 @@ def choose_or_stop(agent: Any, state: Any) -> Any:
         previous = signal.signal(signal.SIGINT, _Interrupts.handler)
     try:
         move = agent.choose(state)
+    except TableError as error:  # a solved table found damaged while playing (an illegal best move)
+        raise Problem(str(error)) from None
     except Exception:
         if _Interrupts.count != pressed:  # a search stopped by the press found no move: still a stop
             raise KeyboardInterrupt from None

@@ -59,13 +59,15 @@ class GdlIndenter(Indenter):
             yield token
 
 
+LARK_OPTIONS = {"parser": "lalr", "lexer": "contextual", "propagate_positions": True, "maybe_placeholders": True}
+
+
 @functools.cache
 def _lark() -> tuple[Lark, GdlIndenter]:
     indenter = GdlIndenter()
     # Never Lark's cache=True: it unpickles a predictably named file in the shared temp directory.
     # A cold build costs ~0.3 s, reading the private JSON cache ~20 ms (gdl/parser_cache.py).
-    options = {"parser": "lalr", "lexer": "contextual", "propagate_positions": True, "maybe_placeholders": True}
-    parser = cached_lark(grammar_path().read_text(encoding="utf-8"), options, indenter)
+    parser = cached_lark(grammar_path().read_text(encoding="utf-8"), dict(LARK_OPTIONS), indenter)
     return parser, indenter
 
 

@@ -311,10 +311,10 @@ def _shown(value: Any, limit: int = 60) -> str:
 
 def _read(connection: sqlite3.Connection, path: str) -> SolvedTable:
     try:
-        rows = connection.execute("SELECT name, value FROM header").fetchall()
+        rows = connection.execute(f"SELECT substr(name, 1, 100), {_CAPPED.format('value')} FROM header").fetchall()
     except sqlite3.OperationalError:
         raise CorruptTableError(f"{path!r} is an SQLite file but not a gdl solved table (no header)") from None
-    header = {name: value for name, value in rows if isinstance(name, str)}
+    header = {name: _typed(value, kind) for name, value, kind in rows if isinstance(name, str)}
     if header.get("format") != FORMAT:
         raise CorruptTableError(f"{path!r} is an SQLite file but not a gdl solved table")
     if header.get("version") != VERSION:
@@ -322,7 +322,11 @@ def _read(connection: sqlite3.Connection, path: str) -> SolvedTable:
                                 f"this gdl reads version {VERSION}")
     table = _header(header)
     values, best, count = table.values, table.best, len(table.players)
-    for key_text, value_text, best_text in connection.execute("SELECT key, value, best FROM states"):
+    columns = ", ".join(_CAPPED.format(column) for column in ("key", "value", "best"))
+    for key_text, key_kind, value_text, value_kind, best_text, best_kind in connection.execute(
+            f"SELECT {columns} FROM states"):
+        key_text, value_text, best_text = (_typed(key_text, key_kind), _typed(value_text, value_kind),
+                                           _typed(best_text, best_kind))
         key = _key(key_text)
         if key in values:
             raise ValueError(f"the state {_shown(key_text)} appears twice")
@@ -343,9 +347,28 @@ def _damaged(what: str) -> CorruptTableError:
     return _Damaged(what)
 
 
+_CAPPED = f"substr({{0}}, 1, {MAX_TEXT + 1}), typeof({{0}})"
+"""A column as at most one character more than :data:`MAX_TEXT` (a huge row never reaches Python), and its type."""
+
+
+class _NotText:
+    """A column that held a number, a blob or NULL where text belongs."""
+
+    def __init__(self, kind: str) -> None:
+        self.kind = kind
+
+    def __repr__(self) -> str:
+        return f"<{self.kind}>"
+
+
+def _typed(value: Any, kind: str) -> Any:
+    return value if kind == "text" else _NotText(kind)
+
+
 def _text(value: Any, what: str) -> str:
     if not isinstance(value, str):
-        raise _damaged(f"{what} is {type(value).__name__}, not text")
+        kind = value.kind if isinstance(value, _NotText) else type(value).__name__
+        raise _damaged(f"{what} is {kind}, not text")
     if len(value) > MAX_TEXT:
         raise _damaged(f"{what} is {len(value):,} characters long (at most {MAX_TEXT:,})")
     return value
