@@ -142,8 +142,9 @@ print(seen)
 
 
 def test_loading_a_game_unpickles_nothing(tmp_path):
+    (tmp_path / "tmp").mkdir()
     for _ in range(2):  # a cold start (tables built and cached) and a warm one (read from the cache)
-        env = {**ENV, "TMPDIR": str(tmp_path), "GDL_CACHE_DIR": str(tmp_path / "cache")}
+        env = {**ENV, "TMPDIR": str(tmp_path / "tmp"), "GDL_CACHE_DIR": str(tmp_path / "cache")}
         out = subprocess.run([sys.executable, "-c", AUDIT], env=env, capture_output=True, text=True, timeout=120,
                              check=True).stdout
         assert out.strip() == "[]"
