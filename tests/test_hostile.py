@@ -320,3 +320,236 @@ def test_crafted_table_through_the_executable(tmp_path, nim_table, name):
 def test_a_good_table_still_plays_perfectly(tmp_path, capsys, nim_table):
     code = main(["play", "nim", "--vs", f"perfect:table={nim_table}", "--as", "none"])
     assert code == 0, capsys.readouterr().err
+
+
+# ================================================================== 4. terminal text
+
+ESCAPES = ["\x1b]52;c;aGVsbG8=\x07", "\x1b]8;;http://evil.example\x1b\\hidden\x1b]8;;\x1b\\", "\x1b[2J", "\x1b[H",
+           "\x9b31m", "\u202e"]
+EVIL = "".join(ESCAPES)
+MARKUP = "[link=http://evil.example]click[/link] [/] [bold]x"
+
+
+def evil_game(tmp_path: Path) -> Path:
+    return write(tmp_path / "evil.gdl", textwrap.dedent(f"""\
+        game Evil "title {EVIL} {MARKUP}"
+        meta source = "meta {EVIL} {MARKUP}"
+        meta value = "{MARKUP} {EVIL}"
+        players A, B
+        board 1 x 3
+        state mark[cell]: player? = none
+        state n: 0..3 = 0
+        move inc when n < 3:
+            mark[cell(0, n)] = mover
+            n += 1
+        win A when n == 3
+        render mark: A "{EVIL}", B "[/]X", none "."
+        """))
+
+
+def assert_no_raw_controls(text: str, colour: bool = False) -> None:
+    for sequence in ESCAPES:
+        assert sequence not in text
+    assert "\x07" not in text and "\x9b" not in text and "\u202e" not in text
+    if not colour:
+        assert "\x1b" not in text
+    else:  # only rich's own colour codes (CSI ... m) may remain
+        assert "\x1b]" not in text and "\x1b[2J" not in text and "\x1b[H" not in text
+
+
+@needs_gdl
+@pytest.mark.parametrize("colour", [False, True])
+def test_user_text_reaches_the_terminal_as_text(tmp_path, colour):
+    path = evil_game(tmp_path)
+    env = {**ENV, "FORCE_COLOR": "1", "TERM": "xterm-256color"} if colour else ENV
+    if colour:
+        env.pop("NO_COLOR")
+    runs = [("info", str(path), "--playouts", "3"), ("solve", str(path)),
+            ("play", str(path), "--as", "none", "--vs", "random", "--seed", "1")]
+    for args in runs:
+        result = gdl_run(*args, env=env)
+        assert result.returncode == 0, (args, result.stderr)
+        assert "Traceback" not in result.stderr
+        assert_no_raw_controls(result.stdout + result.stderr, colour)
+    info = gdl_run("info", str(path), "--playouts", "0").stdout
+    assert "[/]" in info and "[link=http://evil.example]click[/link]" in info  # shown, not parsed as markup
+    assert "\\x1b]52;c;aGVsbG8=" in info  # escaped, visibly
+
+
+@needs_gdl
+def test_diagnostic_excerpts_escape_control_characters(tmp_path):
+    path = write(tmp_path / "bad.gdl", COUNTER + f'move oops: n = "{EVIL}" +\n')
+    result = gdl_run("check", str(path))
+    assert result.returncode == 1
+    assert_no_raw_controls(result.stdout + result.stderr)
+    lines = result.stdout.splitlines()
+    code_line = next(i for i, line in enumerate(lines) if line.startswith("   6 | "))
+    assert "\\x1b]52" in lines[code_line] and "^" in lines[code_line + 1]
+
+
+@needs_gdl
+def test_markup_and_escapes_in_command_line_values_are_text(tmp_path):
+    name = str(tmp_path / f"no{EVIL}[/]such.gdl")
+    for args in [("check", name), ("solve", name), ("play", "nim", "--vs", f"[/]{EVIL}"),
+                 ("match", "nim", "random", f"bogus{EVIL}[/]")]:
+        result = gdl_run(*args)
+        assert result.returncode == 2, (args, result.stderr)
+        assert "Traceback" not in result.stderr
+        assert_no_raw_controls(result.stdout + result.stderr)
+
+
+# ================================================================== 5. line breaks
+
+ODD_BREAKS = {"\r": "carriage return", "\x0c": "form feed", "\x0b": "vertical tab", "\x85": "U+0085",
+              "\u2028": "U+2028", "\u2029": "U+2029"}
+
+
+@needs_gdl
+@pytest.mark.parametrize("char", list(ODD_BREAKS), ids=lambda c: f"U+{ord(c):04X}")
+def test_odd_line_breaks_are_a_diagnostic(tmp_path, char):
+    # `cat` would show `move hidden: n = 3` as a line of its own; gdl must not silently ignore it
+    source = COUNTER.replace("players A, B\n", f"players A, B\n# note{char}move hidden: n = 3\n")
+    path = write(tmp_path / "breaks.gdl", source)
+    result = gdl_run("check", str(path), "--playouts", "0")
+    assert result.returncode == 1, result.stdout
+    assert f"{path}:3:7: error[line-break]: " in result.stdout and ODD_BREAKS[char] in result.stdout
+    caret = result.stdout.splitlines()[2]
+    assert caret.index("^") == result.stdout.splitlines()[1].index("\\")  # under the escaped character
+    assert_no_raw_controls(result.stdout)
+    with pytest.raises(gdl.RuleFileError) as info:
+        gdl.load(str(path))
+    assert info.value.diagnostics[0].code == "line-break"
+
+
+def test_crlf_files_and_a_bom_load_the_same_way_everywhere(tmp_path):
+    crlf = tmp_path / "crlf.gdl"
+    crlf.write_bytes(COUNTER.replace("\n", "\r\n").encode())
+    bom = tmp_path / "bom.gdl"
+    bom.write_bytes(b"\xef\xbb\xbf" + COUNTER.encode())
+    for path in (crlf, bom):
+        assert gdl.load(str(path)).name == "Counter"  # the library path
+        assert main(["check", str(path), "--playouts", "2"]) == 0  # the CLI path
+    # line numbers after CRLF lines are those an editor shows
+    broken = tmp_path / "broken.gdl"
+    broken.write_bytes((COUNTER + "move bad: n = m\n").replace("\n", "\r\n").encode())
+    with pytest.raises(gdl.RuleFileError) as info:
+        gdl.load(str(broken))
+    assert info.value.diagnostics[0].span.line == 6
+
+
+def test_the_cli_and_the_library_share_one_reader():
+    from gdl import check, loader
+
+    assert check.read_rule_file is loader.read_source
+
+
+# ================================================================== 6. reading odd files
+
+
+@needs_gdl
+def test_check_refuses_fifos_and_devices_without_hanging(tmp_path):
+    fifo = tmp_path / "rules.gdl"
+    os.mkfifo(fifo)
+    for path, word in [(str(fifo), "FIFO"), ("/dev/zero", "character device"), ("/dev/urandom", "character device")]:
+        result = gdl_run("check", path, timeout=HANG * 4)
+        assert result.returncode == 1, result.stdout + result.stderr
+        assert "Traceback" not in result.stderr and word in result.stdout and "regular file" in result.stdout
+        result = gdl_run("info", path, timeout=HANG * 4)
+        assert result.returncode == 2 and "Traceback" not in result.stderr
+
+
+def test_library_refuses_fifos_devices_and_huge_files(tmp_path):
+    fifo = tmp_path / "rules.gdl"
+    os.mkfifo(fifo)
+    huge = tmp_path / "huge.gdl"
+    huge.write_bytes(b"# " + b"x" * 6_000_000 + b"\n")
+    with alarm():
+        for path, words in [(fifo, "FIFO"), (Path("/dev/zero"), "character device"), (huge, "too large")]:
+            with pytest.raises(gdl.GdlError, match=words):
+                gdl.loader.read_source(path)
+
+
+# ================================================================== 7. command-line values
+
+FRACTION = COUNTER.replace("players A, B\n", "players A, B\nparam bonus = 0.5\n")
+
+
+@needs_gdl
+@pytest.mark.parametrize("args", [
+    ("solve", "nim", "--memory", "inf"), ("solve", "nim", "--memory", "nan"), ("solve", "nim", "--time", "nan"),
+    ("solve", "nim", "--time", "-inf"), ("play", "nim", "--delay", "-1"), ("play", "nim", "--delay", "nan"),
+    ("play", "nim", "--delay", "1e300"), ("check", "nim", "--time", "inf"), ("info", "nim", "--time", "-1"),
+    ("play", "nim", "--as", "none", "--max-plies", "0"),
+], ids=" ".join)
+def test_bad_numbers_are_usage_errors(args):
+    one_line_error(gdl_run(*args, timeout=HANG * 4), 2)
+
+
+@needs_gdl
+@pytest.mark.parametrize("value", ["1/0", "1e99999999999", "1e5", "nan", "0x10", "1/3/4", "9" * 50])
+def test_bad_real_parameters_are_usage_errors(tmp_path, value):
+    path = write(tmp_path / "frac.gdl", FRACTION)
+    assert "bonus" in one_line_error(gdl_run("solve", str(path), "-p", f"bonus={value}", timeout=HANG * 4), 2)
+
+
+@needs_gdl
+def test_fractional_parameters_work_everywhere(tmp_path):
+    path = write(tmp_path / "frac.gdl", FRACTION)
+    for args in [("info", str(path), "--playouts", "2"), ("solve", str(path), "-p", "bonus=3/4"),
+                 ("check", str(path), "-p", "bonus=0.25")]:
+        result = gdl_run(*args)
+        assert result.returncode == 0, (args, result.stderr)
+    assert json.loads(gdl_run("info", str(path), "--json", "--playouts", "0").stdout)["parameters"] == {"bonus": 0.5}
+    table = tmp_path / "t.sqlite"
+    assert gdl_run("solve", str(path), "-p", "bonus=3/4", "--save", str(table)).returncode == 0
+    assert gdl_run("play", str(path), "-p", "bonus=3/4", "--as", "none", "--vs", f"perfect:table={table}"
+                   ).returncode == 0
+    one_line_error(gdl_run("play", str(path), "--as", "none", "--vs", f"perfect:table={table}"), 2)  # bonus 1/2
+
+
+@needs_gdl
+@pytest.mark.parametrize("columns", ["abc", "-5", "", "99999999999999999999", "1e3"])
+def test_odd_columns_in_the_environment(columns):
+    result = gdl_run("list", env={**ENV, "COLUMNS": columns})
+    assert result.returncode == 0 and "Traceback" not in result.stderr and "tictactoe" in result.stdout
+
+
+NEVER_ENDS = """\
+game Loop
+players A, B
+state n: 0..1 = 0
+move flip: n = 1 - n
+win A when false
+"""
+
+
+@needs_gdl
+def test_watching_a_game_that_never_ends_stops(tmp_path):
+    path = write(tmp_path / "loop.gdl", NEVER_ENDS)
+    result = gdl_run("play", str(path), "--as", "none", "--vs", "random", "--max-plies", "25")
+    assert result.returncode == 0
+    assert "stopped: the game has not ended after 25 plies (--max-plies 25)" in result.stdout
+    assert result.stdout.count("plays flip") == 25
+    result = gdl_run("play", str(path), "--as", "none", "--vs", "random", timeout=120)  # the default bound
+    assert "after 10,000 plies (--max-plies 10000)" in result.stdout
+
+
+@needs_gdl
+@pytest.mark.parametrize("args", [("play", "connect4", "--as", "none", "--vs", "alphabeta:depth=12"),
+                                  ("play", "connect4", "--as", "none", "--vs", "perfect"),
+                                  ("match", "connect4", "perfect", "alphabeta:depth=12", "--games", "2")])
+def test_a_first_ctrl_c_stops_play_and_match(args):
+    # The searches catch KeyboardInterrupt to return their best move so far: the command must still stop.
+    child = subprocess.Popen([GDL or "gdl", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV)
+    try:
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            child.wait(2.0)  # let it get into a search
+        assert child.poll() is None, "the command ended before the interrupt"
+        child.send_signal(signal.SIGINT)
+        out, err = child.communicate(timeout=HANG * 2)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    assert child.returncode == 130, err.decode()[-800:]
+    assert b"Traceback" not in err and b"interrupted" in err
