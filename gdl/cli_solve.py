@@ -168,7 +168,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     out.print(Text(game_label(game), style="bold") + Text(f"  {getattr(game, 'description', '')}", style="dim"))
     for seat in range(len(game.players)):
         who = "you" if seat == human else getattr(agents[seat], "name", specs[0])
-        out.print(f"  {game.players[seat]}: {who}")
+        out.print(Text(f"  {game.players[seat]}: {who}"))  # an agent spec is user text, not markup
     if human is not None:
         out.print("[dim]type a move, `moves`, `hint`, `undo`, `help` or `quit`[/]")
     history: list[tuple[Any, list[str]]] = []  # (state, played) before each human move
@@ -236,7 +236,7 @@ def cmd_play(args: argparse.Namespace) -> int:
             shown = None
             continue
         if command == "moves":
-            out.print("legal moves: " + ", ".join(str(m) for m in game.legal_moves(state)))
+            out.print(Text("legal moves: " + ", ".join(str(m) for m in game.legal_moves(state))))
             continue
         if command == "undo":
             if not history:
@@ -310,7 +310,7 @@ def _hint(out: Any, game: Any, state: Any) -> None:
         with SearchDisplay(out, "thinking") as display:
             result = engine.search(game, state, "auto", Limits(seconds=3.0), display.update)
     except engine.EngineError as error:
-        out.print(f"[yellow]no hint: {error}[/]")
+        out.print(Text(f"no hint: {error}", style="yellow"))
         return
     if not result.best_moves:
         out.print("[yellow]no hint available[/]")
@@ -693,8 +693,9 @@ def cmd_match(args: argparse.Namespace) -> int:
         table.add_row(Text(spec, style="bold cyan"), str(tally["wins"]), str(tally["draws"]), str(tally["losses"]),
                       f"{100 * s:.1f}%", f"{100 * lo:.1f}%..{100 * hi:.1f}%")
     out.print(table)
-    out.print(f"Elo difference ({specs[0]} - {specs[1]}): {_elo_text(summary['elo'], score)} "
-              f"[dim](95% CI {_elo_text(summary['elo_ci95'][0], low)}..{_elo_text(summary['elo_ci95'][1], high)})[/]")
+    out.print(Text(f"Elo difference ({specs[0]} - {specs[1]}): {_elo_text(summary['elo'], score)} ")
+              + Text(f"(95% CI {_elo_text(summary['elo_ci95'][0], low)}..{_elo_text(summary['elo_ci95'][1], high)})",
+                     style="dim"))  # the specs are user text, not markup
     return EXIT_OK
 
 

@@ -47,6 +47,11 @@ def resolve(game: str) -> Path:
     path = Path(game)
     if path.is_file():
         return path
+    if path.exists() and not path.is_dir():  # a FIFO or a device: read_source says why it is not read
+        try:
+            read_source(path)
+        except GdlError as error:
+            raise GameNotFoundError(str(error)) from None
     bundled = games_dir() / (game if game.endswith(SUFFIX) else game + SUFFIX)
     if "/" not in game and bundled.is_file():
         return bundled
