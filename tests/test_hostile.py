@@ -479,7 +479,8 @@ FRACTION = COUNTER.replace("players A, B\n", "players A, B\nparam bonus = 0.5\n"
     ("solve", "nim", "--memory", "inf"), ("solve", "nim", "--memory", "nan"), ("solve", "nim", "--time", "nan"),
     ("solve", "nim", "--time", "-inf"), ("play", "nim", "--delay", "-1"), ("play", "nim", "--delay", "nan"),
     ("play", "nim", "--delay", "1e300"), ("check", "nim", "--time", "inf"), ("info", "nim", "--time", "-1"),
-    ("play", "nim", "--as", "none", "--max-plies", "0"),
+    ("play", "nim", "--as", "none", "--max-plies", "0"), ("play", "nim", "--as", "none", "--vs", "perfect:seconds=inf"),
+    ("play", "nim", "--as", "none", "--vs", "mcts:c=nan"), ("solve", "nim", "--memory", "1e305", "--time", "1e999"),
 ], ids=" ".join)
 def test_bad_numbers_are_usage_errors(args):
     one_line_error(gdl_run(*args, timeout=HANG * 4), 2)
