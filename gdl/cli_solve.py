@@ -113,8 +113,8 @@ def add_play_options(p: argparse.ArgumentParser) -> None:
                    help=f"stop a game that has not ended after this many plies (default {DEFAULT_PLAY_PLIES:,})")
 
 
-DEFAULT_PLAY_PLIES = 10_000
-"""``gdl play`` stops a game after this many plies (the same cap as each game of ``gdl match``)."""
+DEFAULT_PLAY_PLIES = 100_000
+"""``gdl play`` stops a game after this many plies (long games, such as a 12,000-ply walk, still end)."""
 MAX_DELAY = 60.0
 
 

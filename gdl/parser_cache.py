@@ -104,10 +104,10 @@ def _read(directory: int, digest: str, postlex: Any) -> Lark | None:
             return None
         data = file.read(MAX_CACHE_BYTES + 1)
     try:
-        document = json.loads(data)
+        document = json.loads(data, object_hook=_decode_object)
         if not isinstance(document, dict) or document.get("digest") != digest:
             return None
-        tables = _decode(document["tables"])
+        tables = document["tables"]
         return Lark._load_from_dict(tables["data"], tables["memo"], postlex=postlex)
     except Exception:  # a damaged or foreign cache is rebuilt, whatever is wrong with it
         return None
@@ -144,14 +144,10 @@ def _encode(value: Any) -> Any:
     raise TypeError(f"cannot cache a {type(value).__name__}")
 
 
-def _decode(value: Any) -> Any:
-    if isinstance(value, dict):
-        if "#pairs" in value:
-            return {_decode(k): _decode(v) for k, v in value["#pairs"]}
-        if "#tuple" in value:
-            return tuple(_decode(v) for v in value["#tuple"])
-        return {k: _decode(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_decode(v) for v in value]
+def _decode_object(value: dict[str, Any]) -> Any:
+    """The inverse of :func:`_encode`, one JSON object at a time (inner objects come first)."""
+    if "#pairs" in value:
+        return {key: item for key, item in value["#pairs"]}
+    if "#tuple" in value:
+        return tuple(value["#tuple"])
     return value
-

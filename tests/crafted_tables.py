@@ -92,8 +92,8 @@ ENDLESS = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELEC
 
 # ------------------------------------------------------------------ the header
 for text in ("[]", "1", '"heaps"', "null", "true", "[1,2]", DEEP, DEEP_OBJECT, '{"heaps": NaN}',
-             '{"heaps": Infinity}', '{"heaps": -Infinity}', '{"heaps": 1e999}', '{"heaps": ' + "[" * 40 + "]" * 40 + "}",
-             "{heaps}", "", '{"heaps": [3,4,5]', '{"x": "' + HUGE + '"}'):
+             '{"heaps": Infinity}', '{"heaps": -Infinity}', '{"heaps": 1e999}',
+             '{"heaps": ' + "[" * 40 + "]" * 40 + "}", "{heaps}", "", '{"heaps": [3,4,5]', '{"x": "' + HUGE + '"}'):
     _case(f"parameters={_short(text)}", _set_header("parameters", text))
 _case("parameters integer", _set_header("parameters", 7))
 _case("parameters blob", _set_header("parameters", b"{}"))
