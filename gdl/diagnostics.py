@@ -70,11 +70,12 @@ class Diagnostic:
 
     def format(self, source: str | None = None) -> str:
         """The plain-text rendering: ``file:line:col: severity[code]: message``, the line, a caret."""
+        # Messages may quote the file's text (a token, a string): control characters are shown escaped.
         head = f"{self.file}:{self.span.line}:{self.span.column}: {self.severity}[{self.code}]: {self.message}"
-        lines = [head, *excerpt(source, self.span)]
+        lines = [visible(head), *excerpt(source, self.span)]
         if self.hint:
-            lines.append(f"hint: {self.hint}")
-        lines.extend(f"note: {note}" for note in self.notes)
+            lines.append(f"hint: {visible(self.hint)}")
+        lines.extend(f"note: {visible(note)}" for note in self.notes)
         return "\n".join(lines)
 
     def __str__(self) -> str:

@@ -387,6 +387,15 @@ def test_diagnostic_excerpts_escape_control_characters(tmp_path):
     assert "\\x1b]52" in lines[code_line] and "^" in lines[code_line + 1]
 
 
+def test_library_diagnostics_show_control_characters_escaped(tmp_path):
+    path = write(tmp_path / "token.gdl", COUNTER + f'move oops: n = "a" "{EVIL}"\n')
+    with pytest.raises(gdl.RuleFileError) as info:
+        gdl.load(str(path))
+    text = str(info.value)
+    assert_no_raw_controls(text)
+    assert "\\x1b]52;c;aGVsbG8=" in text and "error[syntax]" in text
+
+
 @needs_gdl
 def test_markup_and_escapes_in_command_line_values_are_text(tmp_path):
     name = str(tmp_path / f"no{EVIL}[/]such.gdl")
