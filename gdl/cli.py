@@ -168,7 +168,7 @@ def json_value(value: Any) -> Any:
         return [json_value(v) for v in value]
     if isinstance(value, float) and not math.isfinite(value):
         return None
-    if isinstance(value, Fraction):  # a real parameter (`param bonus = 0.5`)
+    if isinstance(value, Fraction):  # numbers are one kind in JSON: a fraction is a float
         return float(value)
     return value
 

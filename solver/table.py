@@ -5,10 +5,13 @@ File format (SQLite 3, read with the standard :mod:`sqlite3` module; no pickle):
     CREATE TABLE header (name TEXT PRIMARY KEY, value TEXT NOT NULL);
         -- format = 'gdl-solved-table', version = '1', game, parameters (JSON, sorted keys),
         -- fingerprint, players (JSON list), method, complete ('1' or '0')
-    CREATE TABLE states (key TEXT PRIMARY KEY, value TEXT NOT NULL, best TEXT NOT NULL);
+    CREATE TABLE states (key TEXT PRIMARY KEY, value TEXT NOT NULL, best TEXT NOT NULL, plies REAL);
         -- key: the state key as compact JSON (tuples written as arrays, read back as tuples)
         -- value: JSON array, one number per player
         -- best: JSON array of the names of the optimal moves (empty at terminal and chance states)
+        -- plies: the distance to the end under optimal play (solver.remoteness; expected plies with
+        --        chance, Inf for endless play), NULL when not computed; tables written before it
+        --        existed have no such column and read as NULL
 
 Saving writes a temporary file in the target's directory and moves it over
 the target with :func:`os.replace`, so a run killed while saving leaves the
@@ -63,6 +66,8 @@ class SolvedTable:
     """Every state reachable from the solved root is in the table (else: only some, e.g. from alpha-beta)."""
     values: dict[Hashable, tuple[float, ...]] = field(default_factory=dict)
     best: dict[Hashable, tuple[str, ...]] = field(default_factory=dict)
+    plies: dict[Hashable, float] = field(default_factory=dict)
+    """The distance to the end (:mod:`solver.remoteness`) where it was computed."""
 
     @classmethod
     def for_game(cls, game: Any, method: str, complete: bool) -> SolvedTable:
@@ -105,6 +110,31 @@ class SolvedTable:
                 raise CorruptTableError(f"damaged solved table: its best move {_shown(name)} is not a legal move "
                                         f"in this position")
         return names
+
+    def fastest_moves(self, game: Any, state: Any) -> tuple[str, ...] | None:
+        """The optimal moves at ``state`` that follow the distance to the end, or None when the table cannot tell.
+
+        Where the table knows the state's distance, the legal moves whose child keeps the state's
+        value and is one ply nearer the end (a winner's fastest, a loser's slowest); else
+        :meth:`best_moves`.
+        """
+        key = game.key(state)
+        here, value = self.plies.get(key), self.values.get(key)
+        player = game.to_move(state)
+        if here is None or value is None or not math.isfinite(here) or player < 0:
+            return self.best_moves(game, state)
+        kept = []
+        for move in game.legal_moves(state):
+            child = game.apply(state, move)
+            if game.to_move(child) == TERMINAL:
+                theirs, distance = tuple(game.utilities(child)), 0.0
+            else:
+                child_key = game.key(child)
+                theirs, distance = self.values.get(child_key), self.plies.get(child_key)
+            if (theirs is not None and distance is not None and abs(theirs[player] - value[player]) <= TIE_TOLERANCE
+                    and math.isclose(distance + 1.0, here, rel_tol=1e-9, abs_tol=1e-9)):
+                kept.append(str(move))
+        return tuple(kept) or self.best_moves(game, state)
 
     def check_game(self, game: Any) -> None:
         """:raises StaleTableError: the table belongs to another game, parameters or rules."""
@@ -207,7 +237,8 @@ def _write(table: SolvedTable, path: str) -> None:
     try:
         with connection:
             connection.execute("CREATE TABLE header (name TEXT PRIMARY KEY, value TEXT NOT NULL)")
-            connection.execute("CREATE TABLE states (key TEXT PRIMARY KEY, value TEXT NOT NULL, best TEXT NOT NULL)")
+            connection.execute("CREATE TABLE states (key TEXT PRIMARY KEY, value TEXT NOT NULL, best TEXT NOT NULL, "
+                               "plies REAL)")
             header = {
                 "format": FORMAT, "version": VERSION, "game": table.game,
                 "parameters": canonical_json(dict(table.parameters)), "fingerprint": table.fingerprint,
@@ -215,10 +246,10 @@ def _write(table: SolvedTable, path: str) -> None:
                 "complete": "1" if table.complete else "0",
             }
             connection.executemany("INSERT INTO header VALUES (?, ?)", header.items())
-            best = table.best
+            best, plies = table.best, table.plies
             connection.executemany(
-                "INSERT INTO states VALUES (?, ?, ?)",
-                ((encode_key(k), json.dumps(list(v)), json.dumps(list(best.get(k, ()))))
+                "INSERT INTO states VALUES (?, ?, ?, ?)",
+                ((encode_key(k), json.dumps(list(v)), json.dumps(list(best.get(k, ()))), plies.get(k))
                  for k, v in table.values.items()),
             )
     finally:
@@ -321,10 +352,12 @@ def _read(connection: sqlite3.Connection, path: str) -> SolvedTable:
         raise CorruptTableError(f"{path!r} is a solved table of version {_shown(header.get('version'))}; "
                                 f"this gdl reads version {VERSION}")
     table = _header(header)
-    values, best, count = table.values, table.best, len(table.players)
-    columns = ", ".join(_CAPPED.format(column) for column in ("key", "value", "best"))
-    for key_text, key_kind, value_text, value_kind, best_text, best_kind in connection.execute(
-            f"SELECT {columns} FROM states"):
+    values, best, plies, count = table.values, table.best, table.plies, len(table.players)
+    columns = {row[1] for row in connection.execute("PRAGMA table_info(states)")}
+    distance = "plies, typeof(plies)" if "plies" in columns else "NULL, 'null'"  # tables saved before the column
+    capped = ", ".join(_CAPPED.format(column) for column in ("key", "value", "best"))
+    for key_text, key_kind, value_text, value_kind, best_text, best_kind, distance_value, distance_kind in (
+            connection.execute(f"SELECT {capped}, {distance} FROM states")):
         key_text, value_text, best_text = (_typed(key_text, key_kind), _typed(value_text, value_kind),
                                            _typed(best_text, best_kind))
         key = _key(key_text)
@@ -334,6 +367,8 @@ def _read(connection: sqlite3.Connection, path: str) -> SolvedTable:
         names = _best(best_text)
         if names:
             best[key] = names
+        if distance_kind != "null":
+            plies[key] = _plies(distance_value, distance_kind)
     return table
 
 
@@ -444,6 +479,16 @@ def _value(text: Any, players: int) -> tuple[float, ...]:
             raise _damaged(f"the value {_shown(text)} is not finite")
         numbers.append(number)
     return tuple(numbers)
+
+
+def _plies(value: Any, kind: str) -> float:
+    """A distance to the end: a number >= 0, or infinity for endless play (``Inf`` in SQLite)."""
+    if kind not in ("real", "integer") or isinstance(value, bool):
+        raise _damaged(f"a distance to the end is {kind}, not a number")
+    distance = float(value)
+    if not distance >= 0:  # negative or NaN
+        raise _damaged(f"a distance to the end is {distance!r}")
+    return distance
 
 
 def _best(text: Any) -> tuple[str, ...]:

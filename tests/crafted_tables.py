@@ -135,6 +135,11 @@ _case("best blob", _set_root("best", b"[]"))
 _case("best null", _set_root("best", None))
 _case("best huge", _set_root("best", json.dumps(["x" * 50] * 10_000)))
 
+# ------------------------------------------------------------------ distances to the end (the plies column)
+for value in (-1, -1e300, float("-inf"), "x", b"\x00"):  # ("1" and True are stored as numbers)
+    _case(f"root plies={value!r}", lambda db, root, value=value: db.execute(
+        "UPDATE states SET plies = ? WHERE key = ?", (value, root)))
+
 # ------------------------------------------------------------------ keys
 for text in ("[1,2", "[NaN]", "[Infinity]", DEEP, '{"a":[1]}', "", "[" * 40 + "]" * 40):
     _case(f"key={_short(text)}", _insert(text))

@@ -1,6 +1,6 @@
 """Hostile input (issue 12): caches, saves, crafted tables, terminal text, line breaks, odd files, CLI values.
 
-Most cases run the real ``gdl`` executable (as ``tests/test_cli_e2e.py`` does); the 116 crafted
+Most cases run the real ``gdl`` executable (as ``tests/test_cli_e2e.py`` does); the 121 crafted
 tables run through the CLI's ``main`` in this process (one subprocess each would take minutes) and a
 few of them through the executable. "No hang" is checked with a 5 s alarm or subprocess timeout: a
 bound on a hang, not a speed measurement.
