@@ -23,6 +23,8 @@ from gdl.diagnostics import Diagnostic, RuleFileError, Span, source_lines
 
 QUANTIFIERS = ("any", "all", "count", "sum", "min", "max", "first", "select")
 MAX_NESTING = 200  # deeper expressions are refused before Python's recursion limit bites
+MAX_LITERAL_DIGITS = 30
+"""Longer number literals are `too-large` (the compiler allows 15 digits; Python refuses int() past 4,300)."""
 
 
 def grammar_path() -> Path:
@@ -96,6 +98,15 @@ def _e(tree: Tree) -> Span:
     return span_of(tree)
 
 
+def _literal(tree: Tree) -> str:
+    """A number literal's digits, refused before conversion when there are too many (int() has a limit)."""
+    text = str(tree.children[0])
+    if len(text) > MAX_LITERAL_DIGITS:
+        raise _SyntaxProblem(f"this number has {len(text):,} characters; numbers are limited to 15 digits",
+                             span_of(tree), "too-large")
+    return text
+
+
 @v_args(tree=True)
 class ToAst(Transformer):
     """Lark tree -> AST dataclasses. Fails loudly on any rule it does not know."""
@@ -108,10 +119,10 @@ class ToAst(Transformer):
 
     # ------------------------------------------------------------ expressions
     def int_lit(self, t: Tree) -> ast.Expr:
-        return ast.Num(_e(t), int(t.children[0]))
+        return ast.Num(_e(t), int(_literal(t)))
 
     def decimal_lit(self, t: Tree) -> ast.Expr:
-        return ast.Num(_e(t), Fraction(str(t.children[0])))
+        return ast.Num(_e(t), Fraction(_literal(t)))
 
     def string_lit(self, t: Tree) -> ast.Expr:
         return ast.Str(_e(t), unquote(t.children[0]))
@@ -579,8 +590,8 @@ def _nesting_depth(tree: Tree) -> tuple[int, Any]:
             deepest = depth
             if depth == MAX_NESTING + 1 and (isinstance(node, Token) or not node.meta.empty):
                 where = node
-        if isinstance(node, Tree):
-            stack.extend((child, depth + 1) for child in node.children)
+        if isinstance(node, Tree):  # an optional part that is absent is None (no `else`, no filter)
+            stack.extend((child, depth + 1) for child in node.children if child is not None)
     return deepest, where
 
 
