@@ -17,6 +17,7 @@ import statistics
 import sys
 import time
 from collections.abc import Callable, Sequence
+from fractions import Fraction
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -146,6 +147,8 @@ def json_value(value: Any) -> Any:
         return [json_value(v) for v in value]
     if isinstance(value, float) and not math.isfinite(value):
         return None
+    if isinstance(value, Fraction):  # a fractional parameter (`param bonus = 0.5`): JSON has no fractions
+        return float(value)
     return value
 
 

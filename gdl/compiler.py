@@ -408,7 +408,7 @@ class Compiler:
         source = "\n".join(self.lines) + "\n"
         namespace = dict(self.globals)
         fingerprint = hashlib.sha256(
-            (self.source + "\n" + json.dumps(self.params, sort_keys=True, default=list)).encode()
+            (self.source + "\n" + json.dumps(self.params, sort_keys=True, default=_json_default)).encode()
         ).hexdigest()[:16]
         return Program(
             name=game.name if game else "game",
@@ -565,7 +565,7 @@ class Compiler:
                     raise ParameterError(f"parameter {name}: {text!r} is too large")
                 return value
             if typ.kind == "real":
-                return Fraction(text)
+                return _real_override(name, text)
             value = int(text)
         except ValueError as error:
             if isinstance(error, ParameterError):
@@ -2275,6 +2275,27 @@ def _disjuncts(codes: Sequence[Code]) -> tuple[str, ...]:
     for code in codes:
         out.extend(code.terms or (code.src,))
     return tuple(out)
+
+
+_REAL_TEXT = re.compile(r"[-+]?[0-9]{1,15}(\.[0-9]{1,15})?(/[0-9]{1,15})?")
+
+
+def _real_override(name: str, text: str) -> Fraction:
+    """``-p bonus=0.25`` or ``1/3``: a short decimal or fraction (an exponent like ``1e999999999`` would hang)."""
+    if not _REAL_TEXT.fullmatch(text):
+        raise ParameterError(f"parameter {name} takes a number like 0.5 or 1/3, not {text!r}")
+    number, _, denominator = text.partition("/")
+    if denominator and int(denominator) == 0:
+        raise ParameterError(f"parameter {name}: {text!r} divides by zero")
+    value = Fraction(number) / (int(denominator) if denominator else 1)
+    if not -10_000 <= value <= 10_000:
+        raise ParameterError(f"parameter {name}={text} is out of the range this tool accepts (-10000..10000)")
+    return value
+
+
+def _json_default(value: Any) -> Any:
+    """Parameter values JSON cannot write, for the fingerprint: fractions as text, ranges and tuples as lists."""
+    return str(value) if isinstance(value, Fraction) else list(value)
 
 
 def _hashable(value: Any) -> bool:
