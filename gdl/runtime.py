@@ -8,10 +8,12 @@ indirection. A move carries its effect in ``Move.data``: applying it is one call
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import sys
+import time
 import traceback
-from collections.abc import Callable, Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from operator import itemgetter
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
@@ -20,6 +22,7 @@ from gdl.diagnostics import Diagnostic, GdlError, RuleFileError, Span, did_you_m
 from gdl.symmetry import SlotMap, canonical_key, find_violation, slot_map
 from gdl.symmetry import group as symmetry_group
 from solver.game import CHANCE, TERMINAL, IllegalMoveError, Move, UnknownMoveError
+from solver.limits import SearchStopped
 
 if TYPE_CHECKING:
     from gdl.compiler import Program
@@ -94,6 +97,91 @@ class OutcomeFactory:
         return move
 
 
+# ------------------------------------------------- the budget of one rule evaluation
+# A search checks its budget between nodes; one rule evaluation (a move with two parameters over
+# 0..999999, a def that calls another twice, forty levels deep) can last longer than any budget.
+# So generated code counts the work of its long loops (`_poll`) and of defs that call defs (`_tick`),
+# and every POLL_EVERY units looks at the deadline that `rule_budget` set: past it, it raises
+# SearchStopped, which every search treats like its own budget running out. Loops the compiler
+# proves short (a constant domain, not nested under other long loops) are not counted at all.
+
+POLL_EVERY = 1 << 16
+"""Units of work (loop iterations, def calls) between two looks at the clock."""
+MAX_RANGE = 1_000_000
+"""The most values a range computed at run time may hold (as a load-time range: `too-large` past it)."""
+WORK_PER_NODE = 10_000
+"""Units of rule work allowed per node of ``--max-nodes`` (one evaluation may not outlast the node budget)."""
+
+_count = 0
+_next_check = POLL_EVERY
+_deadline: float | None = None
+_clock: Callable[[], float] = time.perf_counter
+_work_limit: int | None = None
+
+
+def _check() -> None:
+    """The slow path of `_poll`/`_tick`: raise SearchStopped when the rule budget is spent."""
+    global _next_check
+    _next_check = _count + POLL_EVERY
+    if _work_limit is not None and _count >= _work_limit:
+        raise SearchStopped("nodes")
+    if _deadline is not None and _clock() >= _deadline:
+        raise SearchStopped("time")
+
+
+def _poll(seq: Sequence[Any], sid: int) -> Sequence[Any]:
+    """A long loop's domain, counted as work; a range computed at run time is bounded by ``MAX_RANGE``."""
+    global _count
+    try:
+        n = len(seq)
+    except OverflowError:  # a range longer than sys.maxsize
+        n = MAX_RANGE + 1
+    if n > MAX_RANGE:
+        raise RuleRuntimeError(f"a loop over {_many(seq)} values; at most {MAX_RANGE:,}", sid)
+    _count += n
+    if _count >= _next_check:
+        _check()
+    return seq
+
+
+def _many(seq: Sequence[Any]) -> str:
+    if isinstance(seq, range):
+        return f"{seq.start}..{seq.stop - 1}, {seq.stop - seq.start:,}"
+    return f"{len(seq):,}"
+
+
+def _tick() -> None:
+    """One call of a def that calls other defs (a chain of them can double the work at each level)."""
+    global _count
+    _count += 1
+    if _count >= _next_check:
+        _check()
+
+
+@contextlib.contextmanager
+def rule_budget(seconds: float | None = None, nodes: int | None = None,
+                clock: Callable[[], float] = time.perf_counter) -> Iterator[None]:
+    """Bound every rule evaluation inside the block: after ``seconds`` (on ``clock``) or after the work
+    of ``nodes`` nodes, generated code raises :class:`SearchStopped` (``"time"`` or ``"nodes"``).
+
+    Nested blocks keep the tighter budget; leaving a block restores the one around it.
+    """
+    global _deadline, _clock, _work_limit, _next_check
+    saved = (_deadline, _clock, _work_limit)
+    if seconds is not None:
+        deadline = clock() + seconds
+        if _deadline is None or clock is not _clock or deadline < _deadline:
+            _deadline, _clock = deadline, clock
+    if nodes is not None:
+        limit = _count + nodes * WORK_PER_NODE
+        _work_limit = limit if _work_limit is None else min(_work_limit, limit)
+    _next_check = min(_next_check, _count + POLL_EVERY)
+    try:
+        yield
+    finally:
+        _deadline, _clock, _work_limit = saved
+
+
 # ----------------------------------------------------------- generated helpers
 
 
@@ -164,6 +252,21 @@ def _uniform(dom: Iterable[Any], cache: dict[Any, Move], make: OutcomeFactory, s
     return [(get(v) or make(v), p) for v in values]
 
 
+MAX_OUTCOMES = 10_000
+"""The most outcomes of one chance (as at load time: a million move objects would take seconds and memory)."""
+
+
+def _outcomes(dom: Any, sid: int) -> Any:
+    """A chance's domain computed at run time, refused before it is built when it has too many values."""
+    try:
+        n = len(dom)
+    except OverflowError:
+        n = MAX_OUTCOMES + 1
+    if n > MAX_OUTCOMES:
+        raise RuleRuntimeError(f"a chance over {_many(dom)} outcomes; at most {MAX_OUTCOMES:,}", sid)
+    return dom
+
+
 def _weighted(dom: Iterable[Any], weights: list[Any], cache: dict[Any, Move], make: OutcomeFactory,
               sid: int) -> list[tuple[Move, float]]:
     values = tuple(dom)
@@ -220,6 +323,9 @@ RUNTIME_HELPERS: dict[str, Any] = {
     "_weighted": _weighted,
     "_branches": _branches,
     "_NoUtility": _NoUtility,
+    "_poll": _poll,
+    "_tick": _tick,
+    "_outcomes": _outcomes,
 }
 
 
