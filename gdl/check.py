@@ -41,6 +41,7 @@ With the same seed, a larger budget plays the same games and then more.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import random
 import re
@@ -53,8 +54,9 @@ from gdl.compiler import compile_rules
 from gdl.diagnostics import Diagnostic, GdlError, ParameterError, RuleFileError, Span
 from gdl.loader import MAX_FILE_BYTES
 from gdl.parser import parse
-from gdl.runtime import CompiledGame, explain_runtime_error
+from gdl.runtime import CompiledGame, explain_runtime_error, rule_budget
 from solver.game import CHANCE, TERMINAL
+from solver.limits import SearchStopped
 
 MOVES_NOTE = "reproduce with the moves: "
 """Prefix of the note that lists a reproducing move sequence."""
@@ -217,14 +219,18 @@ class Playouts:
     def run(self, count: int, progress: Callable[[int], None] | None = None) -> list[Diagnostic]:
         if self.time_budget is not None:
             self.deadline = time.process_time() + self.time_budget
-        for i in range(count):
-            if self.endless >= ENDLESS_STOP or self._spent(self.playouts):
-                break
-            self.playout()
-            if self.out_of_time:
-                break
-            if progress is not None:
-                progress(i + 1)
+        # One rule evaluation that outlasts the budget is stopped too (it would never reach `_spent`).
+        bounded = (rule_budget(deadline=self.deadline, clock=time.process_time) if self.deadline is not None
+                   else contextlib.nullcontext())
+        with bounded:
+            for i in range(count):
+                if self.endless >= ENDLESS_STOP or self._spent(self.playouts):
+                    break
+                self.playout()
+                if self.out_of_time:
+                    break
+                if progress is not None:
+                    progress(i + 1)
         return self.diagnostics()
 
     def _spent(self, finished: int) -> bool:
@@ -279,6 +285,9 @@ class Playouts:
                 self.plies += 1
         except _Found as found:
             self._record(found.diagnostic, history)
+        except SearchStopped:  # a single rule evaluation outlasted the time budget
+            self.out_of_time = True
+            self.playouts -= 1  # abandoned unfinished
         except RecursionError as error:
             self._record(game.explain(error), history)
         except Exception as error:

@@ -246,6 +246,8 @@ def cmd_check(args: argparse.Namespace) -> int:
             budget = f"; the --time budget ended the playouts of {plural(timed_out, 'file')}" if timed_out else ""
             summary.append(f" ({plural(playouts, 'random playout')}, {sum(r.plies for r in reports):,} plies"
                            f"{budget})", style="dim")
+        elif any(r.out_of_time for r in reports):  # one rule evaluation outlasted the budget
+            summary.append(" (the --time budget ran out during the first playout)", style="dim")
         out.print(summary)
     if usage_problems:
         return EXIT_USAGE

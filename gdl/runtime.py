@@ -109,7 +109,7 @@ POLL_EVERY = 1 << 16
 """Units of work (loop iterations, def calls) between two looks at the clock."""
 MAX_RANGE = 1_000_000
 """The most values a range computed at run time may hold (as a load-time range: `too-large` past it)."""
-WORK_PER_NODE = 10_000
+WORK_PER_NODE = 100_000
 """Units of rule work allowed per node of ``--max-nodes`` (one evaluation may not outlast the node budget)."""
 
 _count = 0
@@ -160,9 +160,10 @@ def _tick() -> None:
 
 @contextlib.contextmanager
 def rule_budget(seconds: float | None = None, nodes: int | None = None,
-                clock: Callable[[], float] = time.perf_counter) -> Iterator[None]:
-    """Bound every rule evaluation inside the block: after ``seconds`` (on ``clock``) or after the work
-    of ``nodes`` nodes, generated code raises :class:`SearchStopped` (``"time"`` or ``"nodes"``).
+                clock: Callable[[], float] = time.perf_counter, deadline: float | None = None) -> Iterator[None]:
+    """Bound every rule evaluation inside the block: after ``seconds`` (or at ``deadline``, on ``clock``)
+    or after the work of ``nodes`` nodes, generated code raises :class:`SearchStopped` (``"time"`` or
+    ``"nodes"``).
 
     Nested blocks keep the tighter budget; leaving a block restores the one around it.
     """
@@ -170,8 +171,8 @@ def rule_budget(seconds: float | None = None, nodes: int | None = None,
     saved = (_deadline, _clock, _work_limit)
     if seconds is not None:
         deadline = clock() + seconds
-        if _deadline is None or clock is not _clock or deadline < _deadline:
-            _deadline, _clock = deadline, clock
+    if deadline is not None and (_deadline is None or clock is not _clock or deadline < _deadline):
+        _deadline, _clock = deadline, clock
     if nodes is not None:
         limit = _count + nodes * WORK_PER_NODE
         _work_limit = limit if _work_limit is None else min(_work_limit, limit)
