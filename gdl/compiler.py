@@ -773,7 +773,7 @@ class Compiler:
     # ----------------------------------------------------------- run-time budget
     def loop_source(self, domain: Code, span: Span) -> str:
         """What a run-time loop iterates: ``domain``, counted by `_poll` when the loop may be long."""
-        size = len(domain.const) if domain.is_const else UNKNOWN_SIZE
+        size = self.domain_size(domain)
         if domain.src in self.long_ranges or self.loop_weight * size > POLL_WEIGHT:
             return f"_poll({domain.src}, {self.span_id(span)})"
         return domain.src
@@ -782,11 +782,24 @@ class Compiler:
     def loop_body(self, domain: Code) -> Iterator[None]:
         """Compile the body of a run-time loop over ``domain`` (its size weighs on the loops inside)."""
         saved = self.loop_weight
-        self.loop_weight = min(saved * (len(domain.const) if domain.is_const else UNKNOWN_SIZE), 1 << 62)
+        self.loop_weight = min(saved * self.domain_size(domain), 1 << 62)
         try:
             yield
         finally:
             self.loop_weight = saved
+
+    def domain_size(self, domain: Code) -> int:
+        """The most values a loop over ``domain`` sees: a constant's length, the longest row of a board
+        table looked up at run time (``neighbors(c)``, ``ray(c, d)``), else ``UNKNOWN_SIZE``."""
+        if domain.is_const:
+            return len(domain.const)
+        lookup = _TABLE_LOOKUP.fullmatch(domain.src)
+        if lookup is None or lookup.group(1) not in self.globals:
+            return UNKNOWN_SIZE
+        rows = [self.globals[lookup.group(1)]]
+        for _ in range(domain.src.count("[")):
+            rows = [row for table in rows for row in table]
+        return max((len(row) for row in rows), default=0)
 
     def check_fraction(self, value: Any, span: Span) -> None:
         """A fraction folded at load time must stay small (squaring one repeatedly doubles its digits)."""
@@ -1443,7 +1456,7 @@ class Compiler:
             pyname = f"L_{p.name}"
             ctx.scopes[-1][p.name] = Local(pyname, elem, False)
             loops.append(("    " * depth + f"for {pyname} in {self.loop_source(dom, p.type.span)}:", p.span))
-            self.loop_weight = min(self.loop_weight * (len(dom.const) if dom.is_const else UNKNOWN_SIZE), 1 << 62)
+            self.loop_weight = min(self.loop_weight * self.domain_size(dom), 1 << 62)
             names.append(pyname)
             types.append(elem)
             depth += 1
@@ -2370,6 +2383,7 @@ def _cell(compiler: Compiler, call: ast.Call, args: list[Code]) -> Code:
 # ------------------------------------------------------------------ helpers
 
 
+_TABLE_LOOKUP = re.compile(r"(_k\d+)(?:\[[A-Za-z0-9_]+\])+")
 _CALLS_DEF = re.compile(r"(?<![A-Za-z0-9_])u_\w+\(s")
 _STATE_READ = re.compile(r"(?<![A-Za-z0-9_])s\[")
 _CONSTANT_READ = re.compile(r"(?<![A-Za-z0-9_])s\[(\d+)\]")
