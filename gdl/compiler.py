@@ -223,6 +223,11 @@ def compile_rules(
         compiler.diagnostics.append(Diagnostic(
             "error", "too-large", f"{MAX_ERRORS} errors: the rest of the file was not checked",
             compiler.diagnostics[-1].span, filename, "fix these first, then check again"))
+    except RecursionError:  # the limits on nesting each kind of thing did not stop a mix of them
+        program = None
+        compiler.diagnostics.append(Diagnostic(
+            "error", "too-deep", "the rules nest too deeply to compile (expressions inside defs inside defs ...)",
+            Span(1, 1, 1, 2), filename, "flatten the deepest expressions, or call fewer defs inside defs"))
     # A move unrolled per parameter value compiles its body once per value: report each problem once.
     compiler.diagnostics = list(dict.fromkeys(compiler.diagnostics))
     errors = [d for d in compiler.diagnostics if d.is_error]
@@ -2127,7 +2132,8 @@ class Compiler:
             try:
                 code = self.per_player_number(decl.var, decl.expr)
                 self.emit("def _util(s):", decl.span)
-                self.emit(f"    return tuple({code.src} for L_{decl.var} in range({n}))", decl.span)
+                value = code.src if code.is_const else f"_num({code.src}, {self.span_id(decl.expr.span)})"
+                self.emit(f"    return tuple({value} for L_{decl.var} in range({n}))", decl.span)
             except CompileFailed:
                 pass
             if decl.bounds is not None:
@@ -2178,7 +2184,8 @@ class Compiler:
         except CompileFailed:
             return
         self.emit("def _heur(s):", decl.span)
-        self.emit(f"    return tuple(float({code.src}) for L_{decl.var} in range({n}))", decl.span)
+        self.emit(f"    return tuple(_flt({code.src}, {self.span_id(decl.expr.span)}) for L_{decl.var} in range({n}))",
+                  decl.span)
 
     def compile_render(self, renders: list[ast.RenderDecl]) -> tuple[str | None, dict[int, str]]:
         for extra in renders[1:]:

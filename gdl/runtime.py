@@ -238,6 +238,31 @@ def _max_of(values: Iterable[Any], sid: int) -> Any:
     return max(values)
 
 
+MAX_UTILITY = 1e300
+"""Utilities and heuristic values beyond this are rule errors (the solvers compute with floats)."""
+
+
+def _num(value: Any, sid: int) -> Any:
+    """A utility, refused when a float cannot hold it (a huge whole number would crash the solver)."""
+    if -MAX_UTILITY <= value <= MAX_UTILITY:
+        return value
+    raise RuleRuntimeError(f"a utility of {_magnitude(value)}: utilities must lie within ±1e300", sid)
+
+
+def _flt(value: Any, sid: int) -> float:
+    """A heuristic value as a float, refused when a float cannot hold it."""
+    if -MAX_UTILITY <= value <= MAX_UTILITY:
+        return float(value)
+    raise RuleRuntimeError(f"a heuristic value of {_magnitude(value)}: it must lie within ±1e300", sid)
+
+
+def _magnitude(value: Any) -> str:
+    """A huge number shown by its size, not its digits (printing a 10,000-digit number is slow and useless)."""
+    if isinstance(value, int):
+        return f"{len(str(abs(value))) if value.bit_length() < 10_000 else 'thousands of'} digits"
+    return _show(value)
+
+
 def _end(s: list[Any], status: int) -> tuple[Any, ...]:
     s[-1] = status
     s[-2] = TERMINAL
@@ -327,6 +352,8 @@ RUNTIME_HELPERS: dict[str, Any] = {
     "_poll": _poll,
     "_tick": _tick,
     "_outcomes": _outcomes,
+    "_num": _num,
+    "_flt": _flt,
 }
 
 
@@ -364,7 +391,12 @@ class CompiledGame:
         self.fingerprint = program.fingerprint
         namespace: dict[str, Any] = dict(program.namespace)
         namespace["__builtins__"] = _SAFE_BUILTINS
-        code = compile(program.source, GENERATED_FILENAME, "exec")
+        try:
+            code = compile(program.source, GENERATED_FILENAME, "exec")
+        except (SyntaxError, RecursionError, MemoryError):  # Python's own nesting limits, past the compiler's
+            raise RuleFileError([Diagnostic("error", "too-deep", "the rules nest too deeply for Python to run them",
+                                            Span(1, 1, 1, 2), filename, "flatten the deepest expressions or "
+                                            "blocks")], source) from None
         exec(code, namespace)  # generated from the checked AST only; no user text in the source
         for factory in program.factories:
             if isinstance(factory.fn_name, list):
