@@ -776,11 +776,12 @@ class Compiler:
         return method(e, ctx)
 
     # ----------------------------------------------------------- run-time budget
-    def loop_source(self, domain: Code, span: Span) -> str:
-        """What a run-time loop iterates: ``domain``, counted by `_poll` when the loop may be long."""
+    def loop_source(self, domain: Code, span: Span, moves: str = "") -> str:
+        """What a run-time loop iterates: ``domain``, counted by `_poll` when the loop may be long
+        (``moves``: the list of legal moves the loop fills, which `_poll` bounds too)."""
         size = self.domain_size(domain)
         if domain.src in self.long_ranges or self.loop_weight * size > POLL_WEIGHT:
-            return f"_poll({domain.src}, {self.span_id(span)})"
+            return f"_poll({domain.src}, {self.span_id(span)}{', ' + moves if moves else ''})"
         return domain.src
 
     @contextlib.contextmanager
@@ -1460,7 +1461,7 @@ class Compiler:
                 raise self.fail("too-large", "this move parameter has too many values", p.type.span)
             pyname = f"L_{p.name}"
             ctx.scopes[-1][p.name] = Local(pyname, elem, False)
-            loops.append(("    " * depth + f"for {pyname} in {self.loop_source(dom, p.type.span)}:", p.span))
+            loops.append(("    " * depth + f"for {pyname} in {self.loop_source(dom, p.type.span, 'out')}:", p.span))
             self.loop_weight = min(self.loop_weight * self.domain_size(dom), 1 << 62)
             names.append(pyname)
             types.append(elem)

@@ -129,8 +129,17 @@ def _check() -> None:
         raise SearchStopped("time")
 
 
-def _poll(seq: Sequence[Any], sid: int) -> Sequence[Any]:
-    """A long loop's domain, counted as work; a range computed at run time is bounded by ``MAX_RANGE``."""
+POLL_CHUNK = 4096
+"""A loop over more values is counted chunk by chunk (one value's work may be large: making a move)."""
+MAX_MOVES = 1_000_000
+"""The most legal moves of one state (a move with huge parameters could otherwise fill the memory)."""
+
+
+def _poll(seq: Sequence[Any], sid: int, moves: list[Any] | None = None) -> Iterable[Any]:
+    """A long loop's domain, counted as work; a range computed at run time is bounded by ``MAX_RANGE``.
+
+    ``moves``: the list of legal moves a move-parameter loop fills, bounded by ``MAX_MOVES``.
+    """
     global _count
     try:
         n = len(seq)
@@ -138,10 +147,25 @@ def _poll(seq: Sequence[Any], sid: int) -> Sequence[Any]:
         n = MAX_RANGE + 1
     if n > MAX_RANGE:
         raise RuleRuntimeError(f"a loop over {_many(seq)} values; at most {MAX_RANGE:,}", sid)
+    if n > POLL_CHUNK:
+        return _chunks(seq, n, sid, moves)
     _count += n
     if _count >= _next_check:
         _check()
+    if moves is not None and len(moves) > MAX_MOVES:
+        raise RuleRuntimeError(f"more than {MAX_MOVES:,} legal moves in one state", sid)
     return seq
+
+
+def _chunks(seq: Sequence[Any], n: int, sid: int, moves: list[Any] | None) -> Iterator[Any]:
+    global _count
+    for start in range(0, n, POLL_CHUNK):
+        _count += POLL_CHUNK
+        if _count >= _next_check:
+            _check()
+        if moves is not None and len(moves) > MAX_MOVES:
+            raise RuleRuntimeError(f"more than {MAX_MOVES:,} legal moves in one state", sid)
+        yield from seq[start : start + POLL_CHUNK]
 
 
 def _many(seq: Sequence[Any]) -> str:
