@@ -803,9 +803,12 @@ class Compiler:
         if lookup is None or lookup.group(1) not in self.globals:
             return UNKNOWN_SIZE
         rows = [self.globals[lookup.group(1)]]
-        for _ in range(domain.src.count("[")):
-            rows = [row for table in rows for row in table]
-        return max((len(row) for row in rows), default=0)
+        try:
+            for _ in range(domain.src.count("[")):
+                rows = [row for table in rows for row in table]
+            return max((len(row) for row in rows), default=0)
+        except TypeError:  # not a table of sequences after all
+            return UNKNOWN_SIZE
 
     def check_fraction(self, value: Any, span: Span) -> None:
         """A fraction folded at load time must stay small (squaring one repeatedly doubles its digits)."""
@@ -1321,7 +1324,7 @@ class Compiler:
             return None  # code that never runs is only type-checked: keep it small
         # The same def with the same arguments inlines to the same code: a def calling another twice
         # would otherwise compile 2^n bodies. Past INLINE_BUDGET, calls stay calls.
-        key = (info.decl.name, self.loop_weight > POLL_WEIGHT, *(a.src for a in args))
+        key = (info.decl.name, min(self.loop_weight, POLL_WEIGHT + 1), *(a.src for a in args))
         if key in self.inline_memo:
             return self.inline_memo[key]
         if self.inlined >= INLINE_BUDGET:
