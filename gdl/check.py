@@ -166,6 +166,8 @@ def compile_checked(source: str, filename: str,
         return None, [d if d.file != "<string>" else d.located(filename) for d in error.diagnostics]
     try:
         game = CompiledGame(program, filename, source, warnings)
+    except RuleFileError as error:  # a budget of the load (too-large setup, too-deep generated code)
+        return None, [*warnings, *error.diagnostics]
     except RecursionError as error:
         return None, [*warnings, explain_runtime_error(error, program, filename)]
     except Exception as error:  # a rule failed while building the initial state
@@ -418,12 +420,16 @@ def check_source(source: str, filename: str = "<string>", *, playouts: int = DEF
 SYMMETRY_PLAYOUTS = 20
 SYMMETRY_STATES = 400
 SYMMETRY_WORK = 2000  # successors made: about 60 ms for othello, whose moves cost most
+SYMMETRY_SECONDS = 2.0  # CPU seconds, should a single rule evaluation be long
 
 
 def symmetry_diagnostics(game: CompiledGame, seed: int | None) -> list[Diagnostic]:
     """Each declared symmetry compared with the rules at up to ``SYMMETRY_STATES`` states of random play."""
     try:
-        game.check_symmetry(SYMMETRY_PLAYOUTS, SYMMETRY_STATES, SYMMETRY_WORK, seed=seed or 0)
+        with rule_budget(seconds=SYMMETRY_SECONDS, clock=time.process_time):
+            game.check_symmetry(SYMMETRY_PLAYOUTS, SYMMETRY_STATES, SYMMETRY_WORK, seed=seed or 0)
+    except SearchStopped:  # one rule evaluation outlasted the comparison's budget: nothing found
+        return []
     except RuleFileError as error:
         return list(error.diagnostics)
     except Exception as error:  # a rule failed in a state the comparison reached (RecursionError included)

@@ -384,6 +384,9 @@ RUNTIME_HELPERS: dict[str, Any] = {
 # --------------------------------------------------------------- the game
 
 
+SETUP_SECONDS = 5.0
+"""CPU seconds the initial state (``setup``, the initial values) may take to build."""
+
 SYMMETRY_CHECK_PLAYOUTS = 4
 SYMMETRY_CHECK_STATES = 48
 SYMMETRY_CHECK_WORK = 500
@@ -440,7 +443,12 @@ class CompiledGame:
         util_table = namespace["_UT"]
         util_fn = namespace["_util"]
         try:
-            self._initial = namespace["_setup"](namespace["_INIT"])
+            with rule_budget(seconds=SETUP_SECONDS, clock=time.process_time):
+                self._initial = namespace["_setup"](namespace["_INIT"])
+        except SearchStopped as stop:  # every command loads the game: a setup that never ends hangs them all
+            span = _span_from_traceback(stop.__traceback__, program) or Span(1, 1, 1, 2)
+            raise RuleFileError([Diagnostic("error", "too-large", f"building the initial state took more than "
+                                            f"{SETUP_SECONDS:g} s", span, filename)], source) from None
         except Exception as error:  # a rule failed while building the initial state
             raise RuleFileError([self.explain(error)], source) from None
         # Hot methods: the generated functions themselves.

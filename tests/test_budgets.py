@@ -258,3 +258,18 @@ def test_budgets_keep_the_values():
                 f"(sum i in 0..(x * 199999): i) == {total}:\n    x = 0\nwin A when x == 0\n")
         game = gdl.load_source(text, "values.gdl")
         assert len(game.legal_moves(game.initial_state())) == legal
+
+
+def test_a_setup_that_never_ends_is_too_large(monkeypatch):
+    import gdl.runtime
+    from gdl.check import check_source
+
+    monkeypatch.setattr(gdl.runtime, "SETUP_SECONDS", 0.2)  # 5 s of CPU by default
+    text = (HEAD + "state x: 0..3 = 0\nsetup:\n    for i in 0..999999:\n        for j in 0..999999:\n"
+            "            x = 1\nmove m:\n    x = 1\nwin A when x == 1\n")
+    with pytest.raises(gdl.RuleFileError) as caught:
+        gdl.load_source(text, "setup.gdl")
+    assert caught.value.diagnostics[0].code == "too-large"
+    report = check_source(text, "setup.gdl")
+    assert [d.format() for d in report.diagnostics if d.is_error] == [
+        "setup.gdl:6:9: error[too-large]: building the initial state took more than 0.2 s"]
