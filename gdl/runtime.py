@@ -105,7 +105,7 @@ class OutcomeFactory:
 # SearchStopped, which every search treats like its own budget running out. Loops the compiler
 # proves short (a constant domain, not nested under other long loops) are not counted at all.
 
-POLL_EVERY = 1 << 16
+POLL_EVERY = 1 << 14
 """Units of work (loop iterations, def calls) between two looks at the clock."""
 MAX_RANGE = 1_000_000
 """The most values a range computed at run time may hold (as a load-time range: `too-large` past it)."""
