@@ -273,3 +273,19 @@ def test_a_setup_that_never_ends_is_too_large(monkeypatch):
     report = check_source(text, "setup.gdl")
     assert [d.format() for d in report.diagnostics if d.is_error] == [
         "setup.gdl:6:9: error[too-large]: building the initial state took more than 0.2 s"]
+
+
+def test_hostile_fuzz_cases_never_crash():
+    """One case of each shape of `bench/fuzz.py --generator hostile` (the campaign runs thousands)."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+    import fuzz
+
+    first: dict[str, int] = {}
+    for seed in range(200):
+        first.setdefault(fuzz.make_case(seed, "hostile")[0].split("+")[0], seed)
+    assert len(first) == len(fuzz.HOSTILE_SHAPES)
+    for shape, seed in sorted(first.items()):
+        _, _, sig, trace = fuzz.check_seed((seed, 20.0, "hostile"))
+        assert sig is None, f"{shape} (seed {seed}): {sig}\n{trace}"
