@@ -146,7 +146,7 @@ def _poll(seq: Sequence[Any], sid: int, moves: list[Any] | None = None) -> Itera
     except OverflowError:  # a range longer than sys.maxsize
         n = MAX_RANGE + 1
     if n > MAX_RANGE:
-        raise RuleRuntimeError(f"a loop over {_many(seq)} values; at most {MAX_RANGE:,}", sid)
+        raise RuleRuntimeError(f"a loop over {_many(seq, 'values')}; at most {MAX_RANGE:,}", sid)
     if n > POLL_CHUNK:
         return _chunks(seq, n, sid, moves)
     _count += n
@@ -168,10 +168,11 @@ def _chunks(seq: Sequence[Any], n: int, sid: int, moves: list[Any] | None) -> It
         yield from seq[start : start + POLL_CHUNK]
 
 
-def _many(seq: Sequence[Any]) -> str:
+def _many(seq: Sequence[Any], noun: str) -> str:
+    """``the 1,000,000,000 values of 0..999999999``, or ``2,000,000 values``."""
     if isinstance(seq, range):
-        return f"{seq.start}..{seq.stop - 1}, {seq.stop - seq.start:,}"
-    return f"{len(seq):,}"
+        return f"the {seq.stop - seq.start:,} {noun} of {seq.start}..{seq.stop - 1}"
+    return f"{len(seq):,} {noun}"
 
 
 def _tick() -> None:
@@ -313,7 +314,7 @@ def _outcomes(dom: Any, sid: int) -> Any:
     except OverflowError:
         n = MAX_OUTCOMES + 1
     if n > MAX_OUTCOMES:
-        raise RuleRuntimeError(f"a chance over {_many(dom)} outcomes; at most {MAX_OUTCOMES:,}", sid)
+        raise RuleRuntimeError(f"a chance over {_many(dom, 'outcomes')}; at most {MAX_OUTCOMES:,}", sid)
     return dom
 
 

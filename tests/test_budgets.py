@@ -104,7 +104,8 @@ def test_a_run_time_range_over_a_million_values_is_a_rule_error(tmp_path):
     result = run("check", write(tmp_path, "range.gdl", text))
     output = no_traceback(result)
     assert result.returncode == 1
-    assert "range.gdl:4:23: error[runtime-error]: a loop over 0..999999999999999" in output
+    assert ("range.gdl:4:23: error[runtime-error]: a loop over the 1,000,000,000,000,000 values of "
+            "0..999999999999999; at most 1,000,000") in output
     assert "at most 1,000,000" in output and "^^^" in output
 
 
