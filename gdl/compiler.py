@@ -61,6 +61,7 @@ MAX_FRACTION_BITS = 1024  # numerator or denominator of a fraction computed at l
 # POLL_WEIGHT counts its work; a domain known only at run time counts as UNKNOWN_SIZE values.
 POLL_WEIGHT = 100_000
 UNKNOWN_SIZE = 1_000
+SMALL_NUMBER = 1 << 62  # a product proved within this needs no run-time check of its size (see runtime._big)
 # Diagnostics about a constant's value rather than its type: ignored in code that never runs.
 VALUE_ERRORS = ("index-out-of-range", "division-by-zero", "out-of-domain", "too-large", "empty", "bad-probability",
                 "empty-chance")
@@ -1008,7 +1009,12 @@ class Compiler:
             return Code(f"int({code.src})", T.INT) if op == "//" and T.REAL in (left.type, right.type) else code
         if op == "//" and T.REAL in (left.type, right.type):
             return Code(f"int({left.src} // {right.src})", T.INT)
-        return Code(f"({left.src} {op} {right.src})", typ, bounds=_arith_bounds(op, _bounds(left), _bounds(right)))
+        bounds = _arith_bounds(op, _bounds(left), _bounds(right))
+        if (op == "*" or typ == T.REAL) and (bounds is None or max(-bounds[0], bounds[1]) > SMALL_NUMBER):
+            # Squaring a number again and again doubles its digits: one multiplication of two huge
+            # numbers outlasts any budget (it cannot be interrupted), so each such result is bounded.
+            return Code(f"_big({left.src} {op} {right.src}, {self.span_id(e.span)})", typ, bounds=bounds)
+        return Code(f"({left.src} {op} {right.src})", typ, bounds=bounds)
 
     def expr_Compare(self, e: ast.Compare, ctx: Ctx) -> Code:
         codes = [self.expr(e.first, ctx)] + [self.expr(x, ctx) for x in e.rest]

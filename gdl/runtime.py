@@ -253,8 +253,25 @@ def _arith(a: Any, b: Any, op: str, sid: int) -> Any:
     if b == 0:
         raise RuleRuntimeError(f"division by zero (`{op}` by 0)", sid)
     if op == "/":
-        return Fraction(a) / b  # exact, as the docs say and as constant folding is
+        return _big(Fraction(a) / b, sid)  # exact, as the docs say and as constant folding is
     return a // b if op == "//" else a % b
+
+
+MAX_NUMBER_BITS = 4096
+"""The most bits of a product or fraction computed at run time (numerator and denominator each)."""
+
+
+def _big(value: Any, sid: int) -> Any:
+    """A product or fraction computed at run time, refused past ``MAX_NUMBER_BITS`` bits (squaring one
+    again and again doubles its digits, and one multiplication of huge numbers cannot be interrupted)."""
+    if isinstance(value, int):
+        if value.bit_length() <= MAX_NUMBER_BITS:
+            return value
+    elif not isinstance(value, Fraction) or max(value.numerator.bit_length(),
+                                                 value.denominator.bit_length()) <= MAX_NUMBER_BITS:
+        return value
+    raise RuleRuntimeError(f"a number of more than {MAX_NUMBER_BITS:,} bits (about "
+                           f"{MAX_NUMBER_BITS * 3 // 10:,} digits): numbers in the rules must stay smaller", sid)
 
 
 def _min_of(values: Iterable[Any], sid: int) -> Any:
@@ -387,6 +404,7 @@ RUNTIME_HELPERS: dict[str, Any] = {
     "_tick": _tick,
     "_outcomes": _outcomes,
     "_num": _num,
+    "_big": _big,
     "_flt": _flt,
 }
 

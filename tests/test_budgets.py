@@ -290,3 +290,16 @@ def test_hostile_fuzz_cases_never_crash():
     for shape, seed in sorted(first.items()):
         _, _, sig, trace = fuzz.check_seed((seed, 20.0, "hostile"))
         assert sig is None, f"{shape} (seed {seed}): {sig}\n{trace}"
+
+
+@pytest.mark.parametrize(("base", "line"), [("(x + 2) / 7", 15), ("(x + 2) * 999999999", 12)],
+                         ids=["fraction", "whole-number"])
+def test_repeated_squaring_at_run_time_is_a_rule_error(tmp_path, base, line):
+    """One multiplication of two huge numbers cannot be interrupted: products are bounded instead."""
+    squares = "".join(f"def q{i} = q{i - 1} * q{i - 1}\n" for i in range(1, 31))
+    text = (HEAD + f"state x: 0..3 = 0\ndef q0 = {base}\n" + squares
+            + "move m when q30 > 0:\n    x = 1\nwin A when x == 1\n")
+    result = run("check", write(tmp_path, "squares.gdl", text))
+    output = no_traceback(result)
+    assert result.returncode == 1
+    assert f"squares.gdl:{line}:" in output and "error[runtime-error]: a number of more than 4,096 bits" in output
