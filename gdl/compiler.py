@@ -50,7 +50,7 @@ UNROLL_QUANTIFIER = 128  # aggregates over at most this many constant values are
 INLINE_LIMIT = 20000  # characters of generated source a function call may be inlined into
 # Compile-time budgets: past them the compiler stops an optimisation (the code stays correct, only slower)
 # or refuses the rule file with `too-large`/`too-deep` before Python's own limits turn into a traceback.
-UNROLL_BUDGET = 50_000  # aggregate bodies written out per rule file (nested unrolling multiplies them)
+UNROLL_BUDGET = 20_000  # aggregate bodies written out per rule file (nested unrolling multiplies them)
 INLINE_BUDGET = 20_000  # def bodies inlined per rule file (defs that call defs twice double them per level)
 MAX_DEF_DEPTH = 40  # defs calling defs, nested (a deeper chain would exhaust Python's recursion)
 MAX_BLOCK_DEPTH = 40  # `if`/`for` blocks nested in one move (Python refuses 100 levels of indentation)
@@ -840,6 +840,8 @@ class Compiler:
 
     def expr_Num(self, e: ast.Num, ctx: Ctx) -> Code:
         if isinstance(e.value, Fraction):
+            if max(abs(e.value.numerator), e.value.denominator) >= 10**30:  # (see parser.HUGE_LITERAL)
+                raise self.fail("too-large", "numbers in rule files are limited to 15 digits", e.span)
             return Code(self.constant(e.value), T.REAL, e.value)
         if abs(e.value) > 10**15:
             raise self.fail("too-large", "numbers in rule files are limited to 15 digits", e.span)

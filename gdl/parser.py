@@ -24,7 +24,9 @@ from gdl.diagnostics import Diagnostic, RuleFileError, Span, source_lines
 QUANTIFIERS = ("any", "all", "count", "sum", "min", "max", "first", "select")
 MAX_NESTING = 200  # deeper expressions are refused before Python's recursion limit bites
 MAX_LITERAL_DIGITS = 30
-"""Longer number literals are `too-large` (the compiler allows 15 digits; Python refuses int() past 4,300)."""
+"""A number literal with more significant digits parses as ``HUGE_LITERAL``, which the compiler refuses as
+`too-large` (it takes 15 digits) with a caret: Python's int() would refuse 4,300 digits with a traceback."""
+HUGE_LITERAL = 10**MAX_LITERAL_DIGITS
 
 
 def grammar_path() -> Path:
@@ -98,15 +100,6 @@ def _e(tree: Tree) -> Span:
     return span_of(tree)
 
 
-def _literal(tree: Tree) -> str:
-    """A number literal's digits, refused before conversion when there are too many (int() has a limit)."""
-    text = str(tree.children[0])
-    if len(text) > MAX_LITERAL_DIGITS:
-        raise _SyntaxProblem(f"this number has {len(text):,} characters; numbers are limited to 15 digits",
-                             span_of(tree), "too-large")
-    return text
-
-
 @v_args(tree=True)
 class ToAst(Transformer):
     """Lark tree -> AST dataclasses. Fails loudly on any rule it does not know."""
@@ -119,10 +112,15 @@ class ToAst(Transformer):
 
     # ------------------------------------------------------------ expressions
     def int_lit(self, t: Tree) -> ast.Expr:
-        return ast.Num(_e(t), int(_literal(t)))
+        digits = str(t.children[0]).lstrip("0") or "0"
+        return ast.Num(_e(t), int(digits) if len(digits) <= MAX_LITERAL_DIGITS else HUGE_LITERAL)
 
     def decimal_lit(self, t: Tree) -> ast.Expr:
-        return ast.Num(_e(t), Fraction(_literal(t)))
+        whole, _, fraction = str(t.children[0]).partition(".")
+        whole, fraction = whole.lstrip("0") or "0", fraction.rstrip("0") or "0"
+        if len(whole) + len(fraction) > MAX_LITERAL_DIGITS:
+            return ast.Num(_e(t), Fraction(HUGE_LITERAL))
+        return ast.Num(_e(t), Fraction(f"{whole}.{fraction}"))
 
     def string_lit(self, t: Tree) -> ast.Expr:
         return ast.Str(_e(t), unquote(t.children[0]))

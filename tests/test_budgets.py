@@ -175,7 +175,7 @@ def test_a_literal_of_5000_digits_is_too_large(tmp_path):
     result = run("check", write(tmp_path, "literal.gdl", text))
     output = no_traceback(result)
     assert result.returncode == 1
-    assert "literal.gdl:4:18: error[too-large]: this number has 5,000 characters" in output
+    assert "literal.gdl:4:18: error[too-large]: numbers in rule files are limited to 15 digits" in output
     assert "^^^^" in output
 
 
