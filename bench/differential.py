@@ -36,7 +36,7 @@ ROOT = HERE.parent
 sys.path[:0] = [str(HERE), str(ROOT / "tests")]
 
 import gdl  # noqa: E402
-from gdl.interpreter import InterpreterError, Interpreter  # noqa: E402
+from gdl.interpreter import Interpreter, InterpreterError, ScopeError, redeclarations  # noqa: E402
 from gdl.parser import parse  # noqa: E402
 from solver.game import CHANCE, TERMINAL  # noqa: E402
 
@@ -88,6 +88,8 @@ def _call(fn: Callable[[], Any], compiled: bool) -> tuple[str, Any]:
         if not compiled:
             return "error", error.message
         raise
+    except ScopeError as error:
+        raise Mismatch(f"the checker accepted a name out of scope: {error}") from None
     except Exception as error:  # a Python exception from generated code is a bug in itself
         if compiled:
             return "crash", f"{type(error).__name__}: {error}"
@@ -131,12 +133,13 @@ def compare_source(text: str, params: Mapping[str, str] | None = None, *, seed: 
     :raises Mismatch: at the first disagreement (the message says where and the moves that reach it).
     """
     report = Report()
-    rules = parse(text, filename)
     try:
         game = gdl.load_source(text, filename, params, checked)
+        rules = parse(text, filename)
     except gdl.RuleFileError as error:
         if not any(d.code == "runtime-error" for d in error.diagnostics):
-            return report  # not accepted: the interpreter has nothing to say
+            return report
+        rules = parse(text, filename)  # not accepted: the interpreter has nothing to say
         # `setup` failed while building the initial state: the interpreter must fail there too.
         if params:
             return report  # (the interpreter resolves only default parameters by itself)
@@ -147,6 +150,9 @@ def compare_source(text: str, params: Mapping[str, str] | None = None, *, seed: 
         report.both_failed += 1
         return report
     report.accepted = True
+    for name, span in redeclarations(rules):
+        raise Mismatch(f"the checker accepted a redeclaration: `{name}` at line {span.line} is already declared "
+                       "(scoping rule 3: error `redeclared`)")
     interp = Interpreter(rules, game.parameters)
     rng = random.Random(seed)
     for _ in range(playouts):

@@ -54,6 +54,13 @@ class InterpreterError(Exception):
         self.span = span
 
 
+class ScopeError(Exception):
+    """A name the checker accepted that no scope provides (a checker bug, not a rule error)."""
+
+    def __init__(self, message: str, span: Span) -> None:
+        super().__init__(f"{span.line}:{span.column}: {message}")
+
+
 @dataclass(frozen=True, order=True)
 class Entity:
     """A player, cell, direction or enumeration member: its kind, its index in its kind, its name."""
@@ -183,9 +190,10 @@ class Interpreter:
             self.board = (rows, cols, boards[0].shape or "square")
             self._make_board()
         after = [d for d in decls if isinstance(d, ast.AfterDecl)]
-        tail = after[0].body if after else ()
-        # `after every move:` appends its block to every move's effects (docs 2.12).
-        self.moves = [(m, m.body + tail) for m in decls if isinstance(m, ast.MoveDecl)]
+        # `after every move:` runs after every move's own effects (and after its chance), as a block of
+        # its own: written outside every move, it sees none of a move's parameters or locals (docs 2.12).
+        self.after: tuple[ast.Stmt, ...] = after[0].body if after else ()
+        self.moves = [m for m in decls if isinstance(m, ast.MoveDecl)]
         self.ends = [d for d in decls if isinstance(d, ast.EndDecl)]
         self.utility = next((d for d in decls if isinstance(d, ast.UtilityDecl)), None)
         self.heuristic_decl = next((d for d in decls if isinstance(d, ast.HeuristicDecl)), None)
@@ -370,7 +378,7 @@ class Interpreter:
         frame = Frame(values, turn=player, mover=player, in_move=True)
         normal: list[Move] = []
         otherwise: list[Move] = []
-        for index, (decl, _) in enumerate(self.moves):
+        for index, decl in enumerate(self.moves):
             out = otherwise if decl.otherwise else normal
             for args in self._combinations(decl.params, Scope(), frame):
                 scope = Scope().child(**{p.name: a for p, a in zip(decl.params, args, strict=True)})
@@ -390,12 +398,13 @@ class Interpreter:
     def _run_move(self, before: tuple[tuple[Any, ...], ...], mover_index: int, index: int, args: tuple[Any, ...],
                   picks: tuple[Any, ...], resume: bool = True) -> IState:
         """Run move ``index`` from ``before``, replaying nature's ``picks``; stop at the next chance."""
-        decl, body = self.moves[index]
+        decl = self.moves[index]
         mover = self.player_values[mover_index]
         frame = Frame(self._thaw(before), turn=mover, mover=mover, picks=list(picks), in_move=True)
         scope = Scope().child(**{p.name: a for p, a in zip(decl.params, args, strict=True)})
         try:
-            self.exec_block(body, scope, frame)
+            self.exec_block(decl.body, scope, frame)
+            self.exec_block(self.after, Scope(), frame)
         except _Suspend as suspended:
             if not resume:
                 raise
@@ -610,7 +619,7 @@ class Interpreter:
                     return direction
             if name in self.cell_names:
                 return self.cell_names[name]
-        raise AssertionError(f"unknown name {name!r} in a checked rule file")
+        raise ScopeError(f"`{name}` is not visible here under the scoping rule", span)
 
     def _e_Neg(self, e: ast.Neg, scope: Scope, frame: Frame) -> Any:
         return -self.eval(e.operand, scope, frame)
@@ -866,3 +875,98 @@ class Interpreter:
                     seen.add(nxt)
                     frontier.append(nxt)
         return False
+
+
+# ------------------------------------------------------------------ the scoping rule, statically
+
+
+def redeclarations(rules: ast.RuleFile) -> list[tuple[str, Span]]:
+    """Every local that takes the name of another local visible at that point (scoping rule 3).
+
+    The checker reports these as ``redeclared``; the interpreter has its own walk so that a checker that
+    misses one is caught (the differential test treats an accepted redeclaration as a mismatch).
+    """
+    found: list[tuple[str, Span]] = []
+
+    def declare(name: str, span: Span, visible: dict[str, Span]) -> dict[str, Span]:
+        if name in visible:
+            found.append((name, span))
+        return {**visible, name: span}
+
+    def expr(e: Any, visible: dict[str, Span]) -> None:
+        if isinstance(e, ast.Quantifier):
+            expr(e.domain, visible)
+            inner = declare(e.var, e.var_span, visible)
+            if e.filter is not None:
+                expr(e.filter, inner)
+            expr(e.body, inner)
+            return
+        for name in getattr(e, "__slots__", ()):
+            value = getattr(e, name)
+            for item in value if isinstance(value, tuple) else (value,):
+                if isinstance(item, ast.Expr):
+                    expr(item, visible)
+
+    def block(stmts: Sequence[ast.Stmt], visible: dict[str, Span]) -> None:
+        for stmt in stmts:
+            visible = statement(stmt, visible)
+
+    def statement(stmt: ast.Stmt, visible: dict[str, Span]) -> dict[str, Span]:
+        if isinstance(stmt, ast.Let):
+            expr(stmt.value, visible)
+            return declare(stmt.name, stmt.span, visible)
+        if isinstance(stmt, ast.Assign):
+            for index in stmt.indices:
+                expr(index, visible)
+            expr(stmt.value, visible)
+        elif isinstance(stmt, ast.If):
+            for test, body in stmt.branches:
+                expr(test, visible)
+                block(body, visible)
+            if stmt.orelse is not None:
+                block(stmt.orelse, visible)
+        elif isinstance(stmt, ast.For):
+            expr(stmt.domain, visible)
+            block(stmt.body, declare(stmt.var, stmt.span, visible))
+        elif isinstance(stmt, ast.Chance):
+            expr(stmt.domain, visible)
+            inner = declare(stmt.var, stmt.span, visible)
+            if stmt.weight is not None:
+                expr(stmt.weight, inner)
+            if stmt.body is None:
+                return inner  # the binding form: visible to the end of the block
+            block(stmt.body, inner)
+        elif isinstance(stmt, ast.ChanceBranches):
+            for branch in stmt.branches:
+                expr(branch.probability, visible)
+                block(branch.body, visible)
+        return visible
+
+    decls = rules.decls
+    globals_ = {"mover", "turn"}
+    for decl in decls:
+        if isinstance(decl, ast.ParamDecl | ast.StateDecl | ast.DefDecl | ast.EnumDecl):
+            globals_.add(decl.name)
+        if isinstance(decl, ast.EnumDecl | ast.PlayersDecl):
+            globals_.update(name for name, _ in (decl.members if isinstance(decl, ast.EnumDecl) else decl.names))
+    for decl in decls:
+        if isinstance(decl, ast.MoveDecl | ast.DefDecl):
+            visible: dict[str, Span] = {}
+            for param in decl.params:
+                expr(param.type.domain, visible)
+                visible = declare(param.name, param.span, visible)
+            if isinstance(decl, ast.DefDecl):
+                expr(decl.body, visible)
+                continue
+            if decl.guard is not None:
+                expr(decl.guard, visible)
+            block(decl.body, visible)
+        elif isinstance(decl, ast.SetupDecl | ast.AfterDecl):
+            block(decl.body, {})
+        elif isinstance(decl, ast.EndDecl):
+            binder = decl.who.id if isinstance(decl.who, ast.Name) and decl.kind in ("win", "lose") else None
+            binder = None if binder in globals_ else binder  # `win A when`: A is a player, not a binder
+            expr(decl.condition, {binder: decl.span} if binder else {})
+        elif isinstance(decl, ast.UtilityDecl | ast.HeuristicDecl):
+            expr(decl.expr, {decl.var: decl.span})
+    return found
