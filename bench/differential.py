@@ -237,7 +237,9 @@ def grammar_case(seed: int) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--generator", choices=("grammar", "mixed", "bundled", "docs"), default="grammar")
+    parser.add_argument("--generator", choices=("scoped", "grammar", "mixed", "bundled", "docs"),
+                        default="scoped", help="scoped: bench/scoped.py (names reused everywhere); grammar, mixed: "
+                        "bench/fuzz.py's generators; bundled: games/*.gdl; docs: the games in docs/*.md")
     parser.add_argument("--cases", type=int, default=1000, help="cases of a random generator")
     parser.add_argument("--start", type=int, default=0, help="first seed")
     parser.add_argument("--playouts", type=int, default=3)
@@ -250,6 +252,10 @@ def main(argv: list[str] | None = None) -> int:
         cases: Any = ((label, text, params) for label, text, params in bundled_cases())
     elif args.generator == "docs":
         cases = ((label, text, {}) for label, text in doc_cases())
+    elif args.generator == "scoped":
+        import scoped
+
+        cases = ((f"seed {s}", scoped.generate(s), {}) for s in range(args.start, args.start + args.cases))
     else:
         import fuzz
 
@@ -267,8 +273,7 @@ def main(argv: list[str] | None = None) -> int:
         except Mismatch as error:
             stats["accepted"] += 1
             stats["mismatches"] += 1
-            key = re.sub(r" after .*", "", str(error))
-            key = re.sub(r"compiled .*", "", key)
+            key = re.sub(r" after [^:]*(: compiled .*)?$", "", str(error))
             first = key not in found
             found.setdefault(key, []).append(label)
             if first:
