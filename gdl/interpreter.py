@@ -132,6 +132,7 @@ class Frame:
     next_turn: Entity | None = None  # set by `again` / `turn = p` in a move
     picks: list[Any] = field(default_factory=list)  # nature's picks still to replay
     in_move: bool = False
+    want_outcomes: bool = False  # replaying a chance state to list its outcomes
 
 
 @dataclass(frozen=True)
@@ -400,7 +401,8 @@ class Interpreter:
         """Run move ``index`` from ``before``, replaying nature's ``picks``; stop at the next chance."""
         decl = self.moves[index]
         mover = self.player_values[mover_index]
-        frame = Frame(self._thaw(before), turn=mover, mover=mover, picks=list(picks), in_move=True)
+        frame = Frame(self._thaw(before), turn=mover, mover=mover, picks=list(picks), in_move=True,
+                      want_outcomes=not resume)
         scope = Scope().child(**{p.name: a for p, a in zip(decl.params, args, strict=True)})
         try:
             self.exec_block(decl.body, scope, frame)
@@ -489,6 +491,8 @@ class Interpreter:
             raise AssertionError(f"unknown statement {type(stmt).__name__}")
 
     def _chance(self, stmt: ast.Chance, scope: Scope, frame: Frame) -> None:
+        if not frame.picks and not frame.want_outcomes:
+            raise _Suspend([], self._freeze(frame.vars))  # the outcomes are worked out when asked for
         if not frame.picks:
             domain = tuple(self.eval(stmt.domain, scope, frame))
             if stmt.weight is None:
@@ -512,6 +516,8 @@ class Interpreter:
             self.exec_block(stmt.body, scope.child(**{stmt.var: value}), frame)
 
     def _branches(self, stmt: ast.ChanceBranches, scope: Scope, frame: Frame) -> None:
+        if not frame.picks and not frame.want_outcomes:
+            raise _Suspend([], self._freeze(frame.vars))
         if not frame.picks:
             probs = [Fraction(self.eval(b.probability, scope, frame)) for b in stmt.branches]
             if any(p < 0 for p in probs):
