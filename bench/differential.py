@@ -245,6 +245,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--playouts", type=int, default=3)
     parser.add_argument("--plies", type=int, default=60)
     parser.add_argument("--checked", action="store_true", help="compare with the range-checked build")
+    parser.add_argument("--avoid-known-bugs", action="store_true",
+                        help="scoped: leave out the constructs of the compiler bugs already recorded")
     parser.add_argument("--verbose", action="store_true", help="print the traceback of a harness error")
     parser.add_argument("--out", default="differential-mismatches", help="folder for one reproducer per message")
     args = parser.parse_args(argv)
@@ -255,7 +257,8 @@ def main(argv: list[str] | None = None) -> int:
     elif args.generator == "scoped":
         import scoped
 
-        cases = ((f"seed {s}", scoped.generate(s), {}) for s in range(args.start, args.start + args.cases))
+        cases = ((f"seed {s}", scoped.generate(s, not args.avoid_known_bugs), {})
+                 for s in range(args.start, args.start + args.cases))
     else:
         import fuzz
 

@@ -17,9 +17,14 @@ NAMES = ("i", "j", "k", "x", "d", "t")
 
 
 class ScopedGenerator:
-    def __init__(self, rng: random.Random) -> None:
+    def __init__(self, rng: random.Random, known_bugs: bool = True) -> None:
+        """``known_bugs=False`` avoids the constructs of the compiler bugs recorded in tests/test_interpreter.py
+        (a redeclaration, `mover`/`turn` in a chance weight, `turn` in `utility`, two chances of one move with
+        the same name, an unclamped def argument that an inlined def's binder can capture)."""
         self.rng = rng
-        self.redeclare = rng.random() < 0.05  # write one redeclaration somewhere
+        self.known_bugs = known_bugs
+        self.redeclare = known_bugs and rng.random() < 0.05  # write one redeclaration somewhere
+        self.chance_names: set[str] = set()
         self.players = ("A", "B", "C") if rng.random() < 0.2 else ("A", "B")
         self.board = rng.random() < 0.3
 
@@ -74,14 +79,16 @@ class ScopedGenerator:
         return f"({self.num(scope, depth + 1, ctx)} + {r.randint(-2, 2)})"
 
     def clamp(self, e: str, lo: int, hi: int) -> str:
-        if self.rng.random() < 0.06:  # sometimes unclamped: a rule error in both engines, or none
+        if self.rng.random() < 0.06 and self.known_bugs:  # sometimes unclamped: a rule error in both engines, or none
             return e
         return f"min(max({e}, {lo}), {hi})"
 
     def player(self, scope: dict[str, str], ctx: str) -> str:
         options = [*self.players, "turn", "next(turn)"]
+        if not self.known_bugs and ctx in ("end", "def", "weight"):  # `turn` is wrong there (known bugs)
+            options = [*self.players]
         options += [n for n, kind in scope.items() if kind == "player"]
-        if ctx == "move":
+        if ctx == "move" or (ctx == "weight" and self.known_bugs):
             options += ["mover", "mover"]
         return self.rng.choice(options)
 
@@ -116,7 +123,7 @@ class ScopedGenerator:
         scope = dict(scope)
         for _ in range(r.randint(1, 3)):
             out.extend(self.statement(scope, indent, depth, in_loop, lets))
-        return out
+        return out or [f"{indent}pass"]
 
     def statement(self, scope: dict[str, str], indent: str, depth: int, in_loop: bool, lets: set[str]) -> list[str]:
         """One statement; ``scope`` grows in place with a `let` or a binding chance."""
@@ -152,10 +159,16 @@ class ScopedGenerator:
                     *self.block({**scope, var: "int"}, indent + "    ", depth + 1, True, lets)]
         if choice in (9, 10) and not in_loop:
             var = self.fresh(scope)
+            if not self.known_bugs:
+                if var in self.chance_names:
+                    return []
+                self.chance_names.add(var)
             weight = ""
             if r.random() < 0.5:
                 inner = {**scope, var: "int"}
-                weight = f" weight {r.choice(['1 + abs(' + self.num(inner) + ')', var, '2 if mover == A else 1', '1 + ' + var + ' % 2 if turn == A else 1'])}"
+                weights = ["1 + abs(" + self.num(inner, 0, "weight") + ")", var, "2 if mover == A else 1",
+                           f"1 + {var} % 2 if turn == A else 1"]
+                weight = f" weight {r.choice(weights if self.known_bugs else weights[:2])}"
             header = f"{indent}chance {var} in {r.randint(0, 1)}..{r.randint(1, 3)}{weight}"
             if r.random() < 0.5:  # the binding form: `var` is visible to the end of the block
                 scope[var] = "int"
@@ -217,8 +230,8 @@ class ScopedGenerator:
         return "\n".join(lines) + "\n"
 
 
-def generate(seed: int) -> str:
-    return ScopedGenerator(random.Random(seed)).game()
+def generate(seed: int, known_bugs: bool = True) -> str:
+    return ScopedGenerator(random.Random(seed), known_bugs).game()
 
 
 if __name__ == "__main__":
