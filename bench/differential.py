@@ -28,6 +28,7 @@ import traceback
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -146,7 +147,7 @@ def compare_source(text: str, params: Mapping[str, str] | None = None, *, seed: 
         report.accepted = True
         state = _call(Interpreter(rules).initial_state, False)
         if state[0] != "error":
-            raise Mismatch("initial state: only the compiled game fails (its setup raised a rule error)")
+            raise Mismatch("initial state: only the compiled game fails (its setup raised a rule error)") from None
         report.both_failed += 1
         return report
     report.accepted = True
@@ -165,41 +166,48 @@ def compare_source(text: str, params: Mapping[str, str] | None = None, *, seed: 
 
 def _playout(game: Any, interp: Interpreter, rng: random.Random, plies: int, report: Report) -> None:
     moves: list[str] = []
-    cs = game.initial_state()
     first = _call(interp.initial_state, False)
     _same("initial state", moves, ("ok", None), first, lambda a, b: True)
-    i = first[1]
+    cs, i = game.initial_state(), first[1]
     for _ in range(plies + 1):
         report.positions += 1
-        _same("state variables", moves, _call(lambda: game.values(cs), True),
-              _call(lambda: interp.values(i), False))
-        player = _same("to_move", moves, ("ok", game.to_move(cs)), ("ok", interp.to_move(i)))
+
+        def both(what: str, compiled: Callable[[Any], Any], interpreted: Callable[[Any], Any],
+                 equal: Callable[[Any, Any], bool] = lambda a, b: a == b, c: Any = cs, s: Any = i) -> Any:
+            return _same(what, moves, _call(partial(compiled, c), True), _call(partial(interpreted, s), False), equal)
+
+        both("state variables", game.values, interp.values)
+        player = both("to_move", game.to_move, interp.to_move)
         if player == TERMINAL:
-            _same("end", moves, _call(lambda: game.describe_end(cs), True), _call(lambda: interp.describe_end(i), False))
-            _same("utilities", moves, _call(lambda: game.utilities(cs), True),
-                  _call(lambda: interp.utilities(i), False), _numbers_equal)
+            both("end", game.describe_end, interp.describe_end)
+            both("utilities", game.utilities, interp.utilities, _numbers_equal)
             return
         if player == CHANCE:
-            c_out = _call(lambda: [(str(m), p) for m, p in game.chance_outcomes(cs)], True)
-            i_out = _call(lambda: [(str(m), p) for m, p in interp.chance_outcomes(i)], False)
-            names = [n for n, _ in _same("chance outcomes", moves, c_out, i_out, _outcomes_equal)]
+            names = [n for n, _ in both("chance outcomes", _named_outcomes(game), _named_outcomes(interp),
+                                        _outcomes_equal)]
             c_moves = {str(m): m for m, _ in game.chance_outcomes(cs)}
             i_moves = {str(m): m for m, _ in interp.chance_outcomes(i)}
         else:
-            _same("heuristic", moves, _call(lambda: game.heuristic(cs), True),
-                  _call(lambda: interp.heuristic(i), False), _numbers_equal)
-            names = _same("legal moves", moves, _call(lambda: [str(m) for m in game.legal_moves(cs)], True),
-                          _call(lambda: [str(m) for m in interp.legal_moves(i)], False))
+            both("heuristic", game.heuristic, interp.heuristic, _numbers_equal)
+            names = both("legal moves", _move_names(game), _move_names(interp))
             if not names:
                 return  # a dead end in both (a bug of the rule file, not of either engine)
             c_moves = {str(m): m for m in game.legal_moves(cs)}
             i_moves = {str(m): m for m in interp.legal_moves(i)}
         name = names[rng.randrange(len(names))]
-        c_next = _call(lambda: game.apply(cs, c_moves[name]), True)
-        i_next = _call(lambda: interp.apply(i, i_moves[name]), False)
+        c_next = _call(partial(game.apply, cs, c_moves[name]), True)
+        i_next = _call(partial(interp.apply, i, i_moves[name]), False)
         moves.append(name)
         _same(f"apply {name}", moves, c_next, i_next, lambda a, b: True)
         cs, i = c_next[1], i_next[1]
+
+
+def _named_outcomes(game: Any) -> Callable[[Any], list[tuple[str, Any]]]:
+    return lambda state: [(str(m), p) for m, p in game.chance_outcomes(state)]
+
+
+def _move_names(game: Any) -> Callable[[Any], list[str]]:
+    return lambda state: [str(m) for m in game.legal_moves(state)]
 
 
 # ------------------------------------------------------------------ case sources

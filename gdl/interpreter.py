@@ -837,14 +837,14 @@ class Interpreter:
 
     def _b_cells_in_row(self, args: list[Any], e: ast.Call, frame: Frame) -> Any:
         assert self.board is not None
-        rows, cols, _ = self.board
+        rows = self.board[0]
         if not 0 <= args[0] < rows:
             raise InterpreterError(f"`cells_in_row` of {args[0]}: outside 0..{rows - 1} on this board", e.span)
         return tuple(c for c in self.cells if self._rc(c)[0] == args[0])
 
     def _b_cells_in_column(self, args: list[Any], e: ast.Call, frame: Frame) -> Any:
         assert self.board is not None
-        rows, cols, _ = self.board
+        cols = self.board[1]
         if not 0 <= args[0] < cols:
             raise InterpreterError(f"`cells_in_column` of {args[0]}: outside 0..{cols - 1} on this board", e.span)
         return tuple(c for c in self.cells if self._rc(c)[1] == args[0])
