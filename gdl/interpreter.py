@@ -260,8 +260,12 @@ class Interpreter:
             lo, hi = min(values), max(values)
             return VarInfo(decl.name, dims, lambda v: isinstance(v, int) and not isinstance(v, bool)
                            and lo <= v <= hi, f"{lo}..{hi}", size)
-        allowed = set(values) | ({None} if texpr.optional else set())
-        return VarInfo(decl.name, dims, lambda v: v in allowed, "its type", size)
+        # Any set is stored as its range min..max (docs 2.7): for `orthogonal`, north..west by index.
+        low, high = min(values), max(values)
+        optional = texpr.optional
+        return VarInfo(decl.name, dims, lambda v: (v is None and optional) or (
+            isinstance(v, Entity) and v.kind == low.kind and low.index <= v.index <= high.index),
+            f"{low}..{high}", size)
 
     def _lowest(self, decl: ast.StateDecl) -> Any:
         """The starting value without `=`: false, lo, the lowest member, or none if optional."""
