@@ -19,12 +19,14 @@ NAMES = ("i", "j", "k", "x", "d", "t")
 class ScopedGenerator:
     def __init__(self, rng: random.Random, known_bugs: bool = True) -> None:
         """``known_bugs=False`` avoids the constructs of the compiler bugs recorded in tests/test_interpreter.py
-        (a redeclaration, `mover`/`turn` in a chance weight, `turn` in `utility`, two chances of one move with
-        the same name, an unclamped def argument that an inlined def's binder can capture)."""
+        (a redeclaration, `mover`/`turn` in a chance weight, `turn` in `utility` or a def, a chance named like
+        another chance or like a `let` or move parameter of the file, an unclamped def argument that an inlined
+        def's binder can capture, a def whose body is a constant)."""
         self.rng = rng
         self.known_bugs = known_bugs
         self.redeclare = known_bugs and rng.random() < 0.05  # write one redeclaration somewhere
         self.chance_names: set[str] = set()
+        self.declared: set[str] = set()  # every `let` and move parameter name so far
         self.players = ("A", "B", "C") if rng.random() < 0.2 else ("A", "B")
         self.board = rng.random() < 0.3
 
@@ -72,8 +74,7 @@ class ScopedGenerator:
         if choice == 7:
             return f"score[{self.player(scope, ctx)}]"
         if choice == 8 and self.board:
-            return f"row({r.choice(['a1', 'b2', 'c3', 'at'])})" if r.random() < 0.5 else \
-                f"len(ray(at, {r.choice(['north', 'east', 'southwest'])}))"
+            return self.board_number(scope, depth, ctx)
         if choice == 9:
             return f"h2({self.clamp(self.num(scope, depth + 1, ctx), 0, 9)}, {self.player(scope, ctx)})"
         return f"({self.num(scope, depth + 1, ctx)} + {r.randint(-2, 2)})"
@@ -113,8 +114,42 @@ class ScopedGenerator:
         if choice == 5:
             return r.choice(["flag", "not flag"])
         if choice == 6 and self.board:
-            return f"mark[{r.choice(['a1', 'b2', 'at'])}] == {self.player(scope, ctx)}"
+            return self.board_cond(scope, depth, ctx)
         return f"{self.player(scope, ctx)} == {self.player(scope, ctx)}"
+
+    def cell(self, scope: dict[str, str]) -> str:
+        cells = ["a1", "b2", "c3", "at", *[n for n, kind in scope.items() if kind == "cell"]]
+        return self.rng.choice(cells)
+
+    def board_number(self, scope: dict[str, str], depth: int, ctx: str) -> str:
+        r = self.rng
+        var = self.fresh(scope)
+        options = [
+            f"row({self.cell(scope)})", f"col({self.cell(scope)})",
+            f"len(ray({self.cell(scope)}, {r.choice(['north', 'east', 'southwest', 'northwest'])}))",
+            f"len(neighbors({self.cell(scope)}))",
+            f"(count {var} in cell: mark[{var}] == {self.player(scope, ctx)})",
+            f"(count {var} in cells_in_row({self.clamp(self.num(scope, depth + 1, ctx), 0, 2)}): mark[{var}] != none)",
+            f"(sum {var} in cells_in_column({r.randint(0, 2)}): row({var}))",
+            f"len(select {var} in neighbors({self.cell(scope)}): mark[{var}] == none)",
+            f"(count l in lines({r.randint(1, 4)}): all {var} in l: mark[{var}] != none)" if var != "l" else "0",
+            f"len(lines({r.randint(1, 4)}))",
+        ]
+        return r.choice(options)
+
+    def board_cond(self, scope: dict[str, str], depth: int, ctx: str) -> str:
+        r = self.rng
+        var = self.fresh(scope)
+        options = [
+            f"mark[{self.cell(scope)}] == {self.player(scope, ctx)}",
+            f"step({self.cell(scope)}, {r.choice(['north', 'east', 'south', 'northeast'])}) != none",
+            f"cell({self.clamp(self.num(scope, depth + 1, ctx), 0, 3)}, {r.randint(0, 3)}) == none",
+            f"(first {var} in cell: mark[{var}] == none) == {self.cell(scope)}",
+            f"{self.cell(scope)} in neighbors({self.cell(scope)})",
+            f"connected(cells_in_row(0), cells_in_row(2), select {var} in cell: mark[{var}] != none)",
+            f"(any {var} in ray(at, east): mark[{var}] == {self.player(scope, ctx)})",
+        ]
+        return r.choice(options)
 
     # ------------------------------------------------------------ statements
     def block(self, scope: dict[str, str], indent: str, depth: int, in_loop: bool, lets: set[str]) -> list[str]:
@@ -141,6 +176,7 @@ class ScopedGenerator:
             value = self.num(scope)
             scope[name] = "int"
             lets.add(name)
+            self.declared.add(name)
             return [f"{indent}let {name} = {value}"]
         if choice == 3 and mine:
             return [f"{indent}{r.choice(mine)} {r.choice(['=', '+='])} {self.num(scope)}"]
@@ -160,7 +196,7 @@ class ScopedGenerator:
         if choice in (9, 10) and not in_loop:
             var = self.fresh(scope)
             if not self.known_bugs:
-                if var in self.chance_names:
+                if var in self.chance_names or var in self.declared:
                     return []
                 self.chance_names.add(var)
             weight = ""
@@ -182,8 +218,14 @@ class ScopedGenerator:
         if choice == 12:
             return [f"{indent}{r.choice(['again', 'turn = ' + self.player(scope, 'move')])}"]
         if choice == 13 and self.board:
-            return [f"{indent}if step(at, north) != none: at = step(at, north)",
-                    f"{indent}mark[at] = mover"]
+            d = r.choice(["north", "east", "southwest", "northeast"])
+            if r.random() < 0.5:
+                var = self.fresh(scope)
+                return [f"{indent}for {var} in ray(at, {d}):",
+                        f"{indent}    if mark[{var}] == none: mark[{var}] = mover",
+                        f"{indent}    else: break"]
+            return [f"{indent}if step(at, {d}) != none: at = step(at, {d})",
+                    f"{indent}mark[at] = {self.player(scope, 'move') if r.random() < 0.7 else 'none'}"]
         return [f"{indent}n = {self.clamp(self.num(scope), 0, 12)}"]
 
     # ------------------------------------------------------------ the file
@@ -191,6 +233,7 @@ class ScopedGenerator:
         r = self.rng
         p = self.fresh({})
         q = self.fresh({p: "int"})
+        keep = "" if self.known_bugs else f"{p} - {p} + "  # a constant body drops its arguments (a known bug)
         lines = ['game Scoped "names reused everywhere"', f"players {', '.join(self.players)}"]
         if self.board:
             lines += ["board 3 x 3", "state at: cell = b2", "state mark[cell]: player? = none"]
@@ -202,8 +245,8 @@ class ScopedGenerator:
             "state last: player? = none",
             "state plies: 0..8 = 0",
             f"def above({p}: 0..9) = any {q} in 0..9: {q} == {p} + 1",
-            f"def g({p}: 0..9) = {self.num({p: 'int'}, 1, 'def')}",
-            f"def h2({p}: 0..9, who: player) = {self.num({p: 'int', 'who': 'player'}, 1, 'def')}",
+            f"def g({p}: 0..9) = {keep}{self.num({p: 'int'}, 1, 'def')}",
+            f"def h2({p}: 0..9, who: player) = {keep}{self.num({p: 'int', 'who': 'player'}, 1, 'def')}",
         ]
         for index in range(r.randint(1, 3)):
             scope: dict[str, str] = {}
@@ -211,6 +254,7 @@ class ScopedGenerator:
             if r.random() < 0.7:
                 name = self.fresh(scope)
                 scope[name] = "int"
+                self.declared.add(name)
                 params = f"({name}: 0..{r.randint(1, 2)})"
             guard = f" when {self.cond(scope)}" if r.random() < 0.6 else ""
             lines.append(f"move m{index}{params}{guard}:")
@@ -220,6 +264,8 @@ class ScopedGenerator:
         lines += ["    plies += 1", *self.block({}, "    ", 1, False, set())]
         if r.random() < 0.5:
             lines.append(f"win {self.fresh({})} when plies == 8 and score[A] > n")
+        if r.random() < 0.3:
+            lines.append("lose turn when no_moves and n == 12")
         lines.append("terminal when plies == 8")
         pl = self.fresh({})
         lines.append(f"utility {pl}: {self.num({pl: 'player'}, 1, 'end')} / {r.randint(1, 3)} + "

@@ -50,6 +50,8 @@ BUGS = {
     "weight_reads_turn": "compiler bug: in a chance weight `turn` is the CHANCE marker -1, not the mover",
     "utility_reads_turn": "compiler bug: in `utility`, `turn` is the TERMINAL marker -2 (`score[turn]` wraps to "
                           "another slot)",
+    "constant_def_drops_arguments": "compiler bug: a def whose body is a constant never evaluates its arguments "
+                                    "(`one(n + 5)` is no rule error though 5 is outside the parameter's 0..3)",
     "subset_state_type": "compiler bug: the unchecked build stores `northwest` in a state of type `orthogonal` "
                          "(the docs and the checked build: a rule error)",
     "redeclared_let_in_if": "compiler bug: redeclaration accepted (scoping rule 3: `redeclared`)",
