@@ -241,3 +241,18 @@ def test_scoped_programs_agree_away_from_the_known_bugs(seed: int) -> None:
 def test_scoped_programs_agree() -> None:
     for seed in range(40):
         agree(scoped.generate(seed), playouts=2, plies=30)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("generator", ["scoped", "mixed"])
+def test_a_longer_differential_sample(generator: str) -> None:
+    """200 files of each generator (``python bench/differential.py`` runs many more). A file with a
+    redeclaration is left out: test_redeclarations_are_refused is about those."""
+    for seed in range(200):
+        text = scoped.generate(seed, known_bugs=False) if generator == "scoped" else fuzz.make_case(seed)[1]
+        try:
+            if redeclarations(parse(text)):
+                continue
+        except gdl.RuleFileError:
+            continue  # a syntax error: nothing to compare
+        agree(text, playouts=2, plies=40)
