@@ -37,7 +37,7 @@ ROOT = HERE.parent
 sys.path[:0] = [str(HERE), str(ROOT / "tests")]
 
 import gdl  # noqa: E402
-from gdl.interpreter import Interpreter, InterpreterError, ScopeError, redeclarations  # noqa: E402
+from gdl.interpreter import Interpreter, InterpreterError, NotAllowed, redeclarations  # noqa: E402
 from gdl.parser import parse  # noqa: E402
 from solver.game import CHANCE, TERMINAL  # noqa: E402
 
@@ -89,8 +89,8 @@ def _call(fn: Callable[[], Any], compiled: bool) -> tuple[str, Any]:
         if not compiled:
             return "error", error.message
         raise
-    except ScopeError as error:
-        raise Mismatch(f"the checker accepted a name out of scope: {error}") from None
+    except NotAllowed as error:
+        raise Mismatch(f"the checker accepted what the docs do not allow: {error}") from None
     except Exception as error:  # a Python exception from generated code is a bug in itself
         if compiled:
             return "crash", f"{type(error).__name__}: {error}"

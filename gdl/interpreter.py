@@ -54,8 +54,9 @@ class InterpreterError(Exception):
         self.span = span
 
 
-class ScopeError(Exception):
-    """A name the checker accepted that no scope provides (a checker bug, not a rule error)."""
+class NotAllowed(Exception):
+    """Something the docs do not allow but the checker accepted: a name no scope provides, a chance in
+    `setup` (a checker bug, not a rule error)."""
 
     def __init__(self, message: str, span: Span) -> None:
         super().__init__(f"{span.line}:{span.column}: {message}")
@@ -276,7 +277,7 @@ class Interpreter:
             return None
         return min(self.eval(texpr.domain, Scope(), Frame({}, None)))
 
-    def _make_initial(self) -> IState | InterpreterError:
+    def _make_initial(self) -> IState | InterpreterError | NotAllowed:
         values: dict[str, list[Any]] = {}
         for decl in self.state_decls:
             info = self.vars[decl.name]
@@ -297,10 +298,12 @@ class Interpreter:
             return self._finish(frame.vars, turn)
         except InterpreterError as error:
             return error
+        except _Suspend:
+            return NotAllowed("`chance` in `setup` (docs 2.13: not allowed there)", self.setup.span)
 
     # ---------------------------------------------------------- the game interface
     def initial_state(self) -> IState:
-        if isinstance(self._initial, InterpreterError):
+        if isinstance(self._initial, InterpreterError | NotAllowed):
             raise self._initial
         return self._initial
 
@@ -629,7 +632,7 @@ class Interpreter:
                     return direction
             if name in self.cell_names:
                 return self.cell_names[name]
-        raise ScopeError(f"`{name}` is not visible here under the scoping rule", span)
+        raise NotAllowed(f"`{name}` is not visible here under the scoping rule", span)
 
     def _e_Neg(self, e: ast.Neg, scope: Scope, frame: Frame) -> Any:
         return -self.eval(e.operand, scope, frame)

@@ -50,6 +50,10 @@ BUGS = {
     "weight_reads_turn": "compiler bug: in a chance weight `turn` is the CHANCE marker -1, not the mover",
     "utility_reads_turn": "compiler bug: in `utility`, `turn` is the TERMINAL marker -2 (`score[turn]` wraps to "
                           "another slot)",
+    "chance_in_setup": "compiler bug: a `chance` in `setup` is accepted (docs 2.13: not allowed); the game "
+                       "starts at a chance state",
+    "folded_or_drops_operand": "compiler bug: constant folding drops operands before a constant (`x or true`, "
+                               "an `all` with a false term) and with them their rule errors",
     "constant_def_drops_arguments": "compiler bug: a def whose body is a constant never evaluates its arguments "
                                     "(`one(n + 5)` is no rule error though 5 is outside the parameter's 0..3)",
     "subset_state_type": "compiler bug: the unchecked build stores `northwest` in a state of type `orthogonal` "
