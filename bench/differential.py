@@ -27,7 +27,7 @@ import time
 import traceback
 from collections import Counter
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -68,13 +68,11 @@ class Mismatch(AssertionError):
 
 @dataclass
 class Report:
-    """What one case did: ``accepted`` (it loaded), positions compared, the first mismatch if any."""
+    """What one case did: ``accepted`` (it loaded), positions compared, playouts ended by a rule error in both."""
 
     accepted: bool = False
     positions: int = 0
     both_failed: int = 0
-    mismatch: str | None = None
-    notes: list[str] = field(default_factory=list)
 
 
 def _call(fn: Callable[[], Any], compiled: bool) -> tuple[str, Any]:

@@ -132,7 +132,6 @@ class Frame:
     mover: Entity | None = None
     next_turn: Entity | None = None  # set by `again` / `turn = p` in a move
     picks: list[Any] = field(default_factory=list)  # nature's picks still to replay
-    in_move: bool = False
     want_outcomes: bool = False  # replaying a chance state to list its outcomes
 
 
@@ -383,7 +382,7 @@ class Interpreter:
 
     def _legal(self, values: dict[str, list[Any]], player: Entity) -> list[Move]:
         """Declaration order, then parameter order; `otherwise` moves only when nothing else is legal."""
-        frame = Frame(values, turn=player, mover=player, in_move=True)
+        frame = Frame(values, turn=player, mover=player)
         normal: list[Move] = []
         otherwise: list[Move] = []
         for index, decl in enumerate(self.moves):
@@ -408,7 +407,7 @@ class Interpreter:
         """Run move ``index`` from ``before``, replaying nature's ``picks``; stop at the next chance."""
         decl = self.moves[index]
         mover = self.player_values[mover_index]
-        frame = Frame(self._thaw(before), turn=mover, mover=mover, picks=list(picks), in_move=True,
+        frame = Frame(self._thaw(before), turn=mover, mover=mover, picks=list(picks),
                       want_outcomes=not resume)
         scope = Scope().child(**{p.name: a for p, a in zip(decl.params, args, strict=True)})
         try:
