@@ -17,6 +17,7 @@ import statistics
 import sys
 import time
 from collections.abc import Callable, Sequence
+from fractions import Fraction
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -25,7 +26,9 @@ from rich.text import Text
 
 import gdl
 from gdl.check import (
+    DEFAULT_EXPLORE_TIME,
     DEFAULT_MAX_PLIES,
+    DEFAULT_MAX_STATES,
     DEFAULT_PLAYOUTS,
     DEFAULT_TIME_BUDGET,
     MIN_PLAYOUTS,
@@ -146,6 +149,8 @@ def json_value(value: Any) -> Any:
         return [json_value(v) for v in value]
     if isinstance(value, float) and not math.isfinite(value):
         return None
+    if isinstance(value, Fraction):  # numbers are one kind in JSON: a fraction is a float
+        return float(value)
     return value
 
 
@@ -197,6 +202,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     params = parse_params(args.param)
     if args.playouts < 0 or args.max_plies < 1 or not args.time >= 0:
         raise UsageError("--playouts must be >= 0, --max-plies >= 1 and --time >= 0")
+    if args.max_states < 0 or not 0 <= args.explore_time < math.inf:
+        raise UsageError("--max-states must be >= 0 and --explore-time a number >= 0")
     reports: list[CheckReport] = []
     usage_problems = 0
     total_work = len(args.files) * max(1, args.playouts)
@@ -221,32 +228,67 @@ def cmd_check(args: argparse.Namespace) -> int:
             try:
                 report = check_source(source, str(path), playouts=args.playouts, seed=args.seed,
                                       max_plies=args.max_plies, time_budget=args.time or None, params=params,
-                                      progress=lambda i, done=done: progress.update(done + i))
+                                      progress=lambda i, done=done: progress.update(done + i),
+                                      max_states=args.max_states, explore_time=args.explore_time or None)
             except ParameterError as error:
                 raise UsageError(f"{path}: {error}") from None
             reports.append(report)
     diagnostics = [d for report in reports for d in report.diagnostics]
     errors = sum(d.is_error for d in diagnostics)
-    warnings = len(diagnostics) - errors
+    warnings = sum(d.severity == "warning" for d in diagnostics)  # an info (endless-cycle) is neither
     if args.json:
         print(json.dumps([d.to_json() for d in diagnostics], indent=2))
     else:
         for report in reports:
             print_diagnostics(out, report.diagnostics, report.source)
+        if len(reports) > 1:  # which files were proven and which sampled
+            for report in reports:
+                how = _exploration_text(report, args)
+                if how:
+                    out.print(Text(f"{report.file}: {how}", style="dim"))
         checked = len(reports)
         style = "bold red" if errors else "bold yellow" if warnings else "bold green"
         summary = Text(f"{plural(checked, 'file')} checked: ", style="bold")
         summary.append(f"{plural(errors, 'error')}, {plural(warnings, 'warning')}", style=style)
-        playouts = sum(r.playouts for r in reports)
-        if playouts:
-            timed_out = sum(r.out_of_time for r in reports)
-            budget = f"; the --time budget ended the playouts of {plural(timed_out, 'file')}" if timed_out else ""
-            summary.append(f" ({plural(playouts, 'random playout')}, {sum(r.plies for r in reports):,} plies"
-                           f"{budget})", style="dim")
+        details = _check_details(reports, args)
+        if details:
+            summary.append(f" ({'; '.join(details)})", style="dim")
         out.print(summary)
     if usage_problems:
         return EXIT_USAGE
     return EXIT_PROBLEM if errors else EXIT_OK
+
+
+def _exploration_text(report: CheckReport, args: argparse.Namespace) -> str | None:
+    """How the exhaustive pass went for one file: explored everything, or why it sampled."""
+    if report.complete:
+        return f"explored all {report.explored:,} states"
+    if report.stopped_by == "states":
+        return f"sampled: more than {args.max_states:,} reachable states (--max-states)"
+    if report.stopped_by == "time":
+        return (f"sampled: exploring every state would take more than --explore-time {args.explore_time:g} s "
+                f"({report.explored:,} states found)")
+    return None  # static errors, --playouts 0 or --max-states 0: no exploration to speak of
+
+
+def _check_details(reports: list[CheckReport], args: argparse.Namespace) -> list[str]:
+    """The summary line's parenthesis: the playouts, then what the exhaustive pass did."""
+    details = []
+    playouts = sum(r.playouts for r in reports)
+    if playouts:
+        timed_out = sum(r.out_of_time for r in reports)
+        budget = f"; the --time budget ended the playouts of {plural(timed_out, 'file')}" if timed_out else ""
+        details.append(f"{plural(playouts, 'random playout')}, {sum(r.plies for r in reports):,} plies{budget}")
+    if len(reports) == 1:
+        how = _exploration_text(reports[0], args)
+        if how:
+            details.append(how)
+    else:
+        proven = [r for r in reports if r.complete]
+        if proven:
+            details.append(f"{len(proven)} of {plural(len(reports), 'file')} explored in full, "
+                           f"{sum(r.explored for r in proven):,} states")
+    return details
 
 
 def _file_diagnostic(file: str, message: str) -> Diagnostic:
@@ -464,7 +506,8 @@ def _big(log10: float) -> str:
 EXAMPLES = {
     "check": """examples:
   gdl check games/*.gdl
-  gdl check mygame.gdl --playouts 1000 --time 0 --seed 7   # exactly 1000 playouts
+  gdl check bigger.gdl --max-states 2000000 --explore-time 0   # explore every state, however long it takes
+  gdl check mygame.gdl --max-states 0 --playouts 1000 --time 0 --seed 7   # exactly 1000 playouts
   gdl check longgame.gdl --max-plies 50000
   gdl check mygame.gdl --json > diagnostics.json""",
     "list": """examples:
@@ -519,7 +562,8 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("-p", "--param", action="append", metavar="NAME=VALUE",
                        help="set a parameter of the game (repeatable)")
 
-    p = command("check", "Check rule files: static checks, then random playouts that run the rules.")
+    p = command("check", "Check rule files: static checks, then every reachable state if there are not too many, "
+                         "else random playouts.")
     p.add_argument("files", nargs="+", metavar="FILE", help="rule files to check")
     p.add_argument("--playouts", type=int, default=DEFAULT_PLAYOUTS, metavar="N",
                    help=f"most random playouts per file (default {DEFAULT_PLAYOUTS}; 0 for static checks only)")
@@ -531,6 +575,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-plies", type=int, default=DEFAULT_MAX_PLIES, metavar="N",
                    help=f"a playout stops after this many plies and is reported as `no-end`, a warning "
                         f"(default {DEFAULT_MAX_PLIES})")
+    p.add_argument("--max-states", type=int, default=DEFAULT_MAX_STATES, metavar="N",
+                   help=f"first explore every reachable state if there are at most N (default {DEFAULT_MAX_STATES:,}"
+                        "; 0 to only sample): dead ends, rule errors, end rules and moves that never apply and "
+                        "endless cycles are then found for certain, with the fewest moves that reach them; a "
+                        "game with more states is sampled by the random playouts")
+    p.add_argument("--explore-time", type=float, default=DEFAULT_EXPLORE_TIME, metavar="SECONDS",
+                   help=f"CPU seconds of that exploration per file: a game that needs more (as soon as that is "
+                        f"clear) is sampled instead (default {DEFAULT_EXPLORE_TIME:g}; 0 for no limit: only "
+                        "--max-states decides, the same on any machine)")
     p.add_argument("-p", "--param", action="append", metavar="NAME=VALUE", help="set a parameter (repeatable)")
     p.add_argument("--json", action="store_true", help="print the diagnostics as a JSON list")
     p.set_defaults(run=cmd_check)
@@ -564,6 +617,10 @@ def build_parser() -> argparse.ArgumentParser:
     game_options(p)
     cli_solve.add_match_options(p)
     p.set_defaults(run=cli_solve.cmd_match)
+
+    from gdl import cli_editor  # fmt, new, show, lsp
+
+    cli_editor.add_commands(sub)
     return parser
 
 

@@ -77,7 +77,10 @@ def _excerpt(source: str | None, span: Span) -> list[Text]:
     gutter = f"{span.line:>4} | "
     blank = " " * (len(gutter) - 2) + "| "
     code_line, carets = plain[0][4:], plain[1][4:]
-    return [Text(gutter, style="blue") + Text(code_line), Text(blank, style="blue") + Text(carets, style="bold red")]
+    from gdl.highlight import highlight_line  # colours only: a console without colour prints it plain
+
+    return [Text(gutter, style="blue") + highlight_line(code_line),
+            Text(blank, style="blue") + Text(carets, style="bold red")]
 
 
 def print_diagnostics(console: Console, diagnostics: list[Diagnostic], source: str | None) -> None:
@@ -125,6 +128,7 @@ def board_text(game: Any, state: Any) -> Text:
 
 def format_number(value: float) -> str:
     """``1``, ``-0.5``, ``0.709424`` (at most 6 significant digits; integers without a point)."""
-    if float(value).is_integer():
+    value = float(value)  # a Fraction from a library caller formats as a float does
+    if value.is_integer():
         return str(int(value))
     return f"{value:.6g}"

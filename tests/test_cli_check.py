@@ -62,7 +62,7 @@ def test_check_static_error_shows_line_caret_and_hint(capsys, files):
 def test_check_dynamic_error_with_moves(capsys, files):
     code, out, _ = run(capsys, "check", files("stuck.gdl", STUCK), "--seed", "3")
     assert code == 1
-    assert "error[no-moves]" in out
+    assert "error[dead-end]" in out
     assert "note: reproduce with the moves: inc,inc,inc" in out
 
 
@@ -81,7 +81,7 @@ def test_check_json_lists_all_moves_of_a_dynamic_error(capsys, files):
     code, out, _ = run(capsys, "check", "--json", files("stuck.gdl", STUCK))
     assert code == 1
     [diagnostic] = json.loads(out)
-    assert diagnostic["code"] == "no-moves"
+    assert diagnostic["code"] == "dead-end"
     assert diagnostic["notes"] == ["reproduce with the moves: inc,inc,inc"]
 
 
@@ -100,7 +100,7 @@ def summary_counts(out: str) -> tuple[int, int]:
 
 def test_check_a_20000_ply_game_stops_at_max_plies_with_a_note(capsys, files):
     path = files("long.gdl", LONG)
-    code, out, err = run(capsys, "check", path)  # the default --max-plies and --time
+    code, out, err = run(capsys, "check", path, "--max-states", "0")  # sampled: the default --max-plies, --time
     assert code == 0, out + err
     assert "warning[no-end]" in out and "no state repeated" in out
     assert "note: only the first 10000 plies of a random game are checked" in out
@@ -108,17 +108,18 @@ def test_check_a_20000_ply_game_stops_at_max_plies_with_a_note(capsys, files):
     assert "1 file checked: 0 errors, 1 warning" in out
     playouts, plies = summary_counts(out)
     assert 1 <= playouts <= 3 and 10_000 <= plies <= 30_000
-    code, out, _ = run(capsys, "check", path, "--max-plies", "20000", "--playouts", "4", "--time", "0")
+    code, out, _ = run(capsys, "check", path, "--max-plies", "20000", "--playouts", "4", "--time", "0",
+                       "--max-states", "0")
     assert code == 0 and "0 errors, 0 warnings" in out
     assert summary_counts(out)[0] == 4
 
 
 def test_check_time_budget_plays_the_minimum_and_says_so(capsys):
-    code, out, _ = run(capsys, "check", "tictactoe", "--time", "1e-9")
+    code, out, _ = run(capsys, "check", "tictactoe", "--time", "1e-9", "--max-states", "0")
     assert code == 0
     assert summary_counts(out)[0] == 10
     assert "the --time budget ended the playouts of 1 file" in out
-    code, out, _ = run(capsys, "check", "tictactoe", "--time", "0", "--playouts", "300")
+    code, out, _ = run(capsys, "check", "tictactoe", "--time", "0", "--playouts", "300", "--max-states", "0")
     assert summary_counts(out)[0] == 300 and "--time" not in out
 
 
@@ -228,3 +229,69 @@ def test_every_command_has_help_with_an_example(capsys, command):
     code, out, _ = run(capsys, command, "--help")
     assert code == 0
     assert "examples:" in out and f"gdl {command}" in out
+
+
+NINES = ('game Nines "B is stuck once A has picked 9 six times in a row"\nplayers A, B\n'
+         "state run: 0..6 = 0\nstate rounds: 0..12 = 0\n"
+         "move pick(d: 0..9) when turn == A:\n    if d == 9: run += 1\n    else: run = 0\n    rounds += 1\n"
+         "move answer when turn == B and run < 6\nwin A when rounds == 12\n")
+
+
+def test_check_finds_the_six_nines_dead_end_by_exploring_every_state(capsys, files):
+    path = files("nines.gdl", NINES)
+    code, out, err = run(capsys, "check", path, "--explore-time", "0")
+    assert code == 1, out + err
+    assert f"{path}:5:1: error[dead-end]: B is to move but has no legal move" in out
+    assert "note: reproduce with the moves: " + ",".join(["pick(9)", "answer"] * 5 + ["pick(9)"]) + "\n" in out
+    assert "1 file checked: 1 error, 0 warnings (explored all 126 states)" in out
+    code, out, _ = run(capsys, "check", path, "--max-states", "0")  # sampling alone misses it
+    assert code == 0 and "0 errors" in out and "explored" not in out
+    code, out, _ = run(capsys, "check", "--json", path, "--explore-time", "0")
+    [diagnostic] = json.loads(out)
+    assert diagnostic["code"] == "dead-end" and len(diagnostic["notes"]) == 4  # nearest, count, two more
+
+
+def test_check_over_the_budget_says_it_sampled(capsys, files):
+    path = files("long.gdl", LONG)
+    code, out, _ = run(capsys, "check", path, "--max-states", "1000", "--playouts", "2", "--max-plies", "100")
+    assert code == 0
+    assert "sampled: more than 1,000 reachable states (--max-states)" in out
+    assert summary_counts(out)[0] == 2
+    code, out, _ = run(capsys, "check", "tictactoe", "--explore-time", "1e-9", "--playouts", "5")
+    assert "sampled: exploring every state would take more than --explore-time 1e-09 s" in out
+    code, out, _ = run(capsys, "check", path, "--explore-time", "0")  # 39,996 states fit the default budget
+    assert code == 0 and "0 errors, 0 warnings (explored all 39,996 states)" in out
+
+
+def test_check_several_files_says_which_were_explored(capsys, files):
+    good, long = files("good.gdl", GOOD), files("long.gdl", LONG)
+    code, out, _ = run(capsys, "check", good, long, "--max-states", "5000", "--playouts", "2", "--max-plies", "50")
+    assert code == 0
+    assert f"{good}: explored all 4 states" in out
+    assert f"{long}: sampled: more than 5,000 reachable states (--max-states)" in out
+    assert "1 of 2 files explored in full, 4 states)" in out
+
+
+def test_check_an_endless_cycle_is_an_info_not_a_warning(capsys, files):
+    cycle = ('game T "test"\nplayers A, B\nstate n: 0..5 = 0\nmove go when n == 0: n = 1\n'
+             "move loop when n == 1 or n == 2: n = 3 - n\nmove out when n == 2: n = 5\nwin A when n == 5\n")
+    code, out, _ = run(capsys, "check", files("cycle.gdl", cycle))
+    assert code == 0
+    assert "info[endless-cycle]: the game can go on forever" in out and "solvers score endless play 0" in out
+    assert "note: from there, the moves loop,loop come back to the same state" in out
+    assert "1 file checked: 0 errors, 0 warnings (explored all 4 states)" in out
+
+
+def test_check_help_documents_the_exploration(capsys):
+    code, out, _ = run(capsys, "check", "--help")
+    assert code == 0
+    text = " ".join(out.split())
+    assert "--max-states N" in text and "(default 200,000; 0 to only sample)" in text
+    assert "--explore-time SECONDS" in text and "(default 0.25; 0 for no limit" in text
+
+
+@pytest.mark.parametrize("argv", [["--max-states", "-1"], ["--explore-time", "-1"], ["--explore-time", "inf"],
+                                  ["--explore-time", "nan"], ["--max-states", "lots"]])
+def test_check_exploration_usage_errors_exit_2(capsys, files, argv):
+    code, out, err = run(capsys, "check", files("x.gdl", GOOD), *argv)
+    assert code == 2 and "Traceback" not in out + err
