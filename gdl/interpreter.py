@@ -351,7 +351,7 @@ class Interpreter:
         if kind == "lose":
             return tuple(LOSE if p == who else WIN for p in range(n))
         assert self.utility is not None
-        return self._per_player(self.utility.var, self.utility.expr, state)
+        return self._per_player(self.utility.var, self.utility.expr, state, game_over=True)
 
     def heuristic(self, state: IState) -> tuple[Any, ...] | None:
         if self.heuristic_decl is None:
@@ -367,9 +367,9 @@ class Interpreter:
             return "game over"
         return f"{self.players[who]} {'wins' if kind == 'win' else 'loses'}"
 
-    def _per_player(self, var: str, expr: ast.Expr, state: IState) -> tuple[Any, ...]:
-        # `turn` is the player to move, or at the end the player who would move next (as in end rules).
-        frame = Frame(self._thaw(state.vars), self.player_values[state.turn])
+    def _per_player(self, var: str, expr: ast.Expr, state: IState, game_over: bool = False) -> tuple[Any, ...]:
+        # In `utility` the game is over and nobody is to move: `turn` has no value (docs: `turn-in-utility`).
+        frame = Frame(self._thaw(state.vars), None if game_over else self.player_values[state.turn])
         return tuple(self.eval(expr, Scope().child(**{var: p}), frame) for p in self.player_values)
 
     # ---------------------------------------------------------- moves
@@ -615,10 +615,11 @@ class Interpreter:
             return {"win": WIN, "lose": LOSE, "draw": DRAW}[name]
         if name == "mover":
             return frame.mover
+        if name in ("turn", "no_moves") and frame.turn is None:
+            raise InterpreterError(f"`{name}` has no value when the game is over: nobody is to move", span)
         if name == "turn":
             return frame.turn
         if name == "no_moves":
-            assert frame.turn is not None
             return not self._legal({k: list(v) for k, v in frame.vars.items()}, frame.turn)
         if self.board is not None:
             rows, cols, _ = self.board

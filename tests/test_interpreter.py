@@ -41,15 +41,8 @@ SETTINGS = {"deadline": None, "derandomize": True,
             "suppress_health_check": [HealthCheck.too_slow, HealthCheck.data_too_large]}
 
 BUGS = {
-    "def_binder_capture": "compiler bug: inlining `above(k)` lets the def's binder `k` capture the caller's `k`",
-    "cells_in_row_negative": "compiler bug: `cells_in_row(-1)` is the last row (Python index) instead of a rule error",
-    "sibling_block_chances": "compiler bug: a second block-form `chance i` reads the first chance's `i`",
-    "let_in_block_then_chance": "compiler bug: after a chance inside an `if`, a later `chance t` reads the "
-                                "if-block's `let t` instead of nature's pick",
-    "weight_reads_mover": "compiler bug: a chance weight that reads `mover` raises NameError in generated code",
-    "weight_reads_turn": "compiler bug: in a chance weight `turn` is the CHANCE marker -1, not the mover",
-    "utility_reads_turn": "compiler bug: in `utility`, `turn` is the TERMINAL marker -2 (`score[turn]` wraps to "
-                          "another slot)",
+    "def_reads_turn_in_utility": "compiler bug: `turn` in `utility` is refused, but through a def it is accepted "
+                                 "and compares as nobody (-2) instead of failing",
     "chance_in_setup": "compiler bug: a `chance` in `setup` is accepted (docs 2.13: not allowed); the game "
                        "starts at a chance state",
     "folded_or_drops_operand": "compiler bug: constant folding drops operands before a constant (`x or true`, "
@@ -58,11 +51,17 @@ BUGS = {
                                     "(`one(n + 5)` is no rule error though 5 is outside the parameter's 0..3)",
     "subset_state_type": "compiler bug: the unchecked build stores `northwest` in a state of type `orthogonal` "
                          "(the docs and the checked build: a rule error)",
-    "redeclared_let_in_if": "compiler bug: redeclaration accepted (scoping rule 3: `redeclared`)",
-    "redeclared_for_after_let": "compiler bug: redeclaration accepted (scoping rule 3: `redeclared`)",
-    "redeclared_chance_after_let": "compiler bug: redeclaration accepted (scoping rule 3: `redeclared`)",
-    "redeclared_nested_binder": "compiler bug: redeclaration accepted (scoping rule 3: `redeclared`)",
 }
+# Files the checker must refuse, with the code (the interpreter would run them, differently from before the fix).
+REFUSED = {
+    "redeclared_let_in_if": "redeclared",
+    "redeclared_for_after_let": "redeclared",
+    "redeclared_chance_after_let": "redeclared",
+    "redeclared_nested_binder": "redeclared",
+    "utility_reads_turn": "turn-in-utility",
+}
+# Fixed by branch `compiler` (merged): def_binder_capture, cells_in_row_negative, sibling_block_chances,
+# let_in_block_then_chance, weight_reads_mover, weight_reads_turn, the redeclarations and `turn` in utility.
 
 
 def case_text(name: str) -> str:
@@ -114,7 +113,7 @@ HAND_WRITTEN = sorted(p.stem for p in CASES.glob("*.gdl"))
 
 
 @pytest.mark.parametrize("name", [pytest.param(n, marks=maybe_bug(n)) for n in HAND_WRITTEN
-                                  if not n.startswith("redeclared_")])  # (those must be refused: below)
+                                  if n not in REFUSED])  # (those must be refused: below)
 def test_hand_written_cases_agree(name: str) -> None:
     report = agree(case_text(name), playouts=6)
     assert report.accepted
@@ -131,12 +130,11 @@ def test_rule_errors_fail_in_both(mode: str, checked: bool) -> None:
     assert report.both_failed > 0  # every mode's error is reached, and both engines report it
 
 
-@pytest.mark.parametrize("name", [pytest.param(n, marks=maybe_bug(n)) for n in HAND_WRITTEN
-                                  if n.startswith("redeclared_")])
-def test_redeclarations_are_refused(name: str) -> None:
+@pytest.mark.parametrize("name", sorted(REFUSED))
+def test_what_the_scoping_rule_forbids_is_refused(name: str) -> None:
     with pytest.raises(gdl.RuleFileError) as info:
         gdl.load_source(case_text(name))
-    assert "redeclared" in [d.code for d in info.value.diagnostics]
+    assert REFUSED[name] in [d.code for d in info.value.diagnostics]
 
 
 def test_the_interpreter_finds_each_redeclaration_and_nothing_else() -> None:
@@ -193,8 +191,13 @@ def test_interpreter_weights_and_utilities_see_the_players() -> None:
     assert [(str(m), p) for m, p in game.chance_outcomes(state)] == [("d=1", Fraction(3, 7)), ("d=2", Fraction(4, 7))]
     game = interp("weight_reads_turn")
     assert [p for _, p in game.chance_outcomes(play(game, ["roll"]))] == [Fraction(3, 4), Fraction(1, 4)]
-    game = interp("utility_reads_turn")  # A, B, A gained: B would move next
-    assert game.utilities(play(game, ["gain", "gain", "gain"])) == (1, 2)
+
+
+@pytest.mark.parametrize("name", ["utility_reads_turn", "def_reads_turn_in_utility"])
+def test_interpreter_has_no_turn_when_the_game_is_over(name: str) -> None:
+    game = Interpreter(parse(case_text(name)))
+    with pytest.raises(InterpreterError, match="nobody is to move"):
+        game.utilities(play(game, ["gain", "gain", "gain"]))
 
 
 def test_interpreter_runs_the_expression_tour_of_the_docs() -> None:
@@ -241,9 +244,6 @@ def test_scoped_programs_agree_away_from_the_known_bugs(seed: int) -> None:
     agree(scoped.generate(seed, known_bugs=False), playouts=2, plies=30)
 
 
-@pytest.mark.xfail(strict=True, reason="compiler bugs above: redeclarations accepted, `mover`/`turn` in chance "
-                   "weights, chance variables captured by earlier locals, def binder capture; and `turn` in "
-                   "utility (seed 47), which outlasts the fixes on branch `compiler` as of 18:20 UTC")
 def test_scoped_programs_agree() -> None:
     """All of bench/scoped.py's constructs, the known bugs' too."""
     for seed in range(60):
