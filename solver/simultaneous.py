@@ -122,6 +122,7 @@ class _Search:
         self.horizon_met = False
         self.equilibrium_choice = False
         self.zero_sum = len(game.players) == 2 and bool(getattr(game, "zero_sum", False))
+        self.nodes = 0
         self.keep_raw_states = bool(getattr(game, "symmetries", ()))  # merged mirror images would mix up moves
 
     def key(self, state: State, depth: int) -> Hashable:
@@ -133,12 +134,11 @@ class _Search:
         root_key = self.key(root, 0)
         stack: list[tuple[State, Hashable, int] | _Node] = [(root, root_key, 0)]
         on_path: set[Hashable] = set()
-        nodes = 0
         while stack:
             item = stack.pop()
             if isinstance(item, _Node):
                 on_path.discard(item.key)
-                self.table[item.key] = self.evaluate(item)
+                self.store(item.key, self.evaluate(item))
                 continue
             state, key, depth = item
             if key in self.table:
@@ -147,11 +147,9 @@ class _Search:
             if key in on_path:
                 raise ValueError(f"{self.game.name} has cycles: backward induction cannot solve it "
                                  "(value iteration for cyclic simultaneous-move games is not implemented)")
-            nodes += 1
-            if nodes >= self.budget.next_check:
-                self.budget.check(nodes)
-            if self.limits.table_entries is not None and len(self.table) >= self.limits.table_entries:
-                raise SearchStopped("table")
+            self.nodes += 1
+            if self.nodes >= self.budget.next_check:
+                self.budget.check(self.nodes)
             expanded = self.expand(state, key, depth)
             if expanded is None:
                 continue
@@ -161,21 +159,26 @@ class _Search:
             child_depth = depth + (node.kind != CHANCE)
             stack.extend((child, child_key, child_depth) for child, child_key in reversed(children)
                          if child_key not in self.table)
-        self.budget.nodes = nodes
         return root_key
+
+    def store(self, key: Hashable, solution: NodeSolution) -> None:
+        """Keep a solved state; a full table (``limits.table_entries``) stops the solve."""
+        if self.limits.table_entries is not None and len(self.table) >= self.limits.table_entries:
+            raise SearchStopped("table")
+        self.table[key] = solution
 
     def expand(self, state: State, key: Hashable, depth: int) -> tuple[_Node, list[tuple[State, Hashable]]] | None:
         """Solve a leaf at once (terminal, horizon) and return None; else the node and its child states."""
         game = self.game
         kind = game.to_move(state)
         if kind == TERMINAL:
-            self.table[key] = NodeSolution(tuple(float(u) for u in game.utilities(state)))
+            self.store(key, NodeSolution(tuple(float(u) for u in game.utilities(state))))
             return None
         if self.limits.depth is not None and depth >= self.limits.depth and kind != CHANCE:
             self.horizon_met = True
             estimate = game.heuristic(state)
             value = (0.0,) * len(game.players) if estimate is None else tuple(float(v) for v in estimate)
-            self.table[key] = NodeSolution(value)
+            self.store(key, NodeSolution(value))
             return None
         node = _Node(state, key, depth, kind)
         return node, self.successors(node)
@@ -280,6 +283,7 @@ class _Search:
             best_moves = tuple(move for move, v in zip((m for m, _ in own), child_values, strict=True)
                                if v >= best_value - TIE)
         self.budget.tt_size = len(self.table)
+        self.budget.nodes = self.nodes
         stats = self.budget.stats()
         exact = not self.horizon_met
         note = None
@@ -313,6 +317,7 @@ class _Search:
 
     def stopped(self, reason: str) -> SimultaneousSolution:
         self.budget.tt_size = len(self.table)
+        self.budget.nodes = self.nodes
         zeros = (0.0,) * len(self.game.players)
         return SimultaneousSolution(zeros, (), (), False, self.budget.stats(), ALGORITHM, True, reason,
                                     note="stopped before the root was solved: no value",

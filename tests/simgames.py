@@ -77,7 +77,7 @@ class Goofspiel(SimultaneousGameBase):
         return (hand0, hand1, prizes, 0, diff)
 
     def to_move(self, state: State) -> int:
-        hand0, _, prizes, prize, _ = state
+        _, _, prizes, prize, _ = state
         if prize:
             return SIMULTANEOUS
         return CHANCE if prizes else TERMINAL
