@@ -37,7 +37,6 @@ from typing import Any
 from solver.game import CHANCE, SIMULTANEOUS, TERMINAL, Game, State
 from solver.limits import Budget, Limits, SearchResult, SearchStats, SearchStopped
 from solver.matrix_game import mixed_equilibrium, solve_zero_sum
-from solver.simgame import joint_moves
 
 ALGORITHM = "simultaneous"
 TIE = 1e-12
@@ -196,7 +195,7 @@ class _Search:
                 if not moves:
                     raise ValueError(f"{game.name}: {game.players[player]} has no legal move at a simultaneous move")
             labelled = [(joint, 1.0, game.apply_joint(state, joint))  # type: ignore[attr-defined]
-                        for joint in joint_moves(game, state)]  # type: ignore[arg-type]
+                        for joint in itertools.product(*node.moves)]  # the order of simgame.joint_moves
         else:
             moves = tuple(game.legal_moves(state))
             if not moves:
@@ -246,8 +245,7 @@ class _Search:
         if self.zero_sum:
             solution = solve_zero_sum([[v[row] for v in line] for line in grid])
             x, y = solution.row, solution.col
-            value: tuple[float, ...] = (solution.value, -solution.value) if row == 0 else (-solution.value,
-                                                                                            solution.value)
+            value: tuple[float, ...] = (solution.value, -solution.value)  # two players: row 0, column 1
             equilibrium_choice = False
         else:
             eq = mixed_equilibrium([[v[row] for v in line] for line in grid], [[v[col] for v in line] for line in grid])

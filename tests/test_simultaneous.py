@@ -416,3 +416,34 @@ def test_cycles_are_refused() -> None:
 
     with pytest.raises(ValueError, match="cycles"):
         solve_simultaneous(Forever("forever", ("a",), ("b", "c"), [[0, 0]]))
+
+
+def test_a_player_without_choice_leaves_a_turn_node_in_disguise() -> None:
+    game = MatrixGame("one row", ("only",), ("a", "b"), [[1, -2]])
+    result = solve_simultaneous(game)
+    assert result.value == (-2.0, 2.0)
+    assert result.strategies == ({"only": 1.0}, {"a": 0.0, "b": 1.0})
+
+
+class ThreeChoose(MatrixGame):
+    """Three players pick 0 or 1 at once; the odd one out wins."""
+
+    players = ("A", "B", "C")
+    zero_sum = False
+
+    def __init__(self) -> None:
+        self.name = "odd one out"
+
+    def legal_moves(self, state, player=None):
+        return (0, 1)
+
+    def apply_joint(self, state, moves):
+        return tuple(moves)
+
+    def utilities(self, state):
+        return tuple(1.0 if state.count(bit) == 1 else 0.0 for bit in state)
+
+
+def test_three_players_choosing_at_once_is_refused() -> None:
+    with pytest.raises(ValueError, match="more than two players"):
+        solve_simultaneous(ThreeChoose())
