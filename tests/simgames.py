@@ -186,3 +186,61 @@ class DuelThenShoot(SimultaneousGameBase):
 
     def utilities(self, state: State) -> tuple[float, ...]:
         return (float(state[1]), -float(state[1]))
+
+
+class SpielSimultaneous(SimultaneousGameBase):
+    """An OpenSpiel game with simultaneous nodes seen through :mod:`solver.simgame` (a test adapter).
+
+    A state is the tuple of what was played (action ids, and tuples of action ids at
+    simultaneous nodes); the OpenSpiel state is rebuilt from it when asked. Slow, but it
+    needs nothing of OpenSpiel beyond its public State API.
+    """
+
+    def __init__(self, spiel_game: Any) -> None:
+        import pyspiel
+
+        self._pyspiel = pyspiel
+        self.spiel = spiel_game
+        self.name = spiel_game.get_type().short_name
+        self.players = tuple(f"P{p}" for p in range(spiel_game.num_players()))
+        self.zero_sum = spiel_game.get_type().utility == pyspiel.GameType.Utility.ZERO_SUM
+        self.has_chance = spiel_game.get_type().chance_mode != pyspiel.GameType.ChanceMode.DETERMINISTIC
+
+    def initial_state(self) -> State:
+        return ()
+
+    def spiel_state(self, state: State) -> Any:
+        spiel_state = self.spiel.new_initial_state()
+        for action in state:
+            if isinstance(action, tuple):
+                spiel_state.apply_actions(list(action))
+            else:
+                spiel_state.apply_action(action)
+        return spiel_state
+
+    def to_move(self, state: State) -> int:
+        spiel_state = self.spiel_state(state)
+        if spiel_state.is_terminal():
+            return TERMINAL
+        if spiel_state.is_chance_node():
+            return CHANCE
+        return SIMULTANEOUS if spiel_state.is_simultaneous_node() else spiel_state.current_player()
+
+    def legal_moves(self, state: State, player: int | None = None) -> Sequence[Hashable]:
+        spiel_state = self.spiel_state(state)
+        return spiel_state.legal_actions(spiel_state.current_player() if player is None else player)
+
+    def chance_outcomes(self, state: State) -> Sequence[tuple[Hashable, float]]:
+        return self.spiel_state(state).chance_outcomes()
+
+    def apply(self, state: State, move: Hashable) -> State:
+        return (*state, move)
+
+    def apply_joint(self, state: State, moves: JointMove) -> State:
+        return (*state, tuple(moves))
+
+    def utilities(self, state: State) -> tuple[float, ...]:
+        return tuple(self.spiel_state(state).returns())
+
+    def key(self, state: State) -> Hashable:
+        return self.spiel_state(state).history_str()

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from simgames import DuelThenShoot, Goofspiel, MatrixGame, OshiZumo
+from simgames import DuelThenShoot, Goofspiel, MatrixGame, OshiZumo, SpielSimultaneous
 
 from solver.exact import solve
 from solver.game import CHANCE, SIMULTANEOUS, IllegalMoveError
@@ -447,3 +447,36 @@ class ThreeChoose(MatrixGame):
 def test_three_players_choosing_at_once_is_refused() -> None:
     with pytest.raises(ValueError, match="more than two players"):
         solve_simultaneous(ThreeChoose())
+
+
+@pytest.mark.parametrize(
+    ("name", "params", "mirror"),
+    [
+        ("matrix_rps", {}, None),
+        ("goofspiel", {"num_cards": 3}, Goofspiel(3)),
+        ("goofspiel", {"num_cards": 3, "points_order": "descending"}, Goofspiel(3, "descending")),
+        ("oshi_zumo", {"coins": 3, "size": 1, "horizon": 5}, OshiZumo(3, 1, 5)),
+    ],
+)
+def test_openspiel_games_through_the_interface(name: str, params: dict, mirror) -> None:
+    """OpenSpiel's own games, wrapped in the interface, solve to the values of the hand-written ones."""
+    pyspiel = pytest.importorskip("pyspiel")
+    if name not in pyspiel.registered_names():
+        pytest.skip(f"this pyspiel has no {name}")
+    wrapped = SpielSimultaneous(pyspiel.load_game(name, params))
+    result = solve_simultaneous(wrapped)
+    assert result.exact
+    if mirror is None:  # rock-paper-scissors
+        assert result.value == pytest.approx((0, 0), abs=1e-9)
+        assert list(result.strategies[0].values()) == pytest.approx([1 / 3] * 3, abs=1e-9)
+        return
+    assert result.value == pytest.approx(solve_simultaneous(mirror).value, abs=1e-9)
+    # Every state one joint move (and deal) in agrees too, not only the symmetric root.
+    state, ours = wrapped.initial_state(), mirror.initial_state()
+    if wrapped.to_move(state) == CHANCE:
+        state, ours = wrapped.apply(state, 0), mirror.apply(ours, 1)  # deal the lowest prize card
+    offset = 1 if name == "goofspiel" else 0  # goofspiel's action a bids card a + 1
+    for joint in joint_moves(wrapped, state):
+        theirs = solve_simultaneous(wrapped, wrapped.apply_joint(state, joint)).value
+        mine = solve_simultaneous(mirror, mirror.apply_joint(ours, tuple(a + offset for a in joint))).value
+        assert theirs == pytest.approx(mine, abs=1e-9), joint
