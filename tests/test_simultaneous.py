@@ -480,3 +480,23 @@ def test_openspiel_games_through_the_interface(name: str, params: dict, mirror) 
         theirs = solve_simultaneous(wrapped, wrapped.apply_joint(state, joint)).value
         mine = solve_simultaneous(mirror, mirror.apply_joint(ours, tuple(a + offset for a in joint))).value
         assert theirs == pytest.approx(mine, abs=1e-9), joint
+
+
+class PushHeuristic(OshiZumo):
+    """Oshi-Zumo with a heuristic: how far player 0 has pushed the wrestler."""
+
+    def heuristic(self, state):
+        lead = float(state[2] - (self.size + 1))
+        return (lead, -lead)
+
+
+def test_depth_limit_solves_the_matrix_of_heuristic_values() -> None:
+    game = PushHeuristic(coins=4, size=2, horizon=8)
+    state = game.apply_joint(game.initial_state(), (0, 1))  # player 1 pushed once, for one coin
+    result = solve_simultaneous(game, state, Limits(depth=1))
+    assert not result.exact
+    bids0, bids1 = game.legal_moves(state, 0), game.legal_moves(state, 1)
+    expected = solve_zero_sum([[game.heuristic(game.apply_joint(state, (b0, b1)))[0] for b1 in bids1]
+                               for b0 in bids0])
+    assert result.value[0] == pytest.approx(expected.value, abs=1e-9)
+    assert [result.strategies[0][b] for b in bids0] == pytest.approx(list(expected.row), abs=1e-9)
