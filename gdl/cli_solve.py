@@ -497,13 +497,17 @@ def size_estimate(game: Any, state: Any, explored: int, seconds: float = 0.0) ->
     reference only (it counts every combination of values, reachable or not).
     """
     from gdl.cli import state_space
+    from gdl.runtime import rule_budget
 
     estimate: dict[str, Any] = {"states_explored": int(explored)}
     if seconds > 0 and explored:
         estimate["states_per_second"] = round(explored / seconds, 1)
     try:
         log10 = state_space(game).get("log10_encodings")
-        estimate.update(_growth(game, state))
+        # One rule evaluation may outlast the probe's own clock; when the search explored nothing, one
+        # evaluation already outlasted the search's budget: the probe gets only a moment.
+        with rule_budget(GROWTH_SECONDS + 0.5 if explored else 0.5):
+            estimate.update(_growth(game, state))
     except Exception:  # an estimate must never turn a result into a crash (the solve has its answer)
         log10 = None
     if log10 is not None:

@@ -223,7 +223,7 @@ def test_a_fractional_parameter(tmp_path):
     report = json.loads(run("solve", path, "--json").stdout)
     assert report["parameters"] == {"bonus": 0.5}
     assert run("solve", path, "-p", "bonus=1/3").returncode == 0
-    for bad, message in [("1/0", "divides by zero"), ("1e99999999999", "takes a number like 0.5 or 1/3"),
+    for bad, message in [("1/0", "divides by zero"), ("1e99999999999", "takes a number like"),
                          ("99999", "out of the range")]:
         result = run("solve", path, "-p", f"bonus={bad}")
         output = no_traceback(result)
