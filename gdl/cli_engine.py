@@ -251,6 +251,10 @@ def make_agent(spec: str, game: Any, seed: int | None = None) -> agents.Agent:
     spec = spec.strip()
     if name in ("minimax", "alphabeta", "expectimax") and not any(k in options for k in SEARCH_BUDGETS):
         spec += ("," if ":" in spec else ":") + "depth=4"
+    if name == "mcts" and not any(k in options for k in ("iterations", "seconds", "nodes", "tt")):
+        from solver.mcts import DEFAULT_ITERATIONS  # stated in the label: `mcts:iterations=1000`
+
+        spec += ("," if ":" in spec else ":") + f"iterations={DEFAULT_ITERATIONS}"
     try:
         return agents.make_agent(game, spec, seed)
     except TableError as error:
