@@ -101,6 +101,8 @@ def add_play_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--moves", metavar="M1,M2,...", help="start from the position after these moves")
     p.add_argument("--seed", type=int, default=None, help="random seed for chance events and agents")
     p.add_argument("--delay", type=float, default=0.0, metavar="SECONDS", help="pause after each agent move")
+    p.add_argument("--record", metavar="FILE.json", help="write the game (moves, chance outcomes, result) to this "
+                   "record file when it ends, also on quit or Ctrl-C (docs/records.md; `gdl replay FILE`)")
 
 
 def _human_seat(game: Any, text: str | None) -> int | None:
@@ -128,6 +130,12 @@ PLAY_HELP = """commands:
 
 
 def cmd_play(args: argparse.Namespace) -> int:
+    from gdl.cli_match import recorded
+
+    return recorded(args, _play)  # with --record, the game is written however it ends
+
+
+def _play(args: argparse.Namespace, watch: Any = None) -> int:
     out = make_console()
     game = load_game(args.game, parse_params(args.param))
     state, played = replay(game, args.moves)
@@ -141,6 +149,8 @@ def cmd_play(args: argparse.Namespace) -> int:
     for number, seat in enumerate(seats):
         spec = specs[number] if len(specs) > 1 else specs[0]
         agents[seat] = make_agent(spec, game, None if args.seed is None else args.seed + number)
+    if watch is not None:  # the recorder reads `played` when the game ends (undo rebinds it)
+        watch(game, lambda: played, {p: "you" if p == human else agents[p].name for p in range(len(game.players))})
     _setup_completion(game, lambda: state)
     out.print(Text(game_label(game), style="bold") + Text(f"  {getattr(game, 'description', '')}", style="dim"))
     for seat in range(len(game.players)):
