@@ -111,11 +111,22 @@ def write_record(record: Mapping[str, Any], path: str | os.PathLike[str]) -> Non
     target = Path(path)
     temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     try:
-        temporary.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+        temporary.write_text(dumps(record), encoding="utf-8")
         os.replace(temporary, target)
     finally:
         if temporary.exists():
             temporary.unlink()
+
+
+def dumps(record: Mapping[str, Any]) -> str:
+    """A record as JSON that reads well in an editor: one line per move."""
+    head = json.dumps({k: v for k, v in record.items() if k != "games"}, indent=1)
+    games = []
+    for game in record.get("games", []):
+        rest = json.dumps({k: v for k, v in game.items() if k != "moves"})
+        moves = ",\n".join("   " + json.dumps(ply) for ply in game.get("moves", []))
+        games.append(f'  {{{rest[1:-1]}, "moves": [\n{moves}\n  ]}}')
+    return head[:-2] + ',\n "games": [\n' + ",\n".join(games) + "\n ]\n}\n"
 
 
 def check_writable(path: str) -> None:
