@@ -17,6 +17,7 @@ import statistics
 import sys
 import time
 from collections.abc import Callable, Sequence
+from fractions import Fraction
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -156,6 +157,8 @@ def json_value(value: Any) -> Any:
         return [json_value(v) for v in value]
     if isinstance(value, float) and not math.isfinite(value):
         return None
+    if isinstance(value, Fraction):  # numbers are one kind in JSON: a fraction is a float
+        return float(value)
     return value
 
 

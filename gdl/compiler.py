@@ -26,7 +26,7 @@ import hashlib
 import json
 import re
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
@@ -109,6 +109,8 @@ class Local:
     mutable: bool
     const: Any = NOT_CONST  # a loop or parameter value fixed at load time (unrolled code)
     bounds: tuple[Any, Any] | None = None  # the values it can take, for a number
+    line: int = 0  # where it is declared (for `redeclared`)
+    used: bool = False  # read somewhere (for `unused-binder`); set while compiling, never from generated text
 
 
 @dataclass(slots=True)
@@ -122,6 +124,7 @@ class Ctx:
     in_setup: bool = False
     in_end: bool = False  # end rules, utility, heuristic: `no_moves` is allowed
     track_write: bool = False  # the effect writes the state once: record the slot in `_w`
+    scoring: bool = False  # utility, heuristic: the state may be terminal or chance, `turn` -2 or -1
 
     def lookup(self, name: str) -> Local | None:
         for scope in reversed(self.scopes):
@@ -131,7 +134,7 @@ class Ctx:
 
     def child(self, **changes: Any) -> Ctx:
         ctx = Ctx([*self.scopes, {}], self.in_effect, self.in_move, self.in_loop, self.in_setup, self.in_end,
-                  self.track_write)
+                  self.track_write, self.scoring)
         for key, value in changes.items():
             setattr(ctx, key, value)
         return ctx
@@ -303,6 +306,9 @@ class Compiler:
         self.allow_incremental_ends = True
         self.dead_depth = 0  # > 0 while compiling code that constant folding proved never runs
         self.written_slots: set[int] | None = set()  # by single-write moves; None: not known at load time
+        self.after_every: tuple[ast.Stmt, ...] = ()  # the `after every move:` block
+        self.binder_tag = ""  # inside an inlined def: its quantifiers bind fresh names (see inline_def)
+        self.inlined = 0
 
     # ------------------------------------------------------------ diagnostics
     def error(self, code: str, message: str, span: Span, hint: str | None = None) -> None:
@@ -310,6 +316,20 @@ class Compiler:
 
     def warn(self, code: str, message: str, span: Span, hint: str | None = None) -> None:
         self.diagnostics.append(Diagnostic("warning", code, message, span, self.filename, hint))
+
+    def declare_local(self, ctx: Ctx, name: str, local: Local, span: Span) -> Local:
+        """Bind ``name`` in the innermost scope of ``ctx`` (docs/language.md, "Names and scope").
+
+        A local may not take the name of a local that is visible here (`redeclared`): the inner one
+        would silently change what the rest of the outer block means.
+        """
+        previous = ctx.lookup(name)
+        if previous is not None:
+            self.error("redeclared", f"{_q(name)} is already declared at line {previous.line}; use another name",
+                       span)
+        local.line = span.line
+        ctx.scopes[-1][name] = local
+        return local
 
     def fail(self, code: str, message: str, span: Span, hint: str | None = None) -> CompileFailed:
         self.error(code, message, span, hint)
@@ -391,8 +411,7 @@ class Compiler:
         afters = by_kind.get(ast.AfterDecl, [])
         for extra in afters[1:]:
             self.error("duplicate", "there can be only one `after every move` block", extra.span)
-        if afters:
-            moves = [replace(m, body=m.body + afters[0].body) for m in moves]
+        self.after_every = afters[0].body if afters else ()
         self.compile_moves(moves)
         self.compile_setup(setup[0] if setup else None)
         ends = by_kind.get(ast.EndDecl, [])
@@ -408,14 +427,15 @@ class Compiler:
         source = "\n".join(self.lines) + "\n"
         namespace = dict(self.globals)
         fingerprint = hashlib.sha256(
-            (self.source + "\n" + json.dumps(self.params, sort_keys=True, default=list)).encode()
+            (self.source + "\n" + json.dumps(self.params, sort_keys=True, default=_json_exact)).encode()
         ).hexdigest()[:16]
         return Program(
             name=game.name if game else "game",
             description=game.description if game else None,
             meta=meta,
             players=self.players,
-            parameters={name: self.enums[name][value] if self.param_types[name].kind == "enum" else value
+            parameters={name: self.enums[name][value] if self.param_types[name].kind == "enum"
+                        else float(value) if isinstance(value, Fraction) else value  # numbers leave as int or float
                         for name, value in self.params.items()},
             nvars=self.nvars,
             state_vars=list(self.state.values()),
@@ -755,6 +775,7 @@ class Compiler:
         name = e.id
         local = ctx.lookup(name)
         if local is not None:
+            local.used = True
             if local.const is not NOT_CONST:
                 return Code(self.constant(local.const), local.type, local.const)
             return Code(local.pyname, local.type, bounds=local.bounds)
@@ -811,8 +832,12 @@ class Compiler:
                 raise self.fail("mover-outside-move", "`mover` is only defined inside a move", span,
                                 "outside moves, `turn` is the player to move")
             return Code("me" if ctx.in_effect else "s[_T]", T.PLAYER)
+        if name == "turn" and ctx.in_effect:
+            return Code("me", T.PLAYER)  # inside a move `turn` is the mover (also where the move resumes)
         if name == "turn":
-            return Code("s[_T]", T.PLAYER)
+            # In a utility or heuristic the state may be terminal (-2) or chance (-1): an index made of
+            # `turn` there is checked instead of reading another variable's slot.
+            return Code("s[_T]", T.PLAYER, bounds=(-2, len(self.players) - 1) if ctx.scoring else None)
         if name == "no_moves":
             if not ctx.in_end:
                 raise self.fail("no-moves-here", "`no_moves` can only be used in end rules, `utility` and "
@@ -889,8 +914,9 @@ class Compiler:
         op = e.op
         if op in ("/", "//", "%") and right.is_const and right.const == 0:
             raise self.fail("division-by-zero", "division by zero", e.span)
-        if op in ("/", "//", "%") and (self.checked or not right.is_const):
+        if op == "/" or (op in ("//", "%") and (self.checked or not right.is_const)):
             # Division by a value known only at run time: a zero divisor is a rule error at this line.
+            # `/` is exact at run time as it is when folded (Python's `/` on two ints gives a float).
             code = Code(f"_arith({left.src}, {right.src}, {op!r}, {self.span_id(e.span)})", typ)
             return Code(f"int({code.src})", T.INT) if op == "//" and T.REAL in (left.type, right.type) else code
         if op == "//" and T.REAL in (left.type, right.type):
@@ -972,7 +998,7 @@ class Compiler:
         size = 0
         for value in domain.const:
             inner = ctx.child()
-            inner.scopes[-1][e.var] = Local(f"L_{e.var}", elem, False, value)
+            self.declare_local(inner, e.var, Local(f"L_{e.var}", elem, False, value), e.var_span)
             filt = self.expr(e.filter, inner) if e.filter is not None else None
             if filt is not None and filt.is_const and not filt.const:
                 continue
@@ -1063,8 +1089,9 @@ class Compiler:
 
     def general_quantifier(self, e: ast.Quantifier, domain: Code, ctx: Ctx) -> Code:
         inner = ctx.child()
-        pyname = f"L_{e.var}"
-        inner.scopes[-1][e.var] = Local(pyname, domain.type.elem or T.INT, False, bounds=_domain_bounds(domain))
+        pyname = f"L{self.binder_tag}_{e.var}"
+        self.declare_local(inner, e.var, Local(pyname, domain.type.elem or T.INT, False, bounds=_domain_bounds(domain)),
+                           e.var_span)
         filt = None
         if e.filter is not None:
             filt = self.expr(e.filter, inner)
@@ -1145,7 +1172,8 @@ class Compiler:
             src = code.src
             # An index of the dimension's own entity type is in range by construction; anything
             # else is checked, because a wrong flat slot would silently corrupt another variable.
-            safe = code.type.is_entity and not code.type.optional and code.type.kind == itype.kind
+            safe = code.type.is_entity and not code.type.optional and code.type.kind == itype.kind and (
+                code.bounds is None or (low <= code.bounds[0] and code.bounds[1] < low + size))
             if self.checked or not safe:
                 src = f"_ix({src}, {low}, {low + size - 1}, {self.span_id(index_expr.span)})"
             if low:
@@ -1234,13 +1262,19 @@ class Compiler:
             return None  # code that never runs is only type-checked: keep it small
         ctx = Ctx([{}])
         for p, ptype, arg in zip(info.decl.params, info.param_types, args, strict=True):
-            ctx.scopes[-1][p.name] = Local(arg.src, ptype, False, arg.const)
+            ctx.scopes[-1][p.name] = Local(arg.src, ptype, False, arg.const, line=p.span.line)
         mark = len(self.diagnostics)
+        # Hygiene: an argument may be a caller's binder (`all k in D: above(k)`), so the body's own
+        # binders get names no other code uses (`L3_k`), and cannot capture it.
+        self.inlined += 1
+        outer_tag, self.binder_tag = self.binder_tag, str(self.inlined)
         try:
             body = self.expr(info.decl.body, ctx)
         except CompileFailed:
             del self.diagnostics[mark:]  # the def itself was checked; fall back to calling it
             return None
+        finally:
+            self.binder_tag = outer_tag
         if len(body.src) > INLINE_LIMIT:
             return None
         return body
@@ -1261,7 +1295,7 @@ class Compiler:
                 info.param_types.append(ptype)
                 bounds = _domain_bounds(self.expr(p.type.domain, ctx)) if ptype.kind == "int" else None
                 info.param_bounds.append(bounds)
-                ctx.scopes[-1][p.name] = Local(f"L_{p.name}", ptype, False, bounds=bounds)
+                self.declare_local(ctx, p.name, Local(f"L_{p.name}", ptype, False, bounds=bounds), p.span)
                 params.append(f"L_{p.name}")
             body = self.expr(decl.body, ctx)
             if body.is_const:
@@ -1341,7 +1375,7 @@ class Compiler:
             if dom.is_const and len(dom.const) > MAX_DOMAIN:
                 raise self.fail("too-large", "this move parameter has too many values", p.type.span)
             pyname = f"L_{p.name}"
-            ctx.scopes[-1][p.name] = Local(pyname, elem, False)
+            self.declare_local(ctx, p.name, Local(pyname, elem, False), p.span)
             loops.append(("    " * depth + f"for {pyname} in {dom.src}:", p.span))
             names.append(pyname)
             types.append(elem)
@@ -1365,6 +1399,9 @@ class Compiler:
                 self.warn("never-legal", f"move {_q(move.name)} can never be played: its condition is false "
                           "for every value of its parameters", move.guard.span if move.guard else move.span)
                 self.compile_effect(f"_m{index}", names, types, move.body, ctx, move.span)
+            elif not lines:
+                with self.dead_code():  # never played, but still a part of the rule file to check
+                    self.compile_effect(f"_m{index}", names, types, move.body, ctx, move.span)
             return lines
         fn = f"_m{index}"
         self.compile_effect(fn, names, types, move.body, ctx, move.span)
@@ -1387,7 +1424,7 @@ class Compiler:
             for combo in combos:
                 ctx = Ctx([{}], in_move=True)
                 for q, value in zip(move.params, combo, strict=False):
-                    ctx.scopes[-1][q.name] = Local(f"L_{q.name}", T.INT, False, value)
+                    ctx.scopes[-1][q.name] = Local(f"L_{q.name}", T.INT, False, value, line=q.span.line)
                 dom = self.expr(p.type.domain, ctx)
                 if not dom.is_const:
                     return None
@@ -1405,7 +1442,7 @@ class Compiler:
         for k, combo in enumerate(combos):
             ctx = Ctx([{}], in_move=True)
             for p, typ, value in zip(move.params, types, combo, strict=True):
-                ctx.scopes[-1][p.name] = Local(f"L_{p.name}", typ, False, value)
+                ctx.scopes[-1][p.name] = Local(f"L_{p.name}", typ, False, value, line=p.span.line)
             guard_src = None
             if move.guard is not None:
                 guard = self.expr(move.guard, ctx)
@@ -1433,10 +1470,16 @@ class Compiler:
     def compile_effect(self, fn: str, params: list[str], types: list[Type], body: Sequence[ast.Stmt],
                        ctx: Ctx, span: Span, setup: bool = False) -> None:
         """Emit ``fn(params..., st)``: the move's effects, split at chance points into continuations."""
-        single = not setup and self.allow_incremental_ends and self.writes_state_once(body)
+        after = () if setup else self.after_every
+        single = not setup and self.allow_incremental_ends and self.writes_state_once([*body, *after])
         ectx = ctx.child(in_effect=True, in_move=not setup, in_setup=setup, track_write=single)
         out: list[str] = []
-        self.compile_block(list(body), ectx, [], out, 1, span)
+        # `after every move:` runs after the move's own effects (and after its chance), as a block of its
+        # own: it is written outside every move, so it sees none of the move's parameters or locals.
+        actx = Ctx([{}], in_effect=True, in_move=True, track_write=single)
+        ended = self.compile_block(list(body), ectx, [(list(after), actx)] if after else [], out, 1, span)
+        if after and not ended:
+            self.compile_block(list(after), actx.child(), [], out, 1, span)
         self.emit(f"def {fn}({''.join(p + ', ' for p in params)}st):", span)
         self.emit("    s = list(st)", span)
         if setup:
@@ -1479,20 +1522,24 @@ class Compiler:
                 self.emit(item)
 
     def compile_block(self, stmts: list[ast.Stmt], ctx: Ctx, after: list[tuple[list[ast.Stmt], Ctx]],
-                      out: list[Any], indent: int, span: Span) -> None:
-        """Compile ``stmts``; ``after`` holds what follows in enclosing blocks (for chance continuations)."""
+                      out: list[Any], indent: int, span: Span) -> bool:
+        """Compile ``stmts``; ``after`` holds what follows in enclosing blocks (for chance continuations).
+
+        Returns True when the block suspends at a chance at its top level (the continuation runs the rest).
+        """
         pad = "    " * indent
         start = len(out)
         for i, stmt in enumerate(stmts):
             try:
                 if isinstance(stmt, (ast.Chance, ast.ChanceBranches)):
                     self.compile_chance(stmt, ctx, [(stmts[i + 1:], ctx), *after], out, pad)
-                    return
+                    return True
                 self.compile_stmt(stmt, ctx, after, out, indent, stmts[i + 1:])
             except CompileFailed:
                 continue
         if len(out) == start:
             out.append((pad + "pass", span))
+        return False
 
     def compile_stmt(self, stmt: ast.Stmt, ctx: Ctx, after: list[tuple[list[ast.Stmt], Ctx]], out: list[Any],
                      indent: int, rest: list[ast.Stmt]) -> None:
@@ -1509,7 +1556,7 @@ class Compiler:
             if value.type.kind == "none":
                 raise self.fail("type", "cannot tell the type of `none` alone; write a typed value", stmt.span)
             pyname = f"L_{stmt.name}"
-            ctx.scopes[-1][stmt.name] = Local(pyname, value.type, True)
+            self.declare_local(ctx, stmt.name, Local(pyname, value.type, True), stmt.span)
             out.append((f"{pad}{pyname} = {value.src}", stmt.span))
         elif isinstance(stmt, ast.Again):
             if ctx.in_setup:
@@ -1541,8 +1588,8 @@ class Compiler:
                 raise self.fail("type", f"`for` needs a set to loop over, not {domain.type}", stmt.domain.span)
             inner = ctx.child(in_loop=True)
             pyname = f"L_{stmt.var}"
-            inner.scopes[-1][stmt.var] = Local(pyname, domain.type.elem or T.INT, False,
-                                               bounds=_domain_bounds(domain))
+            self.declare_local(inner, stmt.var, Local(pyname, domain.type.elem or T.INT, False,
+                                                      bounds=_domain_bounds(domain)), stmt.span)
             out.append((f"{pad}for {pyname} in {domain.src}:", stmt.span))
             self.compile_block(list(stmt.body), inner, [], out, indent + 1, stmt.span)
         else:  # pragma: no cover - the grammar has no other statements
@@ -1668,24 +1715,43 @@ class Compiler:
             assert isinstance(stmt, ast.ChanceBranches)
             self.compile_chance_branches(stmt, cid, ctx, kctx, restore, after)
 
-    def emit_continuation(self, fn: str, arg: str, restore: list[str], body: list[Any], span: Span) -> None:
-        self.emit(f"def {fn}({arg}, st):", span)
+    def emit_continuation(self, fn: str, restore: list[str], body: list[Any], span: Span,
+                          bind: str | None = None) -> None:
+        """``fn(outcome, st)``: restore the move's locals from the chance state, then bind the chance
+        variable (after the restore, so that no saved local can overwrite nature's pick), then go on."""
+        self.emit(f"def {fn}(_pick, st):", span)
         self.emit(f"    s = list(st[:{self.extra_base}])", span)
         self.emit(f"    me = st[{self.extra_base + 1}]; nt = st[{self.extra_base + 2}]", span)
         self.emit("    s[_T] = me", span)
         for line in restore:
             self.emit(line, span)
+        if bind is not None:
+            self.emit(f"    {bind} = _pick", span)
         self.splice(body)
         self.emit("    return _finish(s, me, nt)", span)
 
+    def emit_chance_state(self, span: Span) -> None:
+        """The start of ``_co<k>(st)``: the outcomes and weights are computed inside the move, so
+        ``mover`` and ``turn`` are the mover there (the chance state's own turn slot says CHANCE)."""
+        self.emit(f"    s = st; me = st[{self.extra_base + 1}]", span)
+
     def continuation_body(self, first: Sequence[ast.Stmt], kctx: Ctx,
                           after: list[tuple[list[ast.Stmt], Ctx]], span: Span) -> list[Any]:
+        """The code after a chance: ``first`` in ``kctx``, then the rest of each enclosing block, each in
+        its own block's scope (a fresh child of it), so that a local of an inner block ends with that
+        block here as it does in the code without chance."""
         body: list[Any] = []
-        stmts = list(first)
-        for rest, _ in after:
-            stmts.extend(rest)
-        self.compile_block(stmts, kctx, [], body, 1, span)
+        segments = [(list(first), kctx), *((list(rest), self.resumed_scope(rctx, kctx)) for rest, rctx in after)]
+        for i, (stmts, sctx) in enumerate(segments):
+            if self.compile_block(stmts, sctx, segments[i + 1:], body, 1, span):
+                break  # a chance at this level: its continuation runs the segments after it
         return body
+
+    @staticmethod
+    def resumed_scope(block: Ctx, kctx: Ctx) -> Ctx:
+        """``block``'s locals (all restored in the continuation) plus a new scope, with ``kctx``'s flags."""
+        return Ctx([*block.scopes, {}], kctx.in_effect, kctx.in_move, kctx.in_loop, kctx.in_setup, kctx.in_end,
+                   kctx.track_write)
 
     def compile_chance_var(self, stmt: ast.Chance, cid: int, ctx: Ctx, kctx: Ctx, restore: list[str],
                            after: list[tuple[list[ast.Stmt], Ctx]]) -> None:
@@ -1699,7 +1765,7 @@ class Compiler:
                             stmt.domain.span)
         elem = domain.type.elem or T.INT
         pyname = f"L_{stmt.var}"
-        kctx.scopes[-1][stmt.var] = Local(pyname, elem, False, bounds=_domain_bounds(domain))
+        self.declare_local(kctx, stmt.var, Local(pyname, elem, False, bounds=_domain_bounds(domain)), stmt.span)
         wctx = ctx.child()
         wctx.scopes[-1][stmt.var] = Local(pyname, elem, False, bounds=_domain_bounds(domain))
         weight = None
@@ -1711,8 +1777,11 @@ class Compiler:
         elif domain.is_const and len(domain.const) == 0:
             raise self.fail("empty-chance", "this chance has no outcomes", stmt.domain.span)
         fn = f"_k{cid}c"
-        body = self.continuation_body(stmt.body or (), kctx, after, stmt.span)
-        self.emit_continuation(fn, pyname, restore, body, stmt.span)
+        if stmt.body is None:  # `chance x in D`: x is visible to the end of the enclosing block
+            body = self.continuation_body(after[0][0], kctx, after[1:], stmt.span)
+        else:  # `chance x in D:` only in its body
+            body = self.continuation_body(stmt.body, kctx, after, stmt.span)
+        self.emit_continuation(fn, restore, body, stmt.span, bind=pyname)
         # Outcomes function: evaluated in the chance state.
         factory = OutcomeFactory(stmt.var, self.displayer(elem), fn)
         self.globals[f"_CT{cid}"] = factory.cache
@@ -1726,7 +1795,7 @@ class Compiler:
             self.distributions.append((f"_CD{cid}", factory, fixed))
             self.emit(f"    return _CD{cid}", stmt.span)
             return
-        self.emit("    s = st", stmt.span)
+        self.emit_chance_state(stmt.span)
         for line in restore:
             self.emit(line, stmt.span)
         self.emit(f"    dom = {domain.src}", stmt.span)
@@ -1786,7 +1855,7 @@ class Compiler:
         for index, branch in enumerate(stmt.branches):
             fn = f"_k{cid}b{index}"
             body = self.continuation_body(branch.body, kctx.child(), after, branch.span)
-            self.emit_continuation(fn, "_label", restore, body, branch.span)
+            self.emit_continuation(fn, restore, body, branch.span)
             fns.append(fn)
         outcome_fn = f"_co{cid}"
         factory = OutcomeFactory(None, str, fns)
@@ -1795,7 +1864,7 @@ class Compiler:
         self.factories.append(factory)
         sid = self.span_id(stmt.span)
         self.emit(f"def {outcome_fn}(st):", stmt.span)
-        self.emit("    s = st", stmt.span)
+        self.emit_chance_state(stmt.span)
         for line in restore:
             self.emit(line, stmt.span)
         prob_src = ", ".join(p.src for p in probs)
@@ -1882,11 +1951,12 @@ class Compiler:
         n = len(self.players)
         ctx = Ctx([{}], in_end=True)
         binder = self.end_binder(end)
+        binder_local = None
         if binder is not None:
-            ctx.scopes[-1][binder] = Local(f"L_{binder}", T.PLAYER, False)
+            binder_local = self.declare_local(ctx, binder, Local(f"L_{binder}", T.PLAYER, False), end.span)
         cond = self.expr(end.condition, ctx)
         self.require(cond, T.BOOL, end.condition.span)
-        if binder is not None and f"L_{binder}" not in cond.src:
+        if binder is not None and binder_local is not None and not binder_local.used:
             self.warn("unused-binder", f"{_q(binder)} is not used in the condition, so it stands for "
                       "every player", end.who.span if end.who else end.span,
                       did_you_mean(binder, self.visible_names(ctx)))
@@ -1998,7 +2068,9 @@ class Compiler:
             try:
                 code = self.per_player_number(decl.var, decl.expr)
                 self.emit("def _util(s):", decl.span)
-                self.emit(f"    return tuple({code.src} for L_{decl.var} in range({n}))", decl.span)
+                # A fraction (`0.5`, `1/2`) is exact inside the rules; what leaves them is a float, as `n/2` is.
+                value = f"float({code.src})" if code.type.kind == "real" else code.src
+                self.emit(f"    return tuple({value} for L_{decl.var} in range({n}))", decl.span)
             except CompileFailed:
                 pass
             if decl.bounds is not None:
@@ -2029,8 +2101,8 @@ class Compiler:
 
     def per_player_number(self, var: str, expr: ast.Expr) -> Code:
         """A number per player (``utility p: ...``, ``heuristic p: ...``), with ``var`` standing for the player."""
-        ctx = Ctx([{}], in_end=True)
-        ctx.scopes[-1][var] = Local(f"L_{var}", T.PLAYER, False)
+        ctx = Ctx([{}], in_end=True, scoring=True)
+        ctx.scopes[-1][var] = Local(f"L_{var}", T.PLAYER, False, line=expr.span.line)
         code = self.expr(expr, ctx)
         self.require_number(code, expr.span)
         return code
@@ -2174,7 +2246,10 @@ def _sum(compiler: Compiler, call: ast.Call, args: list[Code]) -> Code:
 @_builtin("next", 1)
 def _next(compiler: Compiler, call: ast.Call, args: list[Code]) -> Code:
     compiler.require(args[0], T.PLAYER, call.args[0].span)
-    return _fold(compiler, lambda p: (p + 1) % len(compiler.players), args, T.PLAYER, f"_NEXT[{args[0].src}]")
+    src = f"_NEXT[{args[0].src}]"
+    if args[0].bounds is not None and args[0].bounds[0] < 0:  # `turn` in a utility: never a negative index
+        src = f"_at(_NEXT, {args[0].src}, {compiler.span_id(call.span)})"
+    return _fold(compiler, lambda p: (p + 1) % len(compiler.players), args, T.PLAYER, src)
 
 
 @_builtin("opponent", 1)
@@ -2182,7 +2257,8 @@ def _opponent(compiler: Compiler, call: ast.Call, args: list[Code]) -> Code:
     if len(compiler.players) != 2:
         raise compiler.fail("type", "`opponent` is for two-player games; use `next(p)`", call.span)
     compiler.require(args[0], T.PLAYER, call.args[0].span)
-    return _fold(compiler, lambda p: 1 - p, args, T.PLAYER, f"(1 - {args[0].src})")
+    bounds = args[0].bounds and (1 - args[0].bounds[1], 1 - args[0].bounds[0])
+    return _fold(compiler, lambda p: 1 - p, args, T.PLAYER, f"(1 - {args[0].src})", bounds)
 
 
 def _board(compiler: Compiler, call: ast.Call) -> Board:
@@ -2208,8 +2284,18 @@ def _board_table(name: str, arg_types: tuple[Type, ...], result: Type, table: Ca
                 value = value[a.const]
             return Code(compiler.constant(value), result, value)
         src = compiler.constant(data)
-        for a in args:
-            src += f"[{a.src}]"
+        size = len(data)
+        for a, expr in zip(args, call.args, strict=True):
+            # A cell or direction is in range by construction; a number (`cells_in_row(n - 1)`) is
+            # checked, so that -1 is a rule error instead of Python's last row.
+            known = _bounds(a)
+            proven = a.type.is_entity or (known is not None and known[0] >= 0 and known[1] < size)
+            if compiler.checked or not proven:
+                name = compiler.constant(call.func)
+                src += f"[_board_arg({a.src}, {size}, {name}, {compiler.span_id(expr.span)})]"
+            else:
+                src += f"[{a.src}]"
+            size = len(data[0]) if size and isinstance(data[0], tuple | list) else size
         return Code(src, result)
 
 
@@ -2275,6 +2361,11 @@ def _disjuncts(codes: Sequence[Code]) -> tuple[str, ...]:
     for code in codes:
         out.extend(code.terms or (code.src,))
     return tuple(out)
+
+
+def _json_exact(value: Any) -> Any:
+    """A parameter value for the fingerprint: a fraction exactly (``1/3``), a sequence as a list."""
+    return str(value) if isinstance(value, Fraction) else list(value)
 
 
 def _hashable(value: Any) -> bool:

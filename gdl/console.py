@@ -125,6 +125,7 @@ def board_text(game: Any, state: Any) -> Text:
 
 def format_number(value: float) -> str:
     """``1``, ``-0.5``, ``0.709424`` (at most 6 significant digits; integers without a point)."""
-    if float(value).is_integer():
+    value = float(value)  # a Fraction from a library caller formats as a float does
+    if value.is_integer():
         return str(int(value))
     return f"{value:.6g}"

@@ -12,6 +12,7 @@ import functools
 import sys
 import traceback
 from collections.abc import Callable, Hashable, Iterable, Sequence
+from fractions import Fraction
 from operator import itemgetter
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
@@ -126,12 +127,19 @@ def _at(seq: Sequence[Any], index: int, sid: int) -> Any:
     raise RuleRuntimeError(f"index {index} is outside 0..{len(seq) - 1}", sid)
 
 
+def _board_arg(value: int, size: int, name: str, sid: int) -> int:
+    """The argument of a board function (``cells_in_row(r)``): never a Python negative index."""
+    if 0 <= value < size:
+        return value
+    raise RuleRuntimeError(f"`{name}` of {value}: outside 0..{size - 1} on this board", sid)
+
+
 def _arith(a: Any, b: Any, op: str, sid: int) -> Any:
     """``a / b``, ``a // b`` or ``a % b`` where ``b`` is known only at run time."""
     if b == 0:
         raise RuleRuntimeError(f"division by zero (`{op}` by 0)", sid)
     if op == "/":
-        return a / b
+        return Fraction(a) / b  # exact, as the docs say and as constant folding is
     return a // b if op == "//" else a % b
 
 
@@ -189,7 +197,7 @@ def _branches(labels: tuple[str, ...], probs: tuple[Any, ...], make: OutcomeFact
 def _connected(neighbors: Sequence[Sequence[int]], starts: Iterable[int], goals: Iterable[int],
                allowed: Iterable[int]) -> bool:
     """Depth-first search from ``starts`` to ``goals`` through ``allowed`` cells (all of them must be allowed)."""
-    inside = set(allowed)
+    inside = {c for c in allowed if c >= 0}  # `none` (-1) is no cell: never a Python index from the end
     targets = set(goals) & inside
     if not targets:
         return False
@@ -212,6 +220,7 @@ RUNTIME_HELPERS: dict[str, Any] = {
     "_dom": _dom,
     "_some": _some,
     "_at": _at,
+    "_board_arg": _board_arg,
     "_arith": _arith,
     "_min_of": _min_of,
     "_max_of": _max_of,

@@ -62,6 +62,7 @@ EXPECTED: dict[str, tuple[int, int | None, str, str | None]] = {
     "not-zero-sum": (7, 1, "does not sum to zero", "remove `zero_sum`"),
     "out-of-domain": (4, 17, "initial value 5 is outside the domain of `n` (0..3)", None),
     "recursive-def": (5, 1, "`fact` calls itself", None),
+    "redeclared": (8, 9, "`x` is already declared at line 6; use another name", None),
     "reserved-name": (4, 1, "`turn` is a reserved word", None),
     "too-large": (6, 17, "15 digits", None),
     "too-many-players": (3, 1, "at most 16 players", None),
