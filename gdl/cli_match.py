@@ -24,8 +24,9 @@ from gdl.cli import (
     parse_params,
 )
 from gdl.console import board_text, format_number, make_console
+from gdl.diagnostics import GdlError
 from solver import match
-from solver.game import CHANCE
+from solver.game import CHANCE, MoveError
 
 # ================================================================== match
 
@@ -257,7 +258,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
         mover = game.to_move(state)
         try:
             state = game.apply(state, game.parse_move(state, name))
-        except Exception as error:  # a hand-edited record: say where it stops making sense
+        except (MoveError, GdlError) as error:  # a hand-edited record or changed rules: say where
             raise UsageError(f"{args.file}: move {number} {name!r}: {error}") from None
         who = "chance" if mover == CHANCE else game.players[mover]
         out.print()

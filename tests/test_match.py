@@ -204,7 +204,7 @@ def test_a_quit_game_is_recorded(capsys, monkeypatch, tmp_path: Path) -> None:
     assert code == 0 and "game recorded" in err
     entry = json.loads(path.read_text())["games"][0]
     assert entry["agents"] == {"X": "you", "O": "random"}
-    assert [m["move"] for m in entry["moves"]][0] == "place(a1)"  # the undone move is not in the record
+    assert entry["moves"][0]["move"] == "place(a1)"  # the undone move is not in the record
     assert len(entry["moves"]) == 2 and entry["result"] == {"end": "quit", "utilities": None, "winners": None}
 
 
@@ -215,7 +215,8 @@ def test_an_interrupted_game_is_recorded(capsys, monkeypatch, tmp_path: Path) ->
         raise KeyboardInterrupt
 
     monkeypatch.setattr("builtins.input", interrupt)
-    code, _, _ = run(capsys, "play", "tictactoe", "--vs", "random", "--moves", "place(b2),place(a1)", "--record", str(path))
+    code, _, _ = run(capsys, "play", "tictactoe", "--vs", "random", "--moves", "place(b2),place(a1)",
+                     "--record", str(path))
     assert code == 130
     entry = json.loads(path.read_text())["games"][0]
     assert [m["move"] for m in entry["moves"]] == ["place(b2)", "place(a1)"]
