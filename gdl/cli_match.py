@@ -154,9 +154,9 @@ def _print_table(out: Any, game: Any, args: argparse.Namespace, result: match.Ma
         rating, elo_low, elo_high = match.elo_interval(first)
         out.print(f"Elo difference ({labels[0]} - {labels[1]}): {rating:+.0f} "
                   f"[dim](95% CI {elo_low:+.0f}..{elo_high:+.0f})[/]")
-    notes = ["W-D-L: wins, draws, losses; `as P`: the same when seated as player P",
-             "Elo against the agents met; a clean sweep is taken as half a game short of it, so read its Elo as "
-             "'at least'"]
+    notes = ["W-D-L: wins, draws, losses; `as P`: the same when seated as player P; Elo: against the agents met"]
+    if any(r.games and r.score in (0.0, 1.0) for r in result.records):
+        notes.append("a clean sweep counts as if one more game had been drawn: read its Elo as 'at least'")
     if played % seatings:
         notes.append(f"{played} games is not a multiple of the {seatings} seatings: seats are not balanced")
     truncated = sum(1 for g in result.games if g.truncated)

@@ -31,8 +31,9 @@ Elo
     :func:`elo` is ``400 log10(s / (1 - s))``, the rating difference that
     predicts the score ``s`` (against the agents met, the field). A clean
     sweep (score 0 or 1 over ``n`` games) has no finite estimate, so the
-    score is first clamped to ``[1/(2n), 1 - 1/(2n)]`` (half a game short of
-    the sweep): 6-0 reads +416, to be read as "at least about". The interval
+    score is first clamped to ``[1/(2n+2), 1 - 1/(2n+2)]``, as if one more
+    game had been drawn: 6-0 counts as 6.5 of 7 and reads +445, to be read
+    as "at least about". The interval
     (:func:`elo_interval`) is the Elo of the score interval's ends, clamped
     the same way. With two agents the first agent's Elo is the Elo difference
     between them. In games of more than two players a win is beating every
@@ -296,12 +297,12 @@ def score_interval(record: AgentRecord, z: float = Z95) -> tuple[float, float, f
 
 
 def elo(score: float, games: int) -> float:
-    """The Elo difference that predicts ``score``, finite for a sweep (clamped half a game from it).
+    """The Elo difference that predicts ``score``, finite for a sweep (as if one more game were drawn).
 
-    ``elo(0.5, n) == 0``, ``elo(0.75, n)`` is about 190.85 for any ``n`` >= 2, ``elo(1.0, 6)`` about 416.
+    ``elo(0.5, n) == 0``, ``elo(0.75, n)`` is about 190.85 for any ``n`` >= 1, ``elo(1.0, 6)`` about 445.
     """
-    margin = 1 / (2 * max(1, games))
-    s = min(max(score, margin), 1 - margin) if margin < 0.5 else 0.5
+    margin = 1 / (2 * (max(0, games) + 1))
+    s = min(max(score, margin), 1 - margin)
     return 400 * math.log10(s / (1 - s))
 
 

@@ -116,7 +116,8 @@ def test_score_interval_is_wilson() -> None:
 def test_elo_is_finite_at_a_sweep() -> None:
     assert elo(0.5, 10) == 0
     assert elo(0.75, 10) == pytest.approx(190.85, abs=0.01)
-    assert elo(1.0, 6) == pytest.approx(400 * math.log10(11))  # 6-0 counts as 5.5 of 6
+    assert elo(1.0, 6) == pytest.approx(400 * math.log10(13))  # 6-0 counts as 6.5 of 7
+    assert elo(1.0, 1) == pytest.approx(elo(0.75, 1)) and elo(0.0, 0) == 0
     assert elo(0.0, 6) == -elo(1.0, 6)
     rating, low, high = elo_interval(AgentRecord("a", 6, 0, 0))
     assert all(math.isfinite(x) for x in (rating, low, high)) and low < rating == high
