@@ -283,13 +283,4 @@ def table_from_solution(game: Any, state: Any, solution: Solution) -> Any:
     return table
 
 
-def winner_scores(utilities: tuple[float, ...]) -> list[float]:
-    """Match points per player: 1 for the best utility (shared equally on a tie), 0 otherwise."""
-    top = max(utilities)
-    winners = [i for i, u in enumerate(utilities) if abs(u - top) <= 1e-9]
-    if len(winners) == len(utilities):
-        return [0.5] * len(utilities) if len(utilities) == 2 else [1 / len(utilities)] * len(utilities)
-    return [1 / len(winners) if i in winners else 0.0 for i in range(len(utilities))]
-
-
 __all__ = ["ALGORITHMS", "EngineError", "Solution", "make_agent", "search", "solve_with_moves"]
