@@ -115,6 +115,8 @@ def _summary(game: Any, args: argparse.Namespace, result: match.MatchResult, lab
         "by_seat": {r.agent: {game.players[s]: dict(zip(("wins", "draws", "losses"), wdl, strict=True))
                               for s, wdl in enumerate(r.by_seat)} for r in result.records},
         "ratings": {r.agent: _rating(r) for r in result.records},
+        "head_to_head": [{"agent": labels[i], "opponent": labels[j], "wins": w, "draws": d, "losses": lo}
+                         for (i, j), (w, d, lo) in sorted(match.head_to_head(result).items())],
         "seconds": round(seconds, 3),
         "game_log": [{"seats": {game.players[s]: labels[a] for s, a in enumerate(g.seats)},
                       "utilities": [json_value(u) for u in g.utilities] if g.scored else None,
@@ -149,6 +151,17 @@ def _print_table(out: Any, game: Any, args: argparse.Namespace, result: match.Ma
                       f"{100 * score:.0f}%", f"{100 * low:.0f}-{100 * high:.0f}%", f"{rating:+.0f}",
                       f"{elo_low:+.0f}..{elo_high:+.0f}", *(_wdl(wdl) for wdl in record.by_seat))
     out.print(table)
+    pairs = match.head_to_head(result)
+    if len(labels) > 2 and pairs:
+        grid = Table(title="head to head: the row's W-D-L against the column", header_style="bold",
+                     title_style="bold")
+        grid.add_column("")
+        for label in labels:
+            grid.add_column(label, justify="right", no_wrap=True)
+        for i, label in enumerate(labels):
+            cells = ["" if i == j else _wdl(pairs[i, j]) if (i, j) in pairs else "-" for j in range(len(labels))]
+            grid.add_row(Text(label, style="bold cyan"), *cells)
+        out.print(grid)
     if len(labels) == 2:
         first = result.records[0]
         rating, elo_low, elo_high = match.elo_interval(first)

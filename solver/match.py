@@ -230,6 +230,19 @@ def tally(labels: Sequence[str], players: int, games: Sequence[GameRecord]) -> t
     return tuple(records)
 
 
+def head_to_head(result: MatchResult) -> dict[tuple[int, int], tuple[int, int, int]]:
+    """Two-player games: ``(i, j) -> (wins, draws, losses)`` of agent i in its games against agent j."""
+    pairs: dict[tuple[int, int], list[int]] = {}
+    column = {Outcome.WIN: 0, Outcome.DRAW: 1, Outcome.LOSS: 2}
+    for record in result.games:
+        if not record.scored or len(record.seats) != 2:
+            continue
+        for seat, agent in enumerate(record.seats):
+            counts = pairs.setdefault((agent, record.seats[1 - seat]), [0, 0, 0])
+            counts[column[record.outcome(seat)]] += 1
+    return {pair: (w, d, lo) for pair, (w, d, lo) in pairs.items()}
+
+
 def play_game(game: Game, seated: Sequence[Agent], seats: tuple[int, ...], rng: random.Random,
               max_moves: int = 10_000) -> GameRecord:
     """One game, ``seated[p]`` choosing for player ``p``; stopped at ``max_moves`` or by Ctrl-C."""

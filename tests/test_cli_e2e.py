@@ -135,7 +135,8 @@ def test_long_solve_without_a_terminal_has_no_progress_and_stops_on_sigint():
 def test_match_of_three_agents_prints_a_three_way_table():
     result = gdl("match", "tictactoe", "random", "mcts", "alphabeta:depth=2", "--games", "6")
     assert result.returncode == 0, result.stdout + result.stderr
-    rows = [line for line in result.stdout.splitlines() if line.startswith("│")]
+    first_table = result.stdout.split("└")[0]
+    rows = [line for line in first_table.splitlines() if line.startswith("│")]
     labels = [row.split("│")[1].strip() for row in rows]
     assert labels == ["random", "mcts:iterations=1000", "alphabeta:depth=2"]  # settings in every label
     for row in rows:  # each agent played 4 games: 2 as X and 2 as O
@@ -143,6 +144,7 @@ def test_match_of_three_agents_prints_a_three_way_table():
         assert sum(map(int, cells[1].split("-"))) == 4
         assert [sum(map(int, c.split("-"))) for c in cells[-2:]] == [2, 2]
     assert "round robin of 3 agents" in result.stdout and "Elo 95% CI" in result.stdout
+    assert "head to head" in result.stdout
 
 
 def test_a_quit_game_record_replays(tmp_path):

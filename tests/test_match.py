@@ -17,6 +17,7 @@ from solver.match import (
     MatchStop,
     elo,
     elo_interval,
+    head_to_head,
     play_match,
     schedule,
     score_interval,
@@ -77,6 +78,10 @@ def test_three_agents_in_a_two_player_game_meet_in_pairs() -> None:
     assert [r.games for r in result.records] == [4, 4, 4]
     for record in result.records:
         assert [sum(seat) for seat in record.by_seat] == [2, 2]
+    pairs = head_to_head(result)
+    assert set(pairs) == {(i, j) for i in range(3) for j in range(3) if i != j}
+    for (i, j), (w, d, lo) in pairs.items():
+        assert w + d + lo == 2 and pairs[j, i] == (lo, d, w)
 
 
 def test_a_game_stopped_at_the_move_limit_is_a_draw() -> None:
