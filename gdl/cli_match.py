@@ -211,6 +211,9 @@ def recorded(args: argparse.Namespace, play: Callable[[argparse.Namespace, Any],
     except KeyboardInterrupt:
         end = match.GameEnd.INTERRUPTED
         raise
+    except Exception:  # re-raised: the record only says that the game did not end normally
+        end = match.GameEnd.ERROR
+        raise
     finally:
         if seen:
             _write_play_record(args, seen, end)

@@ -76,6 +76,8 @@ class GameEnd(str, Enum):
     """Ctrl-C: no result."""
     QUIT = "quit"
     """The person playing left (``gdl play``): no result."""
+    ERROR = "error"
+    """A rule error (or another failure) stopped it (``gdl play``): no result."""
 
 
 class MatchStop(str, Enum):
