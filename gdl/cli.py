@@ -637,6 +637,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = command("replay", "Step through a game record written by `play --record` or `match --record`.")
     cli_match.add_replay_options(p)
     p.set_defaults(run=cli_match.cmd_replay)
+
+    from gdl import cli_editor  # fmt, new, show, lsp
+
+    cli_editor.add_commands(sub)
     return parser
 
 

@@ -73,7 +73,7 @@ def search(game: Any, state: Any, algorithm: str = "auto", limits: Limits | None
     try:
         if algorithm == "exact" or (algorithm in EXACT_METHODS and as_method):
             method = "auto" if algorithm == "exact" else algorithm
-            return exact.solve(game, state, limits, method=method, progress=progress)
+            return exact.solve(game, state, limits, method=method, progress=progress, plies=True)
         if algorithm == "alphabeta":
             paranoid = not is_two_player_zero_sum(game)
             return alphabeta.alphabeta(game, state, limits, paranoid=paranoid, progress=progress)
@@ -150,9 +150,21 @@ def _puzzle(game: Any, state: Any, limits: Limits, progress: Progress | None) ->
             reason = "nodes" if max_nodes == limits.nodes else "table"
         else:
             reason = "time"
+    if solution.complete and not solution.solved:
+        note = f"no solution ({solution.nodes:,} states explored)"
+    else:
+        note = "no solution found before the search stopped" if stopped else None
     return SearchResult(value, moves[:1], moves, solution.solved or solution.complete, stats,
-                        solution.algorithm, stopped, reason,
-                        note="no solution found before the search stopped" if stopped else None)
+                        solution.algorithm, stopped, reason, note=note,
+                        plies=float(len(moves)) if solution.solved else None)
+
+
+def unsolvable(result: SearchResult) -> bool:
+    """A puzzle search that explored every reachable state and found no goal."""
+    return result.algorithm in PUZZLE_ALGORITHMS and result.exact and result.plies is None
+
+
+PUZZLE_ALGORITHMS = ("astar", "bfs", "puzzle")
 
 
 @dataclass
@@ -162,6 +174,8 @@ class Solution:
     result: SearchResult
     player: int
     move_values: list[tuple[Any, tuple[float, ...] | None]] = field(default_factory=list)
+    move_plies: dict[str, float | None] = field(default_factory=dict)
+    """The distance to the end after each root move, where known (a puzzle: the rest of its shortest solution)."""
 
     @property
     def best_moves(self) -> list[Any]:
@@ -172,6 +186,10 @@ class Solution:
         if self.result.exact and known and len(known) == len(self.move_values) and self.player >= 0:
             top = self.result.value[self.player]
             best = [m for m, v in known if abs(v[self.player] - top) <= 1e-9]
+            here = self.result.plies
+            if here is not None and self.result.algorithm in PUZZLE_ALGORITHMS:
+                # Only the moves on a shortest solution: one move nearer the goal.
+                best = [m for m in best if self.move_plies.get(str(m)) == here - 1]
             if best:
                 return best
         return list(self.result.best_moves)
@@ -189,8 +207,8 @@ def solve_with_moves(game: Any, state: Any, algorithm: str = "auto", limits: Lim
                                    limits.depth is not None)
     player = game.to_move(state)
     solution = Solution(result, player)
-    if not result.exact or result.stopped or player < 0:
-        return solution
+    if not result.exact or result.stopped or player < 0 or unsolvable(result):
+        return solution  # (no goal from the root: none from its children either, as they are reachable from it)
     table = getattr(result, "table", None)
     deadline = time.perf_counter() + min(result.stats.seconds, 10.0) + extra_seconds
     nodes = result.stats.nodes
@@ -202,8 +220,10 @@ def solve_with_moves(game: Any, state: Any, algorithm: str = "auto", limits: Lim
             value: tuple[float, ...] | None = None
             if table is not None and game.key(child) in table.values:
                 value = tuple(table.values[game.key(child)])
+                solution.move_plies[str(move)] = table.plies.get(game.key(child))
             elif game.to_move(child) == TERMINAL:
                 value = tuple(game.utilities(child))
+                solution.move_plies[str(move)] = 0.0
             elif deadline - time.perf_counter() > 0:
                 sub_limits = Limits(seconds=deadline - time.perf_counter(), nodes=limits.nodes,
                                     table_entries=limits.table_entries)  # the same caps as the root search
@@ -212,6 +232,7 @@ def solve_with_moves(game: Any, state: Any, algorithm: str = "auto", limits: Lim
                 if sub.stopped and sub.stop_reason == "interrupt":
                     raise KeyboardInterrupt
                 value = tuple(sub.value) if sub.exact else None
+                solution.move_plies[str(move)] = sub.plies if sub.exact else None
             if value is None and str(move) in best and algorithm not in ("puzzle", "minimax", "expectimax"):
                 value = tuple(result.value)  # an optimal move is worth the root's value
             solution.move_values.append((move, value))

@@ -251,7 +251,8 @@ def _hint(out: Any, game: Any, state: Any) -> None:
     player = game.to_move(state)
     value = format_number(result.value[player])
     how = "the solver proves" if result.exact else "the solver's best guess"
-    out.print(Text("hint: ", style="bold green") + Text(str(result.best_moves[0]), style="bold")
+    fastest = getattr(result, "fastest_moves", ())  # the optimal move that also brings the end nearest
+    out.print(Text("hint: ", style="bold green") + Text(str((fastest or result.best_moves)[0]), style="bold")
               + Text(f"  ({how}: value {value} for {game.players[player]})", style="dim"))
 
 
@@ -411,6 +412,42 @@ STOP_REASONS = {"interrupt": "interrupted", "time": "out of time (--time)", "nod
                 "depth": "stopped at the deepest depth it can search"}
 
 
+def _plies_json(plies: float | None) -> int | float | None:
+    """The distance to the end as JSON: a whole number of plies, an expected number, or null (not known,
+    or endless play)."""
+    if plies is None or not math.isfinite(plies):
+        return None
+    return int(plies) if float(plies).is_integer() else round(float(plies), 6)
+
+
+def plies_text(game: Any, value: Sequence[float], plies: float | None) -> str | None:
+    """``X wins in 7 plies``, ``draw (9 plies)``, ``solved in 2 moves``: the distance to the end in words."""
+    if plies is None:
+        return None
+    if len(game.players) == 1 and not game.has_chance:
+        return f"solved in {_count(plies, 'move')}" if math.isfinite(plies) else None
+    if not math.isfinite(plies):
+        return "the game never ends under optimal play (endless play is worth 0)"
+    if game.has_chance:
+        return f"expected length under optimal play: {format_number(plies)} plies"
+    if len(game.players) == 2 and game.zero_sum:
+        if abs(value[0]) <= 1e-9:
+            return f"draw ({_count(plies, 'ply')})"
+        return f"{game.players[0 if value[0] > 0 else 1]} wins in {_count(plies, 'ply')}"
+    return f"the game lasts {_count(plies, 'ply')} under optimal play"
+
+
+def _plies_cell(distance: float | None) -> str:
+    if distance is None:
+        return "?"
+    return format_number(distance) if math.isfinite(distance) else "endless"
+
+
+def _count(n: float, word: str) -> str:
+    plural = "plies" if word == "ply" else word + "s"
+    return f"{int(n)} {word if n == 1 else plural}"
+
+
 def _value_dict(game: Any, value: Sequence[float]) -> dict[str, float]:
     return {player: float(v) + 0.0 for player, v in zip(game.players, value, strict=False)}
 
@@ -452,6 +489,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
         "stop_reason": result.stop_reason,
         "bounds": _bounds(result.bounds),
         "note": result.note,
+        "plies_to_end": _plies_json(result.plies),
     }
     if result.stopped and result.stop_reason != "interrupt":
         report["estimate"] = size_estimate(game, state, max(stats.nodes, stats.tt_size))
@@ -483,6 +521,11 @@ def _print_solution(out: Any, game: Any, state: Any, solution: engine.Solution, 
         out.print(Text(f"{reason}: the best result so far", style="bold yellow"))
         if "estimate" in report:
             out.print(Text(_estimate_text(report["estimate"]), style="yellow"))
+    if engine.unsolvable(result):
+        out.print(Text(result.note or "no solution", style="bold yellow"))
+        stats = report["stats"]
+        out.print(Text(f"{stats['nodes']:,} nodes in {stats['seconds']:.3f} s, {result.algorithm}", style="dim"))
+        return
     if result.note:
         out.print(Text(result.note, style="yellow"))
     if result.stopped and not result.best_moves and not result.exact:
@@ -509,16 +552,30 @@ def _print_solution(out: Any, game: Any, state: Any, solution: engine.Solution, 
     proven = result.exact or (bounds is not None and bounds[0] == bounds[1])
     out.print(Text(f"{kind}: ", style="bold") + Text(values, style="bold green" if proven else "bold yellow")
               + Text(f"  ({_verdict(game, result.value)})" if proven else "", style="dim"))
+    distance = plies_text(game, result.value, result.plies) if result.exact else None
+    if distance:
+        out.print(Text(distance, style="bold"))
+    elif result.exact and result.algorithm == "alphabeta" and result.best_moves:
+        out.print(Text("distance to the end: not computed (walking every optimal line took too long)", style="dim"))
     player = game.to_move(state)
     if solution.move_values and player >= 0:
         table = Table(header_style="bold", box=None, padding=(0, 2))
         table.add_column("move", style="cyan")
         table.add_column(f"value for {game.players[player]}", justify="right")
+        distances = solution.move_plies
+        with_plies = any(d is not None for d in distances.values())
+        if with_plies:
+            table.add_column("plies then", justify="right")  # the distance to the end after the move
         table.add_column("")
         best = {str(m) for m in solution.best_moves}
         for move, value in sorted(solution.move_values, key=lambda mv: -(mv[1][player] if mv[1] else -1e18)):
             shown = format_number(value[player]) if value is not None else "?"
-            table.add_row(str(move), shown, Text("best", style="bold green") if str(move) in best else "")
+            mark = Text("best", style="bold green") if str(move) in best else ""
+            if with_plies:
+                distance = distances.get(str(move))
+                table.add_row(str(move), shown, _plies_cell(distance), mark)
+            else:
+                table.add_row(str(move), shown, mark)
         out.print(table)
     elif report["best_moves"]:
         out.print(Text("best move: ", style="bold") + Text(", ".join(report["best_moves"]), style="cyan"))

@@ -125,6 +125,7 @@ class Ctx:
     in_end: bool = False  # end rules, utility, heuristic: `no_moves` is allowed
     track_write: bool = False  # the effect writes the state once: record the slot in `_w`
     scoring: bool = False  # utility, heuristic: the state may be terminal or chance, `turn` -2 or -1
+    game_over: bool = False  # utility: nobody is to move, so `turn` means nothing
 
     def lookup(self, name: str) -> Local | None:
         for scope in reversed(self.scopes):
@@ -134,7 +135,7 @@ class Ctx:
 
     def child(self, **changes: Any) -> Ctx:
         ctx = Ctx([*self.scopes, {}], self.in_effect, self.in_move, self.in_loop, self.in_setup, self.in_end,
-                  self.track_write, self.scoring)
+                  self.track_write, self.scoring, self.game_over)
         for key, value in changes.items():
             setattr(ctx, key, value)
         return ctx
@@ -834,6 +835,10 @@ class Compiler:
             return Code("me" if ctx.in_effect else "s[_T]", T.PLAYER)
         if name == "turn" and ctx.in_effect:
             return Code("me", T.PLAYER)  # inside a move `turn` is the mover (also where the move resumes)
+        if name == "turn" and ctx.game_over:
+            raise self.fail("turn-in-utility", "`turn` has no value in `utility`: the game is over and nobody is "
+                            "to move", span, "keep the player who moved last in a state variable, or say who won "
+                            "with an end rule such as `win opponent(turn) when ...`")
         if name == "turn":
             # In a utility or heuristic the state may be terminal (-2) or chance (-1): an index made of
             # `turn` there is checked instead of reading another variable's slot.
@@ -2066,7 +2071,7 @@ class Compiler:
             ctx = Ctx([{}], in_end=True)
             ctx.scopes[-1][decl.var] = Local(f"L_{decl.var}", T.PLAYER, False)
             try:
-                code = self.per_player_number(decl.var, decl.expr)
+                code = self.per_player_number(decl.var, decl.expr, game_over=True)
                 self.emit("def _util(s):", decl.span)
                 # A fraction (`0.5`, `1/2`) is exact inside the rules; what leaves them is a float, as `n/2` is.
                 value = f"float({code.src})" if code.type.kind == "real" else code.src
@@ -2099,9 +2104,9 @@ class Compiler:
         bounds_out = (float(min(lows)), float(max(highs))) if bounded and lows else None
         return bounds_out, zero_sum
 
-    def per_player_number(self, var: str, expr: ast.Expr) -> Code:
+    def per_player_number(self, var: str, expr: ast.Expr, game_over: bool = False) -> Code:
         """A number per player (``utility p: ...``, ``heuristic p: ...``), with ``var`` standing for the player."""
-        ctx = Ctx([{}], in_end=True, scoring=True)
+        ctx = Ctx([{}], in_end=True, scoring=True, game_over=game_over)
         ctx.scopes[-1][var] = Local(f"L_{var}", T.PLAYER, False, line=expr.span.line)
         code = self.expr(expr, ctx)
         self.require_number(code, expr.span)

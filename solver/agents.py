@@ -37,9 +37,10 @@ from solver.alphabeta import alphabeta, check_alphabeta
 from solver.exact import solve
 from solver.expectimax import check_expectimax, expectimax
 from solver.game import Game, State
-from solver.limits import Limits, SearchResult, is_two_player_zero_sum, iterative_deepening
+from solver.limits import Limits, SearchResult, SearchStats, is_two_player_zero_sum, iterative_deepening
 from solver.mcts import check_mcts, mcts
 from solver.minimax import minimax
+from solver.shortest_path import solve_puzzle
 from solver.table import SolvedTable, load_table
 
 
@@ -94,6 +95,12 @@ PERFECT_TABLE = 500_000
 class PerfectAgent:
     """Plays an optimal move: from a solved table, else by solving the position (and remembering it).
 
+    Optimal means value first, then the distance to the end (:mod:`solver.remoteness`): when
+    winning it takes the fastest win, when losing it holds out longest, so its play makes
+    progress even where the game has cycles. A puzzle (one player, no chance) is played along a
+    shortest solution found by :func:`solver.shortest_path.solve_puzzle` (A* or breadth-first),
+    kept until play leaves it.
+
     ``limits`` caps each solve (time, nodes, ``table_entries``); ``table_entries``
     also caps the states kept between moves. A solve that stops at a cap plays
     the best move so far and leaves ``last.stopped`` and ``last.note`` set.
@@ -109,11 +116,24 @@ class PerfectAgent:
         self.name = "perfect"
         self.progress: Progress | None = None
         self.last: SearchResult | None = None
+        self.without_plies = False
+        """A solve gave no distance to the end (too costly for this game): use the table without it."""
+        self.plan: dict[Hashable, Hashable] = {}
+        """A puzzle's shortest solution being played: the move to make in each state on it, by key."""
 
     def choose(self, state: State) -> Hashable:
-        names = self.table.best_moves(self.game, state) if self.table is not None else None
+        names = None
+        # A table learnt from earlier solves is used where it knows the distance to the end (else the
+        # position is solved again, with it); a table loaded from a file is used as it is.
+        if self.table is not None and (self.loaded or self.without_plies
+                                       or self.game.key(state) in self.table.plies):
+            names = self.table.fastest_moves(self.game, state)
+        if not names and self.table is None and _is_puzzle(self.game):
+            move = self._puzzle_move(state)
+            if move is not None:
+                return move
         if not names:
-            solution = solve(self.game, state, self.limits, progress=self.progress)
+            solution = solve(self.game, state, self.limits, progress=self.progress, plies=True)
             self.last = solution
             if solution.stopped and solution.note:
                 why = _REASONS.get(solution.stop_reason or "", solution.stop_reason)
@@ -122,9 +142,42 @@ class PerfectAgent:
                 self._remember(solution.table)  # proven values only (not a stopped estimate)
             if solution.best_move is None:
                 raise ValueError("no move to choose: the game is over")
-            return solution.best_move
+            if solution.exact and solution.plies is None:
+                self.without_plies = True
+            return solution.fastest_moves[0] if solution.fastest_moves else solution.best_move
         self.last = None
         return self.game.parse_move(state, names[0])
+
+    def _puzzle_move(self, state: State) -> Hashable | None:
+        """The next move of a shortest solution from ``state``; None when the search stopped at a cap.
+
+        A puzzle with no solution at all has no better move than any other: the first legal one,
+        with a note.
+        """
+        game = self.game
+        key = game.key(state)
+        if key not in self.plan:
+            limits = self.limits or Limits()
+            caps = [c for c in (limits.nodes, limits.table_entries) if c is not None]
+            found = solve_puzzle(game, state, max_nodes=min(caps) if caps else None, max_seconds=limits.seconds)
+            if not found.solved:
+                if not found.complete:
+                    return None  # out of budget: the exact solver's stopped answer says so
+                move = game.legal_moves(state)[0]
+                stats = SearchStats(nodes=found.nodes, seconds=found.seconds)
+                self.last = SearchResult((0.0,), (move,), (move,), True, stats, found.algorithm, note=(
+                    f"{self.name}: this puzzle has no solution ({found.nodes:,} states explored); any move will do"))
+                return move
+            self.plan = {}
+            for move in found.moves:
+                self.plan[game.key(state)] = move
+                state = game.apply(state, move)
+            stats = SearchStats(nodes=found.nodes, seconds=found.seconds, depth=len(found.moves))
+            self.last = SearchResult((float(found.value or 0.0),), found.moves[:1], found.moves, True, stats,
+                                     found.algorithm, plies=float(len(found.moves)))
+        else:
+            self.last = None
+        return self.plan[key]
 
     def _remember(self, table: SolvedTable) -> None:
         cap = self.limits.table_entries if self.limits is not None else None
@@ -133,8 +186,13 @@ class PerfectAgent:
         elif cap is None or len(self.table.values) + len(table.values) <= cap:
             self.table.values.update(table.values)
             self.table.best.update(table.best)
+            self.table.plies.update(table.plies)
         elif not self.loaded:
             self.table = table  # full: keep the newest positions, which the game is about to reach
+
+
+def _is_puzzle(game: Game) -> bool:
+    return len(game.players) == 1 and not getattr(game, "has_chance", False)
 
 
 _REASONS = {"time": "out of time", "nodes": "out of nodes", "table": "table full", "interrupt": "interrupted",

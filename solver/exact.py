@@ -36,6 +36,8 @@ graph methods before Python's recursion limit.
 
 from __future__ import annotations
 
+import math
+import time
 from collections import deque
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, replace
@@ -53,6 +55,7 @@ from solver.limits import (
     check_players,
     is_two_player_zero_sum,
 )
+from solver.remoteness import Plies, fastest, graph_plies, one_less
 from solver.table import TIE_TOLERANCE, SolvedTable, has_symmetric_keys
 from solver.value_iteration import components, solve_graph
 
@@ -66,6 +69,9 @@ class Solution(SearchResult):
     """A :class:`SearchResult` from the exact solver, with the table of every state it solved."""
 
     table: SolvedTable | None = None
+    fastest_moves: tuple[Hashable, ...] = ()
+    """With ``plies``: the optimal root moves that follow the distance to the end (a winner's fastest, a
+    loser's slowest; :mod:`solver.remoteness`), in move order; the moves a perfect player picks from."""
 
 
 def solve(
@@ -77,12 +83,21 @@ def solve(
     tolerance: float = 1e-12,
     progress: Callable[[SearchStats], Any] | None = None,
     all_best: bool = True,
+    plies: bool = False,
+    plies_seconds: float | None = None,
 ) -> Solution:
     """Solve ``state`` (default: the initial state) exactly.
 
     ``all_best=False`` settles for one optimal root move (the alpha-beta path then
     stops testing root moves at the first that keeps the value, as a plain
     alpha-beta search would); ``best_moves`` otherwise lists all of them.
+
+    ``plies=True`` also computes the distance to the end (:mod:`solver.remoteness`)
+    after the values: ``Solution.plies``, ``fastest_moves``, the table's ``plies``,
+    and a principal variation that follows it. Without it no solver does that work.
+    On the alpha-beta path that costs a walk of every optimal line, which ``plies_seconds``
+    caps (default: ``PLIES_FACTOR`` times the value search's time, at least
+    ``PLIES_MIN_SECONDS``; ``math.inf`` for no cap): past it the value comes without plies.
 
     ``limits`` may bound time, nodes and ``table_entries`` (states kept);
     ``limits.iterations`` bounds value-iteration sweeps. When a budget runs
@@ -103,7 +118,7 @@ def solve(
     try:
         if method == "alphabeta" or (method == "auto" and deterministic_duel):
             try:
-                return _solve_alphabeta(game, root, budget, limits, all_best)
+                return _solve_alphabeta(game, root, budget, limits, all_best, plies, plies_seconds)
             except CycleFound:
                 if method == "alphabeta":
                     raise ValueError(f"{game.name} has cycles: alpha-beta cannot solve it; use retrograde") from None
@@ -115,12 +130,12 @@ def solve(
         if method == "backward" and order is None:
             raise ValueError(f"{game.name} has cycles: backward induction cannot solve it; use value_iteration")
         if method in ("auto", "backward") and order is not None:
-            return _finish(game, graph, budget, _backward(graph, order), "backward", True, None)
+            return _finish(game, graph, budget, _backward(graph, order), "backward", True, None, plies, order)
         if method == "retrograde" or (method == "auto" and deterministic_duel):
-            return _finish(game, graph, budget, _retrograde(graph), "retrograde", True, None)
+            return _finish(game, graph, budget, _retrograde(graph), "retrograde", True, None, plies)
         values, best, converged = _value_iteration(graph, budget, tolerance, limits.iterations)
         solution = _finish(game, graph, budget, (values, best), "value_iteration", converged,
-                           None if converged else "iterations")
+                           None if converged else "iterations", plies)
         if converged:
             return solution
         sweeps = f"{budget.iterations:,} sweep" + ("" if budget.iterations == 1 else "s")
@@ -186,13 +201,16 @@ def _stopped(game: Game, root: State, budget: Budget, reason: str, limits: Limit
 # ------------------------------------------------------------------ alpha-beta
 
 
-def _solve_alphabeta(game: Game, root: State, budget: Budget, limits: Limits, all_best: bool = True) -> Solution:
+def _solve_alphabeta(game: Game, root: State, budget: Budget, limits: Limits, all_best: bool = True,
+                     plies: bool = False, plies_seconds: float | None = None) -> Solution:
     """Negamax to the end with a full TT; then every root move is tested against the value (null windows)."""
     if game.to_move(root) == TERMINAL:
         value = tuple(game.utilities(root))
         table = SolvedTable.for_game(game, "alphabeta", complete=False)
         table.values[game.key(root)] = value
-        return Solution(value, (), (), True, budget.stats(), "alphabeta", table=table)
+        if plies:
+            table.plies[game.key(root)] = 0.0
+        return Solution(value, (), (), True, budget.stats(), "alphabeta", table=table, plies=0.0 if plies else None)
     search = NegamaxSearch(game, budget, detect_cycles=True)  # what solve_negamax does, keeping the searcher
     if limits.table_entries is not None:
         # An exact search cannot go on with a full table (it would redo work forever): stop at the cap.
@@ -236,9 +254,143 @@ def _solve_alphabeta(game: Game, root: State, budget: Budget, limits: Limits, al
     if not best_moves:  # the game interface's contract: a decision state has a legal move
         raise StuckStateError(f"{game.name}: {game.players[player]} is to move but has no legal move, and the game "
                               "is not over")
+    if plies:
+        if plies_seconds is None:
+            plies_seconds = max(PLIES_MIN_SECONDS, PLIES_FACTOR * budget.seconds)
+        return _alphabeta_with_plies(game, root, search, score, tuple(best_moves), table, plies_seconds)
     pv = search.principal_variation(root, best_moves[0], 10_000)
     stats = search.stats(len(pv))
     return Solution((score + 0.0, 0.0 - score), tuple(best_moves), pv, True, stats, "alphabeta", table=table)
+
+
+PLIES_FACTOR = 2.0
+"""The alpha-beta path's walk for the distance to the end gets this many times the value search's time ..."""
+PLIES_MIN_SECONDS = 5.0
+"""... and at least this many seconds (a drawn Connect-Four 5x4 takes 10x its value search: no plies then)."""
+
+
+def _alphabeta_with_plies(game: Game, root: State, search: NegamaxSearch, score: float, best_moves: tuple[Any, ...],
+                          table: SolvedTable, seconds: float) -> Solution:
+    """The alpha-beta solution with the distance to the end, from a walk of the optimal moves (see ``_plies_walk``).
+
+    The walk stops after ``seconds`` (or at the solve's own budget, or on Ctrl-C): the (already
+    exact) value then comes without plies.
+    """
+    value = (score + 0.0, 0.0 - score)
+    budget = search.budget
+    deadline = time.perf_counter() + seconds
+    check = budget.check
+
+    def bounded(nodes: int) -> int:
+        if time.perf_counter() >= deadline:
+            raise SearchStopped("plies")
+        return check(nodes)
+
+    budget.check = bounded  # type: ignore[method-assign]
+    try:
+        walked = _plies_walk(game, search, root, score, deadline)
+    except (SearchStopped, KeyboardInterrupt):
+        pv = search.principal_variation(root, best_moves[0], 10_000)
+        return Solution(value, best_moves, pv, True, search.stats(len(pv)), "alphabeta", table=table)
+    finally:
+        budget.check = check  # type: ignore[method-assign]
+    for key, (v0, distance) in walked.items():
+        table.values[key] = (v0 + 0.0, 0.0 - v0)
+        table.plies[key] = distance
+    here = walked[game.key(root)][1]
+    fastest = tuple(m for m in best_moves if one_less(_child_plies(game, root, m, walked), here)) or best_moves
+    pv = _plies_line(game, root, fastest[0], walked)
+    return Solution(value, best_moves, pv, True, search.stats(len(pv)), "alphabeta", table=table,
+                    plies=here, fastest_moves=fastest)
+
+
+def _child_plies(game: Game, state: State, move: Any, walked: dict[Hashable, tuple[float, float]]) -> float | None:
+    child = game.apply(state, move)
+    if game.to_move(child) == TERMINAL:
+        return 0.0
+    known = walked.get(game.key(child))
+    return None if known is None else known[1]
+
+
+def _plies_walk(game: Game, search: NegamaxSearch, root: State, score: float,
+                deadline: float = math.inf) -> dict[Hashable, tuple[float, float]]:
+    """Per state on an optimal line from ``root``: (value for player 0, plies to the end).
+
+    An iterative depth-first walk over the optimal moves only: a child is optimal when its value
+    equals the state's, which the searcher's transposition table usually answers at once (else two
+    null-window searches, :func:`at_least` and :func:`at_most`). Alpha-beta's game is acyclic, so
+    a post-order walk sees every optimal child before its parent.
+
+    :raises SearchStopped: past ``deadline`` (``time.perf_counter()``), reason ``"plies"``.
+    """
+    key, to_move, apply, legal, utilities = game.key, game.to_move, game.apply, game.legal_moves, game.utilities
+    sides, tt = search.sides, search.tt
+    walked: dict[Hashable, tuple[float, float]] = {}
+    close = 1e-9 * max(1.0, abs(score))
+
+    def keeps(child: State, k: Hashable) -> bool:
+        if k in walked:  # only optimal states are walked: they have the value
+            return True
+        entry = tt.get(k)
+        if entry is not None and entry[0] == UNLIMITED_DEPTH and entry[1] == entry[2]:
+            return abs(entry[4] * entry[1] - score) <= close  # an exact entry, stored for its side to move
+        return at_least(search, child, score) and at_most(search, child, score)
+
+    def optimal(state: State) -> list[tuple[State, Hashable | None]]:
+        children: list[tuple[State, Hashable | None]] = []
+        for move in legal(state):
+            child = apply(state, move)
+            if to_move(child) == TERMINAL:
+                if abs(float(utilities(child)[0]) - score) <= close:
+                    children.append((child, None))
+                continue
+            k = key(child)
+            if keeps(child, k):
+                children.append((child, k))
+        return children
+
+    stack: list[tuple[State, Hashable, list[tuple[State, Hashable | None]]]] = [(root, key(root), optimal(root))]
+    steps = 0
+    while stack:
+        steps += 1
+        if not steps & 255 and time.perf_counter() >= deadline:
+            raise SearchStopped("plies")
+        state, k, children = stack[-1]
+        pending = next((c for c, ck in children if ck is not None and ck not in walked), None)
+        if pending is not None:
+            stack.append((pending, key(pending), optimal(pending)))
+            continue
+        stack.pop()
+        distances = [0.0 if ck is None else walked[ck][1] for _, ck in children]
+        mover = sides[to_move(state)] * score  # the mover's own value
+        walked[k] = (score, 1.0 + (min if mover >= -1e-9 else max)(distances))
+    return walked
+
+
+def _plies_line(game: Game, root: State, first: Any, walked: dict[Hashable, tuple[float, float]],
+                limit: int = 10_000) -> tuple[Any, ...]:
+    """The principal variation that follows the distance to the end: each move is one ply nearer the end."""
+    line = [first]
+    state = game.apply(root, first)
+    while game.to_move(state) != TERMINAL and len(line) < limit:
+        here = walked.get(game.key(state))
+        if here is None:
+            break
+        move = next((m for m in game.legal_moves(state) if one_less(_child_plies(game, state, m, walked), here[1])
+                     and _child_value(game, state, m, walked) == here[0]), None)
+        if move is None:
+            break
+        line.append(move)
+        state = game.apply(state, move)
+    return tuple(line)
+
+
+def _child_value(game: Game, state: State, move: Any, walked: dict[Hashable, tuple[float, float]]) -> float | None:
+    child = game.apply(state, move)
+    if game.to_move(child) == TERMINAL:
+        return float(game.utilities(child)[0])
+    known = walked.get(game.key(child))
+    return None if known is None else known[0]
 
 
 def _alphabeta_so_far(game: Game, root: State, budget: Budget, limits: Limits, search: NegamaxSearch,
@@ -549,7 +701,7 @@ def _value_iteration(graph: StateGraph, budget: Budget, tolerance: float,
 
 
 def _finish(game: Game, graph: StateGraph, budget: Budget, solved: tuple[Values, Best], method: str,
-            exact: bool, reason: str | None) -> Solution:
+            exact: bool, reason: str | None, plies: bool = False, order: list[int] | None = None) -> Solution:
     values, best = solved
     table = SolvedTable.for_game(game, method, complete=True)
     symmetric = has_symmetric_keys(game)  # the graph holds one of each set of mirror images: keep its moves out
@@ -559,13 +711,37 @@ def _finish(game: Game, graph: StateGraph, budget: Budget, solved: tuple[Values,
             moves = graph.moves[i]
             table.best[k] = tuple(str(moves[j]) for j in best[i])
     root_moves = tuple(graph.moves[0][j] for j in best[0])
-    pv = _symmetric_line(graph, values, best) if symmetric else _line(graph, best)
+    distance: Plies | None = graph_plies(graph, values, order) if plies and exact else None
+    if distance is None:
+        follow = best
+    else:
+        follow = _Fastest(graph, values, distance, best)
+        for i, k in enumerate(graph.keys):
+            if distance[i] is not None:
+                table.plies[k] = distance[i]
+    pv = _symmetric_line(graph, values, follow, distance) if symmetric else _line(graph, follow)
     budget.tt_size = len(graph)
     budget.depth = len(pv)
-    return Solution(values[0], root_moves, pv, exact, budget.stats(), method, not exact, reason, table=table)
+    return Solution(values[0], root_moves, pv, exact, budget.stats(), method, not exact, reason, table=table,
+                    plies=None if distance is None else distance[0],
+                    fastest_moves=() if distance is None else tuple(graph.moves[0][j] for j in follow[0]))
 
 
-def _line(graph: StateGraph, best: Best, limit: int = 10_000) -> tuple[Any, ...]:
+class _Fastest:
+    """Per state, the optimal moves that follow the distance to the end, computed when first asked for.
+
+    Only the principal variation asks (a few states), so the whole graph is never scanned for them.
+    """
+
+    def __init__(self, graph: StateGraph, values: Values, distance: Plies, best: Best) -> None:
+        self.graph, self.values, self.distance, self.best = graph, values, distance, best
+
+    def __getitem__(self, i: int) -> tuple[int, ...]:
+        best = self.best[i]
+        return fastest(self.graph, self.values, self.distance, i, best) if best else ()
+
+
+def _line(graph: StateGraph, best: Best | _Fastest, limit: int = 10_000) -> tuple[Any, ...]:
     """The principal variation: first optimal moves, likeliest chance outcomes; stops on a repetition."""
     line = []
     i = 0
@@ -589,11 +765,13 @@ def _line(graph: StateGraph, best: Best, limit: int = 10_000) -> tuple[Any, ...]
     return tuple(line)
 
 
-def _symmetric_line(graph: StateGraph, values: Values, best: Best, limit: int = 10_000) -> tuple[Any, ...]:
+def _symmetric_line(graph: StateGraph, values: Values, best: Best | _Fastest, distance: Plies | None = None,
+                    limit: int = 10_000) -> tuple[Any, ...]:
     """The principal variation of a game with symmetric keys, played on the real states.
 
     A graph node stands for all the mirror images of its state, so its moves may name other
-    cells than the position reached: each move is found again as one whose child has the value.
+    cells than the position reached: each move is found again as one whose child has the value
+    (and, given ``distance``, is one ply nearer the end).
     """
     game = graph.game
     index = {k: i for i, k in enumerate(graph.keys)}
@@ -610,8 +788,7 @@ def _symmetric_line(graph: StateGraph, values: Values, best: Best, limit: int = 
             move, first = first, None
         else:
             move = next((m for m in game.legal_moves(state)
-                         if abs(values[index[game.key(game.apply(state, m))]][player] - values[i][player])
-                         <= TIE_TOLERANCE), None)
+                         if _keeps(game, index, values, distance, state, m, i, player)), None)
             if move is None:
                 break
         line.append(move)
@@ -621,6 +798,16 @@ def _symmetric_line(graph: StateGraph, values: Values, best: Best, limit: int = 
             break
         seen.add(j)
     return tuple(line)
+
+
+def _keeps(game: Game, index: dict[Hashable, int], values: Values, distance: Plies | None, state: State, move: Any,
+           i: int, player: int) -> bool:
+    """Whether ``move`` keeps the value of graph state ``i`` (``state``) for ``player``, and follows ``distance``."""
+    j = index[game.key(game.apply(state, move))]
+    if abs(values[j][player] - values[i][player]) > TIE_TOLERANCE:
+        return False
+    here = None if distance is None else distance[i]
+    return here is None or here == math.inf or one_less(distance[j], here)  # type: ignore[index]
 
 
 def solve_value(game: Game, state: State | None = None, **options: Any) -> tuple[float, ...]:

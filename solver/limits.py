@@ -113,6 +113,10 @@ class SearchResult:
     note: str | None = None
     """One line about how far to trust a stopped result (``"value between -1 and 1 (not proven); best move
     so far: drop(2)"``, ``"heuristic guess: depth-5 alpha-beta"``), or None."""
+    plies: float | None = None
+    """Distance to the end (:mod:`solver.remoteness`): plies the game lasts from the root under optimal play,
+    the winner hurrying and the loser holding out (expected plies with chance; ``inf`` for endless play);
+    None when not computed."""
 
     @property
     def best_move(self) -> Hashable | None:

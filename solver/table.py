@@ -5,10 +5,13 @@ File format (SQLite 3, read with the standard :mod:`sqlite3` module; no pickle):
     CREATE TABLE header (name TEXT PRIMARY KEY, value TEXT NOT NULL);
         -- format = 'gdl-solved-table', version = '1', game, parameters (JSON, sorted keys),
         -- fingerprint, players (JSON list), method, complete ('1' or '0')
-    CREATE TABLE states (key TEXT PRIMARY KEY, value TEXT NOT NULL, best TEXT NOT NULL);
+    CREATE TABLE states (key TEXT PRIMARY KEY, value TEXT NOT NULL, best TEXT NOT NULL, plies REAL);
         -- key: the state key as compact JSON (tuples written as arrays, read back as tuples)
         -- value: JSON array, one number per player
         -- best: JSON array of the names of the optimal moves (empty at terminal and chance states)
+        -- plies: the distance to the end under optimal play (solver.remoteness; expected plies with
+        --        chance, Inf for endless play), NULL when not computed; tables written before it
+        --        existed have no such column and read as NULL
 
 Saving writes a temporary file in the target's directory and moves it over
 the target with :func:`os.replace`, so a run killed while saving leaves the
@@ -60,6 +63,8 @@ class SolvedTable:
     """Every state reachable from the solved root is in the table (else: only some, e.g. from alpha-beta)."""
     values: dict[Hashable, tuple[float, ...]] = field(default_factory=dict)
     best: dict[Hashable, tuple[str, ...]] = field(default_factory=dict)
+    plies: dict[Hashable, float] = field(default_factory=dict)
+    """The distance to the end (:mod:`solver.remoteness`) where it was computed."""
 
     @classmethod
     def for_game(cls, game: Any, method: str, complete: bool) -> SolvedTable:
@@ -91,6 +96,31 @@ class SolvedTable:
             if value is not None and abs(value[player] - here[player]) <= TIE_TOLERANCE:
                 found.append(str(move))
         return tuple(found) or None
+
+    def fastest_moves(self, game: Any, state: Any) -> tuple[str, ...] | None:
+        """The optimal moves at ``state`` that follow the distance to the end, or None when the table cannot tell.
+
+        Where the table knows the state's distance, the legal moves whose child keeps the state's
+        value and is one ply nearer the end (a winner's fastest, a loser's slowest); else
+        :meth:`best_moves`.
+        """
+        key = game.key(state)
+        here, value = self.plies.get(key), self.values.get(key)
+        player = game.to_move(state)
+        if here is None or value is None or not math.isfinite(here) or player < 0:
+            return self.best_moves(game, state)
+        kept = []
+        for move in game.legal_moves(state):
+            child = game.apply(state, move)
+            if game.to_move(child) == TERMINAL:
+                theirs, distance = tuple(game.utilities(child)), 0.0
+            else:
+                child_key = game.key(child)
+                theirs, distance = self.values.get(child_key), self.plies.get(child_key)
+            if (theirs is not None and distance is not None and abs(theirs[player] - value[player]) <= TIE_TOLERANCE
+                    and math.isclose(distance + 1.0, here, rel_tol=1e-9, abs_tol=1e-9)):
+                kept.append(str(move))
+        return tuple(kept) or self.best_moves(game, state)
 
     def check_game(self, game: Any) -> None:
         """:raises StaleTableError: the table belongs to another game, parameters or rules."""
@@ -170,7 +200,8 @@ def _write(table: SolvedTable, path: str) -> None:
     try:
         with connection:
             connection.execute("CREATE TABLE header (name TEXT PRIMARY KEY, value TEXT NOT NULL)")
-            connection.execute("CREATE TABLE states (key TEXT PRIMARY KEY, value TEXT NOT NULL, best TEXT NOT NULL)")
+            connection.execute("CREATE TABLE states (key TEXT PRIMARY KEY, value TEXT NOT NULL, best TEXT NOT NULL, "
+                               "plies REAL)")
             header = {
                 "format": FORMAT, "version": VERSION, "game": table.game,
                 "parameters": canonical_json(dict(table.parameters)), "fingerprint": table.fingerprint,
@@ -178,10 +209,10 @@ def _write(table: SolvedTable, path: str) -> None:
                 "complete": "1" if table.complete else "0",
             }
             connection.executemany("INSERT INTO header VALUES (?, ?)", header.items())
-            best = table.best
+            best, plies = table.best, table.plies
             connection.executemany(
-                "INSERT INTO states VALUES (?, ?, ?)",
-                ((encode_key(k), json.dumps(list(v)), json.dumps(list(best.get(k, ()))))
+                "INSERT INTO states VALUES (?, ?, ?, ?)",
+                ((encode_key(k), json.dumps(list(v)), json.dumps(list(best.get(k, ()))), plies.get(k))
                  for k, v in table.values.items()),
             )
     finally:
@@ -227,11 +258,16 @@ def _read(connection: sqlite3.Connection, path: str) -> SolvedTable:
                                 f"this gdl reads version {VERSION}")
     table = SolvedTable(header["game"], json.loads(header["parameters"]), header["fingerprint"],
                         tuple(json.loads(header["players"])), header["method"], header["complete"] == "1")
-    values, best = table.values, table.best
-    for key_text, value_text, best_text in connection.execute("SELECT key, value, best FROM states"):
+    values, best, plies = table.values, table.best, table.plies
+    columns = {row[1] for row in connection.execute("PRAGMA table_info(states)")}
+    distance = "plies" if "plies" in columns else "NULL"  # tables saved before the column existed
+    for key_text, value_text, best_text, distance_value in connection.execute(
+            f"SELECT key, value, best, {distance} FROM states"):
         key = decode_key(key_text)
         values[key] = tuple(float(x) for x in json.loads(value_text))
         names = json.loads(best_text)
         if names:
             best[key] = tuple(names)
+        if distance_value is not None:
+            plies[key] = float(distance_value)
     return table

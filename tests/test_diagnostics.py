@@ -66,6 +66,7 @@ EXPECTED: dict[str, tuple[int, int | None, str, str | None]] = {
     "reserved-name": (4, 1, "`turn` is a reserved word", None),
     "too-large": (6, 17, "15 digits", None),
     "too-many-players": (3, 1, "at most 16 players", None),
+    "turn-in-utility": (7, 22, "`turn` has no value in `utility`", "state variable"),
     "type": (7, 16, "expected a number, found a boolean", None),
     "undefined-function": (7, 12, "`tripple` is not a function", "did you mean `triple`?"),
     "undefined-name": (6, 12, "`cuont` is not defined", "did you mean `count`?"),

@@ -387,10 +387,11 @@ move go: n += 1"""))
     assert [(d.code, d.span.line) for d in found] == [("redeclared", 6)]
 
 
-def test_turn_at_the_end_is_never_a_silent_index() -> None:
-    # At a terminal state `turn` is not a player: an index made of it is a rule error,
-    # not the slot of another variable.
-    game = load("""game TurnAtEnd
+def test_turn_in_a_utility_is_an_error() -> None:
+    # Once the game is over nobody is to move: `turn` in a utility is refused when the file is loaded
+    # (it used to read -2, the terminal marker, as a player).
+    with pytest.raises(gdl.RuleFileError) as info:
+        load("""game TurnAtEnd
 players A, B
 state n: 0..3 = 0
 state score[player]: 0..9 = 5
@@ -398,10 +399,25 @@ move go: n += 1
 terminal when n == 2
 utility p: score[turn] if p == A else score[opponent(turn)] + score[next(turn)]
 """)
+    assert {d.code for d in info.value.diagnostics} == {"turn-in-utility"}
+
+
+def test_turn_at_the_end_is_never_a_silent_index() -> None:
+    # A heuristic may be asked about a terminal state, where `turn` is not a player: an index made of it
+    # is a rule error, not the slot of another variable.
+    game = load("""game TurnAtEnd
+players A, B
+state n: 0..3 = 0
+state score[player]: 0..9 = 5
+move go: n += 1
+terminal when n == 2
+utility p: score[p]
+heuristic p: score[turn] if p == A else score[opponent(turn)]
+""")
     s = play_moves(game, ["go", "go"])
     assert game.to_move(s) == TERMINAL
     with pytest.raises(gdl.RuleRuntimeError):
-        game.utilities(s)
+        game.heuristic(s)
 
 
 def test_connected_never_treats_none_as_the_last_cell() -> None:
