@@ -79,7 +79,10 @@ def cmd_match(args: argparse.Namespace) -> int:
                 seats = {game.players[s]: labels[a] for s, a in enumerate(played.seats)}
                 utilities = played.utilities if played.end is match.GameEnd.MAX_MOVES else None
                 record["games"].append(records.game_entry(game, played.moves, seats, played.end.value, utilities))
-                records.write_record(record, args.record)
+                try:
+                    records.write_record(record, args.record)
+                except OSError as error:  # a full disk mid-match: stop with a one-line error
+                    raise UsageError(f"--record: cannot write {args.record!r}: {error.strerror or error}") from None
             progress.update(number + 1)
 
         result = match.play_match(game, agents, args.games, seed=args.seed, max_moves=args.max_moves,
