@@ -12,6 +12,7 @@ import argparse
 import contextlib
 import json
 import math
+import numbers
 import random
 import statistics
 import sys
@@ -45,7 +46,7 @@ from gdl.console import (
 )
 from gdl.diagnostics import Diagnostic, GdlError, ParameterError, RuleFileError, Span
 from gdl.loader import GameNotFoundError, bundled_games, resolve
-from solver.game import CHANCE, TERMINAL, MoveError
+from solver.game import CHANCE, TERMINAL, DeadEndError, MoveError
 
 EXIT_OK = 0
 EXIT_PROBLEM = 1
@@ -60,11 +61,37 @@ class UsageError(Exception):
 class Problem(Exception):
     """The work found a problem (a rule file with errors): exit status 1."""
 
-    def __init__(self, message: str = "", diagnostics: Sequence[Diagnostic] = (), source: str | None = None):
+    def __init__(self, message: str = "", diagnostics: Sequence[Diagnostic] = (), source: str | None = None,
+                 moves: Sequence[str] | None = None):
         super().__init__(message)
         self.message = message
         self.diagnostics = list(diagnostics)
         self.source = source
+        self.moves = None if moves is None else list(moves)
+        """The moves that reach the problem, when it happens in play and they are known."""
+
+
+SCHEMA_VERSION = 1
+"""The version of every ``--json`` output's layout (docs/json.md); raised when a field changes meaning."""
+
+
+def dump_json(data: Any, indent: int | None = None) -> str:
+    """Strict JSON: ``schema_version`` first, and no ``Infinity`` or ``NaN`` (a ``ValueError`` if one slips in)."""
+    if isinstance(data, dict):
+        data = {"schema_version": SCHEMA_VERSION, **data}
+    return json.dumps(data, indent=indent, allow_nan=False)
+
+
+def error_json(code: str, message: str, problem: Problem | None = None) -> str:
+    """The one object a ``--json`` command prints on failure: ``{"schema_version": 1, "error": {...}}``."""
+    error: dict[str, Any] = {"code": code, "message": message}
+    if problem is not None:
+        first = next((d for d in problem.diagnostics if d.is_error), None)
+        if first is not None:  # its code, message and place
+            error.update({k: v for k, v in first.to_json().items() if k != "severity"})
+        error["moves"] = problem.moves
+        error["diagnostics"] = [d.to_json() for d in problem.diagnostics]
+    return dump_json({"error": error})
 
 
 # ================================================================== helpers
@@ -109,6 +136,13 @@ def load_game(spec: str, params: dict[str, str], checked: bool = False, symmetry
         errors = [d for d in error.diagnostics if d.is_error]
         raise Problem(f"{path}: {plural(len(errors), 'error')}; run `gdl check {path}` for the details",
                       error.diagnostics, source) from None
+    except Exception as error:  # a rule failed while the initial state was built (setup)
+        from gdl.check import compile_checked
+
+        _, diagnostics = compile_checked(source, str(path), params)
+        if not any(d.is_error for d in diagnostics):
+            raise error
+        raise Problem("", [d for d in diagnostics if d.is_error], source) from None
 
 
 def replay(game: Any, moves_text: str | None) -> tuple[Any, list[str]]:
@@ -116,6 +150,8 @@ def replay(game: Any, moves_text: str | None) -> tuple[Any, list[str]]:
 
     :raises UsageError: a move that does not exist or is not legal where it is played.
     """
+    from gdl.cli_errors import rule_errors
+
     state = game.initial_state()
     played: list[str] = []
     names = split_moves(moves_text or "")
@@ -126,15 +162,16 @@ def replay(game: Any, moves_text: str | None) -> tuple[Any, list[str]]:
             names = moves_argument(moves_text[1:], game)
         except RecordError as error:
             raise UsageError(f"--moves: {error}") from None
-    for index, name in enumerate(names):
-        if game.to_move(state) == TERMINAL:
-            raise UsageError(f"--moves: the game is over after {index} moves; {name!r} cannot be played")
-        try:
-            move = game.parse_move(state, name)
-        except MoveError as error:
-            raise UsageError(f"--moves: move {index + 1}: {error}") from None
-        state = game.apply(state, move)
-        played.append(str(move))
+    with rule_errors(game, line=lambda: played):  # a rule that fails on the way: the moves so far reach it
+        for index, name in enumerate(names):
+            if game.to_move(state) == TERMINAL:
+                raise UsageError(f"--moves: the game is over after {index} moves; {name!r} cannot be played")
+            try:
+                move = game.parse_move(state, name)
+            except MoveError as error:
+                raise UsageError(f"--moves: move {index + 1}: {error}") from None
+            played.append(str(move))  # before applying it: a rule failing in the move is reached by it
+            state = game.apply(state, move)
     return state, played
 
 
@@ -155,6 +192,8 @@ def json_value(value: Any) -> Any:
     """Parameters and utilities as plain JSON (tuples become lists, whole floats stay floats)."""
     if isinstance(value, tuple | list):
         return [json_value(v) for v in value]
+    if isinstance(value, numbers.Rational) and not isinstance(value, int):
+        value = float(value)  # a Fraction utility or parameter: JSON has no fractions
     if isinstance(value, float) and not math.isfinite(value):
         return None
     if isinstance(value, Fraction):  # numbers are one kind in JSON: a fraction is a float
@@ -369,6 +408,7 @@ def playout_statistics(game: Any, playouts: int, seed: int | None, max_plies: in
             break
         state = game.initial_state()
         plies = 0
+        line: list[Any] = []  # this playout's moves: the line to a dead end
         while True:
             player = game.to_move(state)
             if player == TERMINAL:
@@ -382,14 +422,15 @@ def playout_statistics(game: Any, playouts: int, seed: int | None, max_plies: in
             if player == CHANCE:
                 chance_nodes += 1
                 outcomes = game.chance_outcomes(state)
-                move = rng.choices([o for o, _ in outcomes], [p for _, p in outcomes])[0]
+                moves = [o for o, _ in outcomes]
+                move = rng.choices(moves, [p for _, p in outcomes])[0] if moves else None
             else:
                 moves = game.legal_moves(state)
-                if not moves:
-                    unfinished += 1
-                    break
                 branching.append(len(moves))
-                move = rng.choice(moves)
+                move = rng.choice(moves) if moves else None
+            if move is None:  # a dead end: a bug in the rules, reported with the line that reached it
+                raise DeadEndError(state, player, game.players[player] if player >= 0 else "", line)
+            line.append(move)
             state = game.apply(state, move)
             plies += 1
         if progress is not None:
@@ -429,7 +470,9 @@ def cmd_info(args: argparse.Namespace) -> int:
     game = load_game(args.game, parse_params(args.param))
     if args.playouts < 0:
         raise UsageError("--playouts must be >= 0")
-    with DelayedProgress(err, "random playouts", args.playouts, enabled=not args.json) as progress:
+    from gdl.cli_errors import rule_errors
+
+    with rule_errors(game), DelayedProgress(err, "random playouts", args.playouts, enabled=not args.json) as progress:
         stats = playout_statistics(game, args.playouts, args.seed, progress=progress.update,
                                    deadline=time.monotonic() + args.time if args.time else None)
     space = state_space(game)
@@ -445,14 +488,14 @@ def cmd_info(args: argparse.Namespace) -> int:
         "chance": game.has_chance,
         "zero_sum": game.zero_sum,
         "symmetries": 1 + len(getattr(game, "symmetries", ())),
-        "utility_bounds": list(game.utility_bounds) if game.utility_bounds else None,
+        "utility_bounds": json_value(list(game.utility_bounds)) if game.utility_bounds else None,
         "heuristic": bool(getattr(game, "has_heuristic", False)),
         "known_value": meta.get("value"),
         "meta": meta,
         "random_playouts": stats,
     }
     if args.json:
-        print(json.dumps(info, indent=2))
+        print(dump_json(info, indent=2))
         return EXIT_OK
     table = Table.grid(padding=(0, 2))
     table.add_column(style="bold cyan", no_wrap=True)
@@ -661,15 +704,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         return status
     except UsageError as error:
         err.print(Text(f"gdl {args.command}: error: ", style="bold red") + Text(str(error)))
+        if getattr(args, "json", False) and args.command != "check":
+            print(error_json("usage", str(error)))
         return EXIT_USAGE
     except Problem as problem:
         if problem.diagnostics:
             print_diagnostics(err, problem.diagnostics, problem.source)
         if problem.message:
             err.print(Text("error: ", style="bold red") + Text(problem.message))
+        if getattr(args, "json", False) and args.command != "check":
+            first = next((d for d in problem.diagnostics if d.is_error), None)
+            print(error_json(first.code if first else "problem", problem.message, problem))
         return EXIT_PROBLEM
     except KeyboardInterrupt:
         err.print("[yellow]interrupted[/]")
+        if getattr(args, "json", False) and args.command != "check":
+            print(error_json("interrupted", "interrupted (Ctrl-C) before the command finished"))
         return EXIT_INTERRUPTED
     except BrokenPipeError:  # the reader went away (`gdl list | head`): nothing more to say
         import os

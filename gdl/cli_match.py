@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from collections.abc import Callable
@@ -18,11 +17,13 @@ from gdl.cli import (
     EXIT_OK,
     DelayedProgress,
     UsageError,
+    dump_json,
     game_label,
     json_value,
     load_game,
     parse_params,
 )
+from gdl.cli_errors import rule_errors
 from gdl.console import board_text, format_number, make_console
 from gdl.diagnostics import GdlError
 from solver import match
@@ -72,7 +73,7 @@ def cmd_match(args: argparse.Namespace) -> int:
         record = records.new_record(game, args.game, args.param, args.seed, "match")
     labels = match.unique_labels([agent.name for agent in agents])
     started = time.perf_counter()
-    with DelayedProgress(err, "match", args.games, enabled=not args.json) as progress:
+    with rule_errors(game), DelayedProgress(err, "match", args.games, enabled=not args.json) as progress:
 
         def after(number: int, played: match.GameRecord) -> None:
             if record is not None:
@@ -89,7 +90,7 @@ def cmd_match(args: argparse.Namespace) -> int:
                                   on_game=after)
     summary = _summary(game, args, result, labels, len(seatings), time.perf_counter() - started)
     if args.json:
-        print(json.dumps(summary))
+        print(dump_json(summary))
     else:
         _print_table(out, game, args, result, labels, len(seatings))
     return EXIT_INTERRUPTED if result.stop is match.MatchStop.INTERRUPTED else EXIT_OK

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import argparse
-import json
+import itertools
 import math
 import random
 import time
@@ -19,14 +19,24 @@ from gdl.cli import (
     EXIT_OK,
     Problem,
     UsageError,
+    dump_json,
     game_label,
     json_value,
     load_game,
     parse_params,
     replay,
 )
+from gdl.cli_errors import rule_errors
 from gdl.console import board_text, format_number, make_console
-from solver.game import CHANCE, TERMINAL, AmbiguousMoveError, IllegalMoveError, MoveError, UnknownMoveError
+from solver.game import (
+    CHANCE,
+    TERMINAL,
+    AmbiguousMoveError,
+    IllegalMoveError,
+    MoveError,
+    UnknownMoveError,
+    dead_end,
+)
 from solver.limits import Limits
 
 # ================================================================== agents
@@ -151,7 +161,6 @@ def _play(args: argparse.Namespace, watch: Any = None) -> int:
         agents[seat] = make_agent(spec, game, None if args.seed is None else args.seed + number)
     if watch is not None:  # the recorder reads `played` when the game ends (undo rebinds it)
         watch(game, lambda: played, {p: "you" if p == human else agents[p].name for p in range(len(game.players))})
-    _setup_completion(game, lambda: state)
     out.print(Text(game_label(game), style="bold") + Text(f"  {getattr(game, 'description', '')}", style="dim"))
     for seat in range(len(game.players)):
         who = "you" if seat == human else getattr(agents[seat], "name", specs[0])
@@ -159,6 +168,14 @@ def _play(args: argparse.Namespace, watch: Any = None) -> int:
     if human is not None:
         out.print("[dim]type a move, `moves`, `hint`, `undo`, `help` or `quit`[/]")
     history: list[tuple[Any, list[str]]] = []  # (state, played) before each human move
+    with rule_errors(game, line=lambda: played):  # a rule that fails as the game goes on: the moves so far
+        return _play_loop(out, game, state, played, human, agents, specs, rng, history, args)
+
+
+def _play_loop(out: Any, game: Any, state: Any, played: list[str], human: int | None, agents: dict[int, Any],
+               specs: list[str], rng: random.Random, history: list[tuple[Any, list[str]]],
+               args: argparse.Namespace) -> int:
+    _setup_completion(game, lambda: state)
     shown = None
     while True:
         if shown is not state:
@@ -172,17 +189,20 @@ def _play(args: argparse.Namespace, watch: Any = None) -> int:
             out.print(Text(f"utilities: {utilities}", style="dim"))
             out.print(Text(f"moves: {','.join(played)}", style="dim"))
             return EXIT_OK
+        _check_not_stuck(game, state, player, played)
         if player == CHANCE:
             outcomes = game.chance_outcomes(state)
             outcome, probability = rng.choices(outcomes, [p for _, p in outcomes])[0]
             out.print(Text("chance: ", style="bold magenta") + Text(f"{outcome}", style="bold")
                       + Text(f"  (probability {probability:.4g})", style="dim"))
-            state = game.apply(state, outcome)
             played.append(str(outcome))
+            state = game.apply(state, outcome)
             continue
         if player != human:
             agent = agents[player]
-            with SearchDisplay(out, f"{game.players[player]} is thinking") as display:
+            # A rule error met in the agent's search is somewhere below this state: searched for from the start.
+            with rule_errors(game, state, list(played)), \
+                    SearchDisplay(out, f"{game.players[player]} is thinking") as display:
                 if hasattr(agent, "progress"):
                     agent.progress = display.update
                 move = agent.choose(state)
@@ -190,8 +210,8 @@ def _play(args: argparse.Namespace, watch: Any = None) -> int:
             last = getattr(agent, "last", None)
             if last is not None and last.stopped and last.note:
                 out.print(Text(last.note, style="dim yellow"))
-            state = game.apply(state, move)
             played.append(str(move))
+            state = game.apply(state, move)
             if args.delay:
                 time.sleep(args.delay)
             continue
@@ -220,11 +240,13 @@ def _play(args: argparse.Namespace, watch: Any = None) -> int:
             if not history:
                 out.print("[yellow]nothing to undo[/]")
                 continue
-            state, played = history.pop()
+            state, before = history.pop()
+            played[:] = before  # in place: the error guard of cmd_play reads this list
             out.print("[dim]took back your last move[/]")
             continue
         if command == "hint":
-            _hint(out, game, state)
+            with rule_errors(game, state, list(played)):
+                _hint(out, game, state)
             continue
         try:
             move = match_move(game, state, command)
@@ -233,8 +255,18 @@ def _play(args: argparse.Namespace, watch: Any = None) -> int:
                                                                                  "the legal moves)", style="dim"))
             continue
         history.append((state, list(played)))
+        played.append(str(move))  # before applying it: a rule failing in the move is reached by it
         state = game.apply(state, move)
-        played.append(str(move))
+
+
+def _check_not_stuck(game: Any, state: Any, player: int, played: list[str]) -> None:
+    """:raises DeadEndError: a decision state without a legal move (or a chance state without an outcome)."""
+    stuck = not game.chance_outcomes(state) if player == CHANCE else not game.legal_moves(state)
+    if stuck:
+        error = dead_end(game, state, player)
+        for name in reversed(played):
+            error.prepend(name)
+        raise error
 
 
 def _hint(out: Any, game: Any, state: Any) -> None:
@@ -249,11 +281,15 @@ def _hint(out: Any, game: Any, state: Any) -> None:
         out.print("[yellow]no hint available[/]")
         return
     player = game.to_move(state)
-    value = format_number(result.value[player])
-    how = "the solver proves" if result.exact else "the solver's best guess"
+    kind = value_kind(game, result)
     fastest = getattr(result, "fastest_moves", ())  # the optimal move that also brings the end nearest
+    if kind is None or kind == "bounds":
+        about = "the solver's guess; value unknown"
+    else:
+        how = "the solver proves" if kind == "proven" else "the solver's best guess"
+        about = f"{how}: value {format_number(result.value[player])} for {game.players[player]}"
     out.print(Text("hint: ", style="bold green") + Text(str((fastest or result.best_moves)[0]), style="bold")
-              + Text(f"  ({how}: value {value} for {game.players[player]})", style="dim"))
+              + Text(f"  ({about})", style="dim"))
 
 
 def _setup_completion(game: Any, current: Any) -> None:
@@ -375,29 +411,134 @@ def solve_limits(args: argparse.Namespace) -> Limits:
     return Limits(depth=args.depth, seconds=args.time, nodes=args.max_nodes, table_entries=entries)
 
 
-def size_estimate(game: Any, state: Any, explored: int) -> dict[str, Any]:
-    """How big the game is: the encodings bound of ``gdl info`` and the states explored before the stop."""
+GROWTH_SECONDS = 3.0
+"""Most seconds the breadth-first probe behind a size estimate runs ..."""
+GROWTH_STATES = 50_000
+"""... and most states it keeps."""
+TOO_BIG = 10 ** 8
+"""Reachable states beyond which a game is "probably too big to solve exactly" (~40 GB of tables)."""
+
+
+def size_estimate(game: Any, state: Any, explored: int, seconds: float = 0.0) -> dict[str, Any]:
+    """How big the game is, measured: the states the stopped solve kept, and the growth of a short probe.
+
+    A breadth-first probe from ``state`` counts the new states of each ply (within
+    ``GROWTH_SECONDS`` and ``GROWTH_STATES``). If it finishes, the number of reachable states
+    is known exactly. Otherwise the plies' growth ratios are extrapolated to the length of the
+    longest random playout, each ratio shrinking as the measured ratios shrink: a rough
+    order of magnitude (``estimated_states``). The encodings bound of ``gdl info`` is kept for
+    reference only (it counts every combination of values, reachable or not).
+    """
     from gdl.cli import state_space
 
     estimate: dict[str, Any] = {"states_explored": int(explored)}
+    if seconds > 0 and explored:
+        estimate["states_per_second"] = round(explored / seconds, 1)
     try:
         log10 = state_space(game).get("log10_encodings")
-    except Exception:  # an estimate must never turn a result into a crash
+        estimate.update(_growth(game, state))
+    except Exception:  # an estimate must never turn a result into a crash (the solve has its answer)
         log10 = None
     if log10 is not None:
         estimate["log10_encodings"] = round(float(log10), 2)
     return estimate
 
 
+def _growth(game: Any, state: Any) -> dict[str, Any]:
+    """``reachable_states`` (the probe finished) or ``estimated_states`` (extrapolated from ``ply_sizes``)."""
+    deadline = time.monotonic() + GROWTH_SECONDS
+    seen = {game.key(state)}
+    level, sizes = [state], [1]
+    partial = False
+    while level and len(seen) < GROWTH_STATES and time.monotonic() < deadline:
+        following = []
+        for parent in level:
+            if len(seen) >= 4 * GROWTH_STATES:  # a huge ply: stop inside it (and leave it out)
+                partial = True
+                break
+            player = game.to_move(parent)
+            if player == TERMINAL:
+                continue
+            moves = [o for o, _ in game.chance_outcomes(parent)] if player == CHANCE else game.legal_moves(parent)
+            for move in moves:
+                child = game.apply(parent, move)
+                k = game.key(child)
+                if k not in seen:
+                    seen.add(k)
+                    following.append(child)
+        level = following
+        if level and not partial:
+            sizes.append(len(level))
+    if not level:
+        return {"reachable_states": len(seen)}
+    return {"estimated_states": _extrapolate(sizes, _longest_playout(game, state)), "ply_sizes": sizes}
+
+
+def _extrapolate(sizes: list[int], plies: int) -> int:
+    """The states of all plies up to ``plies``, from the sizes of the first ones.
+
+    The growth ratio of one ply to the next falls as a game fills up (the log of the ratio
+    falls about linearly: tic-tac-toe, Connect-Four, Domineering), so the log ratios of the
+    last measured plies are fitted with a line and followed to the end of the longest playout.
+    A growth that does not fall keeps its last ratio.
+    """
+    logs = [math.log(b / a) for a, b in itertools.pairwise(sizes) if a and b][1:][-5:]
+    if not logs:
+        return int(sum(sizes))
+    n = len(logs)
+    mean_x, mean_y = (n - 1) / 2, sum(logs) / n
+    spread = sum((x - mean_x) ** 2 for x in range(n))
+    slope = sum((x - mean_x) * (y - mean_y) for x, y in enumerate(logs)) / spread if spread else 0.0
+    slope = min(0.0, slope)
+    log_ratio = mean_y + slope * (n - 1 - mean_x)  # the fitted line at the last measured ply
+    total, size = float(sum(sizes)), float(sizes[-1])
+    for _ in range(len(sizes), plies + 1):
+        log_ratio += slope
+        size *= math.exp(log_ratio)
+        total += size
+        if size < 1 or total > 1e30:
+            break
+    return int(min(total, 1e30))
+
+
+def _longest_playout(game: Any, state: Any, playouts: int = 20, max_plies: int = 1000) -> int:
+    rng = random.Random(0)
+    longest = 0
+    for _ in range(playouts):
+        current, plies = state, 0
+        while plies < max_plies and game.to_move(current) != TERMINAL:
+            player = game.to_move(current)
+            moves = [o for o, _ in game.chance_outcomes(current)] if player == CHANCE else game.legal_moves(current)
+            if not moves:
+                break
+            current = game.apply(current, rng.choice(moves))
+            plies += 1
+        longest = max(longest, plies)
+    return longest
+
+
 def _estimate_text(estimate: dict[str, Any]) -> str:
     text = f"explored {estimate['states_explored']:,} states"
     log10 = estimate.get("log10_encodings")
-    if log10 is not None:
-        bound = f"{10 ** log10:,.0f}" if log10 < 9 else f"10^{log10:.1f}"
-        text += f"; the state space has at most {bound} encodings"
-        if estimate["states_explored"] and log10 > math.log10(max(1, estimate["states_explored"])) + 1:
-            text += " -- probably too big to solve exactly; try --depth or --time for a heuristic answer"
+    if log10 is not None:  # a loose bound (every combination of values), for reference only
+        text += f" (the state encodings allow at most {_magnitude(10 ** log10)})"
+    if "reachable_states" in estimate:
+        return text + (f"; the game has {estimate['reachable_states']:,} reachable states from here, so a "
+                       "bigger budget solves it")
+    guess = estimate.get("estimated_states")
+    if guess is None:
+        return text
+    text += f"; roughly {_magnitude(guess)} reachable states (extrapolated from the growth of the first " \
+            f"{len(estimate.get('ply_sizes', ()))} plies)"
+    if guess > TOO_BIG:
+        text += " -- probably too big to solve exactly; --depth gives a heuristic answer"
+    else:
+        text += "; a bigger budget may solve it (alpha-beta often visits only part of them)"
     return text
+
+
+def _magnitude(n: float) -> str:
+    return f"{n:,.0f}" if n < 1e7 else f"10^{math.log10(n):.1f}"
 
 
 def _bounds(bounds: Sequence[float] | None) -> list[float | None] | None:
@@ -410,6 +551,37 @@ def _bounds(bounds: Sequence[float] | None) -> list[float | None] | None:
 STOP_REASONS = {"interrupt": "interrupted", "time": "out of time (--time)", "nodes": "out of nodes (--max-nodes)",
                 "table": "out of table space (--max-table/--memory)", "iterations": "out of iterations",
                 "depth": "stopped at the deepest depth it can search"}
+
+
+def _value_dict(game: Any, value: Sequence[float] | None) -> dict[str, float] | None:
+    """One number per player, or None when there is none or one is not finite (never Infinity/NaN in JSON)."""
+    if value is None:
+        return None
+    numbers = [float(v) + 0.0 for v in value]
+    if not all(math.isfinite(v) for v in numbers):
+        return None
+    return dict(zip(game.players, numbers, strict=False))
+
+
+def value_kind(game: Any, result: Any) -> str | None:
+    """What the root value is: ``proven``, ``bounds`` (only an interval is proven), ``estimated``, or None.
+
+    None when the search learned nothing it could stand behind: stopped (or interrupted)
+    before it found a move, or a depth-limited search of a game without a heuristic that
+    proved nothing (its value would be the horizon's 0, a guess that means nothing in a game
+    without draws).
+    """
+    bounds = result.bounds
+    if result.exact or (bounds is not None and bounds[0] == bounds[1]):
+        return "proven"
+    if bounds is not None:
+        return "bounds"
+    if not result.best_moves:
+        return None
+    if result.algorithm not in ("mcts", "value_iteration", "puzzle", "astar", "bfs") and not getattr(
+            game, "has_heuristic", True):
+        return None  # a depth-limited search (or the guess of a stopped solve) with no heuristic at its horizon
+    return "estimated"
 
 
 def _plies_json(plies: float | None) -> int | float | None:
@@ -448,17 +620,13 @@ def _count(n: float, word: str) -> str:
     return f"{int(n)} {word if n == 1 else plural}"
 
 
-def _value_dict(game: Any, value: Sequence[float]) -> dict[str, float]:
-    return {player: float(v) + 0.0 for player, v in zip(game.players, value, strict=False)}
-
-
 def cmd_solve(args: argparse.Namespace) -> int:
     out = make_console()
     game = load_game(args.game, parse_params(args.param), symmetry=not args.no_symmetry)
     state, played = replay(game, args.moves)
     limits = solve_limits(args)
     try:
-        with SearchDisplay(out, f"solving {game_label(game)}") as display:
+        with rule_errors(game, state, played), SearchDisplay(out, f"solving {game_label(game)}") as display:
             solution = engine.solve_with_moves(game, state, args.algorithm, limits, display.update)
     except engine.EngineError as error:
         if args.algorithm == "auto":
@@ -467,11 +635,13 @@ def cmd_solve(args: argparse.Namespace) -> int:
     result = solution.result
     interrupted = result.stopped and result.stop_reason == "interrupt"
     stats = result.stats
+    kind = value_kind(game, result)
     report: dict[str, Any] = {
         "game": game.name,
         "parameters": {k: json_value(v) for k, v in game.parameters.items()},
         "players": list(game.players),
-        "value": _value_dict(game, result.value),
+        "value": _value_dict(game, result.value) if kind in ("proven", "estimated") else None,
+        "value_kind": kind,
         "best_moves": [str(m) for m in solution.best_moves],
         "principal_variation": [str(m) for m in result.principal_variation],
         "exact": bool(result.exact),
@@ -492,7 +662,8 @@ def cmd_solve(args: argparse.Namespace) -> int:
         "plies_to_end": _plies_json(result.plies),
     }
     if result.stopped and result.stop_reason != "interrupt":
-        report["estimate"] = size_estimate(game, state, max(stats.nodes, stats.tt_size))
+        report["estimate"] = size_estimate(game, state, stats.tt_size or stats.nodes,  # distinct states kept
+                                           stats.seconds)
     if args.save:
         from solver.table import TableError, save_table
 
@@ -502,7 +673,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
             raise UsageError(f"--save: {error}") from None
         report["saved"] = args.save
     if args.json:
-        print(json.dumps(report))
+        print(dump_json(report))
     else:
         _print_solution(out, game, state, solution, report)
     return EXIT_INTERRUPTED if interrupted else EXIT_OK
@@ -534,29 +705,18 @@ def _print_solution(out: Any, game: Any, state: Any, solution: engine.Solution, 
         out.print(Text(f"{stats['nodes']:,} nodes in {stats['seconds']:.3f} s, TT {stats['tt_size']:,} entries",
                        style="dim"))
         return
-    bounds = result.bounds
-    if result.exact:
-        kind = "exact value"
-    elif bounds is not None and bounds[0] == bounds[1]:
-        kind = "proven value (not every move checked)"
-    elif bounds is not None:
-        kind = "value so far (not proven)"
-    elif result.algorithm == "value_iteration":
-        kind = "estimated value (value iteration, not converged)"
+    if report["value_kind"] is None:
+        out.print(Text("value unknown: ", style="bold yellow") + Text(
+            "the game has no heuristic, so a depth-limited search proves nothing short of the end; the move "
+            "below is a guess", style="yellow"))
     else:
-        kind = "estimated value (heuristic search)"
-    if bounds is not None and bounds[0] != bounds[1]:
-        values = f"{game.players[0]} between {format_number(bounds[0])} and {format_number(bounds[1])}"
-    else:
-        values = ", ".join(f"{p} {format_number(v)}" for p, v in report["value"].items())
-    proven = result.exact or (bounds is not None and bounds[0] == bounds[1])
-    out.print(Text(f"{kind}: ", style="bold") + Text(values, style="bold green" if proven else "bold yellow")
-              + Text(f"  ({_verdict(game, result.value)})" if proven else "", style="dim"))
-    distance = plies_text(game, result.value, result.plies) if result.exact else None
-    if distance:
-        out.print(Text(distance, style="bold"))
-    elif result.exact and result.algorithm == "alphabeta" and result.best_moves:
-        out.print(Text("distance to the end: not computed (walking every optimal line took too long)", style="dim"))
+        _print_value(out, game, result, report)
+        distance = plies_text(game, result.value, result.plies) if result.exact else None
+        if distance:
+            out.print(Text(distance, style="bold"))
+        elif result.exact and result.algorithm == "alphabeta" and result.best_moves:
+            out.print(Text("distance to the end: not computed (walking every optimal line took too long)",
+                           style="dim"))
     player = game.to_move(state)
     if solution.move_values and player >= 0:
         table = Table(header_style="bold", box=None, padding=(0, 2))
@@ -594,6 +754,28 @@ def _print_solution(out: Any, game: Any, state: Any, solution: engine.Solution, 
     out.print(Text(line, style="dim"))
     if report.get("saved"):
         out.print(Text(f"saved to {report['saved']}", style="dim"))
+
+
+def _print_value(out: Any, game: Any, result: Any, report: dict[str, Any]) -> None:
+    """The root value line, saying which kind of answer it is (exact, proven, bounds, estimated)."""
+    bounds = result.bounds
+    if result.exact:
+        kind = "exact value"
+    elif bounds is not None and bounds[0] == bounds[1]:
+        kind = "proven value (not every move checked)"
+    elif bounds is not None:
+        kind = "value so far (not proven)"
+    elif result.algorithm == "value_iteration":
+        kind = "estimated value (value iteration, not converged)"
+    else:
+        kind = "estimated value (heuristic search)"
+    if bounds is not None and bounds[0] != bounds[1]:
+        values = f"{game.players[0]} between {format_number(bounds[0])} and {format_number(bounds[1])}"
+    else:
+        values = ", ".join(f"{p} {format_number(v)}" for p, v in (report["value"] or {}).items())
+    proven = report["value_kind"] == "proven"
+    out.print(Text(f"{kind}: ", style="bold") + Text(values, style="bold green" if proven else "bold yellow")
+              + Text(f"  ({_verdict(game, result.value)})" if proven else "", style="dim"))
 
 
 def _verdict(game: Any, value: Sequence[float]) -> str:

@@ -36,7 +36,7 @@ from typing import Any, Protocol
 from solver.alphabeta import alphabeta, check_alphabeta
 from solver.exact import solve
 from solver.expectimax import check_expectimax, expectimax
-from solver.game import Game, State
+from solver.game import Game, State, dead_end
 from solver.limits import Limits, SearchResult, SearchStats, is_two_player_zero_sum, iterative_deepening
 from solver.mcts import check_mcts, mcts
 from solver.minimax import minimax
@@ -59,7 +59,10 @@ class RandomAgent:
         self.name = "random"
 
     def choose(self, state: State) -> Hashable:
-        return self.rng.choice(list(self.game.legal_moves(state)))
+        moves = list(self.game.legal_moves(state))
+        if not moves:
+            raise dead_end(self.game, state, self.game.to_move(state))
+        return self.rng.choice(moves)
 
 
 Progress = Callable[[Any], Any]

@@ -56,7 +56,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 
 from solver.agents import Agent, make_agent
-from solver.game import CHANCE, TERMINAL, Game
+from solver.game import CHANCE, TERMINAL, DeadEndError, Game, State, dead_end
 
 TIE_TOLERANCE = 1e-9
 """Utilities closer than this are a tie."""
@@ -256,20 +256,20 @@ def play_game(game: Game, seated: Sequence[Agent], seats: tuple[int, ...], rng: 
     def record(end: GameEnd, utilities: tuple[float, ...]) -> GameRecord:
         return GameRecord(seats, utilities, tuple(moves), end, tuple(movers), tuple(chances))
 
+    played: list[Hashable] = []
     try:
         while len(moves) < max_moves:
             player = game.to_move(state)
             if player == TERMINAL:
                 return record(GameEnd.FINISHED, tuple(game.utilities(state)))
-            probability = None
-            if player == CHANCE:
-                move, probability = _sample(game.chance_outcomes(state), rng)
-            else:
-                move = seated[player].choose(state)
-                last = getattr(seated[player], "last", None)  # a search that caught Ctrl-C itself
-                if last is not None and last.stopped and last.stop_reason == "interrupt":
-                    raise KeyboardInterrupt
+            try:
+                move, probability = _play_one(game, state, player, seated, rng)
+            except DeadEndError as error:  # here, or deeper in an agent's search: the line from the start
+                for earlier in reversed(played):
+                    error.prepend(earlier)
+                raise
             state = game.apply(state, move)
+            played.append(move)
             moves.append(str(move))
             movers.append(player)
             chances.append(probability)
@@ -278,6 +278,27 @@ def play_game(game: Game, seated: Sequence[Agent], seats: tuple[int, ...], rng: 
     if game.to_move(state) == TERMINAL:
         return record(GameEnd.FINISHED, tuple(game.utilities(state)))
     return record(GameEnd.MAX_MOVES, (0.0,) * len(game.players))
+
+
+def _play_one(game: Game, state: State, player: int, seated: Sequence[Agent],
+              rng: random.Random) -> tuple[Hashable, float | None]:
+    """The next move of a game and, for a chance outcome, its probability.
+
+    :raises DeadEndError: the state has no legal move (or no outcome) and the game is not over.
+    :raises KeyboardInterrupt: also when the agent's search caught Ctrl-C itself and returned.
+    """
+    if player == CHANCE:
+        outcomes = game.chance_outcomes(state)
+        if not outcomes:
+            raise dead_end(game, state, player)
+        return _sample(outcomes, rng)
+    if not game.legal_moves(state):
+        raise dead_end(game, state, player)
+    move = seated[player].choose(state)
+    last = getattr(seated[player], "last", None)
+    if last is not None and last.stopped and last.stop_reason == "interrupt":
+        raise KeyboardInterrupt
+    return move, None
 
 
 def _sample(outcomes: Sequence[tuple[Hashable, float]], rng: random.Random) -> tuple[Hashable, float]:
