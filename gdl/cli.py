@@ -44,7 +44,7 @@ from gdl.console import (
     plural,
     print_diagnostics,
 )
-from gdl.diagnostics import Diagnostic, GdlError, ParameterError, RuleFileError, Span
+from gdl.diagnostics import Diagnostic, GdlError, ParameterError, RuleFileError, Span, visible
 from gdl.loader import GameNotFoundError, bundled_games, resolve
 from solver.game import CHANCE, TERMINAL, DeadEndError, MoveError
 
@@ -110,6 +110,25 @@ def parse_params(pairs: Sequence[str] | None) -> dict[str, str]:
             raise UsageError(f"-p takes name=value, not {pair!r}")
         params[name] = value.strip()
     return params
+
+
+def finite_number(text: str) -> float:
+    """argparse type: a finite number; ``inf``, ``nan`` and ``1e999`` are refused (exit 2, one line)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
+    return value
+
+
+def seconds(text: str) -> float:
+    """argparse type: a finite number of seconds, at least 0."""
+    value = finite_number(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is negative; give seconds >= 0")
+    return value
 
 
 def load_game(spec: str, params: dict[str, str], checked: bool = False, symmetry: bool = True) -> gdl.CompiledGame:
@@ -262,7 +281,7 @@ def cmd_check(args: argparse.Namespace) -> int:
                     path = resolve(name)  # a bundled game's name
             if not path.exists() or path.is_dir():
                 what = "is a directory, not a rule file" if path.is_dir() else "no such file"
-                err.print(f"[bold red]error[/]: {name}: {what}")
+                err.print(Text("error", style="bold red") + Text(f": {name}: {what}"))
                 usage_problems += 1
                 continue
             try:
@@ -383,8 +402,9 @@ def cmd_list(args: argparse.Namespace) -> int:
             table.add_row(row["name"], "", "", Text(row["error"], style="red"))
             continue
         params = " ".join(f"{k}={_param_text(v)}" for k, v in row["parameters"].items())
-        description = row["description"] + (" [dim](chance)[/]" if row["chance"] else "")
-        table.add_row(row["name"], ", ".join(row["players"]), params or "[dim]-[/]", description)
+        description = Text(row["description"]) + (Text(" (chance)", style="dim") if row["chance"] else Text())
+        table.add_row(Text(row["name"]), Text(", ".join(row["players"])), Text(params) if params
+                      else Text("-", style="dim"), description)
     out.print(table)
     out.print(f"[dim]{plural(len(rows), 'game')}; `gdl info NAME` for details, `gdl solve NAME` to solve one[/]")
     return EXIT_OK
@@ -501,17 +521,17 @@ def cmd_info(args: argparse.Namespace) -> int:
     table.add_column(style="bold cyan", no_wrap=True)
     table.add_column()
     table.add_row("game", Text(game_label(game), style="bold") + Text(f"  {info['description']}"))
-    table.add_row("file", str(info["file"]))
-    table.add_row("players", ", ".join(game.players))
+    table.add_row("file", Text(str(info["file"])))  # user text is Text: never parsed as markup
+    table.add_row("players", Text(", ".join(game.players)))
     params = " ".join(f"{k}={_param_text(v)}" for k, v in game.parameters.items())
-    table.add_row("parameters", params or "none")
+    table.add_row("parameters", Text(params or "none"))
     if info["moves"]:
-        table.add_row("moves", ", ".join(info["moves"]))
+        table.add_row("moves", Text(", ".join(info["moves"])))
     state_desc = f"{space['slots']} slots"
     if "variables" in space:
         state_desc += f" ({', '.join(space['variables'])})"
         state_desc += f"; at most {_big(space['log10_encodings'])} encodings"
-    table.add_row("state", state_desc)
+    table.add_row("state", Text(state_desc))
     if info["symmetries"] > 1:
         table.add_row("symmetry", f"{info['symmetries']} images of each position share one key "
                                   f"({', '.join(game.program.symmetries)})")
@@ -520,10 +540,11 @@ def cmd_info(args: argparse.Namespace) -> int:
     if game.utility_bounds:
         table.add_row("utilities", f"{format_number(game.utility_bounds[0])}..{format_number(game.utility_bounds[1])}")
     table.add_row("heuristic", "yes" if info["heuristic"] else "no")
-    table.add_row("known value", meta.get("value") or "[dim]not declared (meta value = ...)[/]")
+    table.add_row("known value", Text(meta["value"]) if meta.get("value")
+                  else Text("not declared (meta value = ...)", style="dim"))
     for key, value in meta.items():
         if key != "value":
-            table.add_row(key, value)
+            table.add_row(Text(key), Text(value))
     if stats["playouts"]:
         table.add_row("playouts", f"{stats['playouts']} random games (seed {args.seed})")
         if stats["mean_branching"] is not None:
@@ -594,7 +615,7 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         self.print_usage(sys.stderr)
-        sys.stderr.write(f"{self.prog}: error: {message}\n")
+        sys.stderr.write(f"{self.prog}: error: {visible(message)}\n")  # it may quote the command line
         raise SystemExit(EXIT_USAGE)
 
 
@@ -623,7 +644,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("files", nargs="+", metavar="FILE", help="rule files to check")
     p.add_argument("--playouts", type=int, default=DEFAULT_PLAYOUTS, metavar="N",
                    help=f"most random playouts per file (default {DEFAULT_PLAYOUTS}; 0 for static checks only)")
-    p.add_argument("--time", type=float, default=DEFAULT_TIME_BUDGET, metavar="SECONDS",
+    p.add_argument("--time", type=seconds, default=DEFAULT_TIME_BUDGET, metavar="SECONDS",
                    help=f"CPU seconds of random play per file: the playouts stop when they are spent, but not "
                         f"before {MIN_PLAYOUTS} have finished or one reached --max-plies (default "
                         f"{DEFAULT_TIME_BUDGET:g}; 0 for no limit: exactly --playouts playouts on any machine)")
@@ -652,7 +673,7 @@ def build_parser() -> argparse.ArgumentParser:
     game_options(p)
     p.add_argument("--playouts", type=int, default=200, metavar="N", help="random playouts for the statistics")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    p.add_argument("--time", type=float, default=10.0, metavar="SECONDS",
+    p.add_argument("--time", type=seconds, default=10.0, metavar="SECONDS",
                    help="stop the playouts after this long (default 10)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(run=cmd_info)

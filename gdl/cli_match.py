@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 import time
 from collections.abc import Callable
@@ -63,7 +64,7 @@ def cmd_match(args: argparse.Namespace) -> int:
         seatings = match.schedule(len(args.agents), len(game.players))
     except ValueError as error:
         raise UsageError(f"{game_label(game)}: {error}") from None
-    agents = [make_agent(spec, game, args.seed + i) for i, spec in enumerate(args.agents)]
+    agents = [_Seat(make_agent(spec, game, args.seed + i)) for i, spec in enumerate(args.agents)]
     record = None
     if args.record:
         try:
@@ -93,7 +94,23 @@ def cmd_match(args: argparse.Namespace) -> int:
         print(dump_json(summary))
     else:
         _print_table(out, game, args, result, labels, len(seatings))
-    return EXIT_INTERRUPTED if result.stop is match.MatchStop.INTERRUPTED else EXIT_OK
+    if result.stop is match.MatchStop.INTERRUPTED:  # said on stderr as for any interrupted command
+        err.print(Text("interrupted", style="yellow"))
+        return EXIT_INTERRUPTED
+    return EXIT_OK
+
+
+class _Seat:
+    """An agent in ``gdl match`` whose Ctrl-C stops the match, even when its search caught it."""
+
+    def __init__(self, agent: Any) -> None:
+        self.agent = agent
+        self.name = agent.name
+
+    def choose(self, state: Any) -> Any:
+        from gdl.cli_solve import choose_or_stop
+
+        return choose_or_stop(self.agent, state)
 
 
 def _rating(record: match.AgentRecord) -> dict[str, Any]:
@@ -161,7 +178,7 @@ def _print_table(out: Any, game: Any, args: argparse.Namespace, result: match.Ma
                      title_style="bold")
         grid.add_column("")
         for label in labels:
-            grid.add_column(label, justify="right", no_wrap=True)
+            grid.add_column(Text(label), justify="right", no_wrap=True)
         for i, label in enumerate(labels):
             cells = ["" if i == j else _wdl(pairs[i, j]) if (i, j) in pairs else "-" for j in range(len(labels))]
             grid.add_row(Text(label, style="bold cyan"), *cells)
@@ -169,8 +186,8 @@ def _print_table(out: Any, game: Any, args: argparse.Namespace, result: match.Ma
     if len(labels) == 2:
         first = result.records[0]
         rating, elo_low, elo_high = match.elo_interval(first)
-        out.print(f"Elo difference ({labels[0]} - {labels[1]}): {rating:+.0f} "
-                  f"[dim](95% CI {elo_low:+.0f}..{elo_high:+.0f})[/]")
+        out.print(Text(f"Elo difference ({labels[0]} - {labels[1]}): {rating:+.0f} ")
+                  + Text(f"(95% CI {elo_low:+.0f}..{elo_high:+.0f})", style="dim"))  # labels are user text
     notes = ["W-D-L: wins, draws, losses; `as P`: the same when seated as player P; Elo: against the agents met"]
     if any(r.games and r.score in (0.0, 1.0) for r in result.records):
         notes.append("a clean sweep counts as if one more game had been drawn: read its Elo as 'at least'")
@@ -211,6 +228,8 @@ def recorded(args: argparse.Namespace, play: Callable[[argparse.Namespace, Any],
         status = play(args, watch)
         if status == EXIT_INTERRUPTED:
             end = match.GameEnd.INTERRUPTED
+        elif seen and len(seen["played"]()) >= getattr(args, "max_plies", math.inf):
+            end = match.GameEnd.MAX_MOVES  # stopped by --max-plies (no result: not a match draw)
         return status
     except KeyboardInterrupt:
         end = match.GameEnd.INTERRUPTED

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import itertools
 import math
 import random
+import signal
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -20,11 +22,13 @@ from gdl.cli import (
     Problem,
     UsageError,
     dump_json,
+    finite_number,
     game_label,
     json_value,
     load_game,
     parse_params,
     replay,
+    seconds,
 )
 from gdl.cli_errors import rule_errors
 from gdl.console import board_text, format_number, make_console
@@ -38,6 +42,7 @@ from solver.game import (
     dead_end,
 )
 from solver.limits import Limits
+from solver.table import TableError
 
 # ================================================================== agents
 
@@ -110,9 +115,25 @@ def add_play_options(p: argparse.ArgumentParser) -> None:
                    help="the player you play (name or number, default the first); `none` to watch agents")
     p.add_argument("--moves", metavar="M1,M2,...", help="start from the position after these moves")
     p.add_argument("--seed", type=int, default=None, help="random seed for chance events and agents")
-    p.add_argument("--delay", type=float, default=0.0, metavar="SECONDS", help="pause after each agent move")
+    p.add_argument("--delay", type=delay_seconds, default=0.0, metavar="SECONDS",
+                   help=f"pause after each agent move (at most {MAX_DELAY:g})")
+    p.add_argument("--max-plies", type=int, default=DEFAULT_PLAY_PLIES, metavar="N",
+                   help=f"stop a game that has not ended after this many plies (default {DEFAULT_PLAY_PLIES:,})")
     p.add_argument("--record", metavar="FILE.json", help="write the game (moves, chance outcomes, result) to this "
                    "record file when it ends, also on quit or Ctrl-C (docs/records.md; `gdl replay FILE`)")
+
+
+DEFAULT_PLAY_PLIES = 100_000
+"""``gdl play`` stops a game after this many plies (long games, such as a 12,000-ply walk, still end)."""
+MAX_DELAY = 60.0
+
+
+def delay_seconds(text: str) -> float:
+    """argparse type of ``--delay``: 0 to :data:`MAX_DELAY` seconds."""
+    value = seconds(text)
+    if value > MAX_DELAY:
+        raise argparse.ArgumentTypeError(f"{text!r} is more than {MAX_DELAY:g} seconds")
+    return value
 
 
 def _human_seat(game: Any, text: str | None) -> int | None:
@@ -164,7 +185,7 @@ def _play(args: argparse.Namespace, watch: Any = None) -> int:
     out.print(Text(game_label(game), style="bold") + Text(f"  {getattr(game, 'description', '')}", style="dim"))
     for seat in range(len(game.players)):
         who = "you" if seat == human else getattr(agents[seat], "name", specs[0])
-        out.print(f"  {game.players[seat]}: {who}")
+        out.print(Text(f"  {game.players[seat]}: {who}"))  # an agent spec is user text, not markup
     if human is not None:
         out.print("[dim]type a move, `moves`, `hint`, `undo`, `help` or `quit`[/]")
     history: list[tuple[Any, list[str]]] = []  # (state, played) before each human move
@@ -177,7 +198,14 @@ def _play_loop(out: Any, game: Any, state: Any, played: list[str], human: int | 
                args: argparse.Namespace) -> int:
     _setup_completion(game, lambda: state)
     shown = None
+    if args.max_plies < 1:
+        raise UsageError("--max-plies must be at least 1")
+    plies = 0
     while True:
+        if plies >= args.max_plies and game.to_move(state) != TERMINAL:
+            out.print(Text(f"stopped: the game has not ended after {plies:,} plies (--max-plies {args.max_plies})",
+                           style="bold yellow"))
+            return EXIT_OK
         if shown is not state:
             out.print()
             out.print(board_text(game, state))
@@ -197,6 +225,7 @@ def _play_loop(out: Any, game: Any, state: Any, played: list[str], human: int | 
                       + Text(f"  (probability {probability:.4g})", style="dim"))
             played.append(str(outcome))
             state = game.apply(state, outcome)
+            plies += 1
             continue
         if player != human:
             agent = agents[player]
@@ -205,13 +234,14 @@ def _play_loop(out: Any, game: Any, state: Any, played: list[str], human: int | 
                     SearchDisplay(out, f"{game.players[player]} is thinking") as display:
                 if hasattr(agent, "progress"):
                     agent.progress = display.update
-                move = agent.choose(state)
+                move = choose_or_stop(agent, state)
             out.print(Text(f"{game.players[player]} plays ", style="bold") + Text(str(move), style="bold cyan"))
             last = getattr(agent, "last", None)
             if last is not None and last.stopped and last.note:
                 out.print(Text(last.note, style="dim yellow"))
             played.append(str(move))
             state = game.apply(state, move)
+            plies += 1
             if args.delay:
                 time.sleep(args.delay)
             continue
@@ -234,7 +264,7 @@ def _play_loop(out: Any, game: Any, state: Any, played: list[str], human: int | 
             shown = None
             continue
         if command == "moves":
-            out.print("legal moves: " + ", ".join(str(m) for m in game.legal_moves(state)))
+            out.print(Text("legal moves: " + ", ".join(str(m) for m in game.legal_moves(state))))
             continue
         if command == "undo":
             if not history:
@@ -257,6 +287,7 @@ def _play_loop(out: Any, game: Any, state: Any, played: list[str], human: int | 
         history.append((state, list(played)))
         played.append(str(move))  # before applying it: a rule failing in the move is reached by it
         state = game.apply(state, move)
+        plies += 1
 
 
 def _check_not_stuck(game: Any, state: Any, player: int, played: list[str]) -> None:
@@ -269,13 +300,47 @@ def _check_not_stuck(game: Any, state: Any, player: int, played: list[str]) -> N
         raise error
 
 
+class _Interrupts:
+    """Counts Ctrl-C presses: a search catches :class:`KeyboardInterrupt` to return its best move so far,
+    which would swallow the press that was meant to stop ``gdl play`` or ``gdl match``."""
+
+    count = 0
+
+    @classmethod
+    def handler(cls, signum: int, frame: Any) -> None:
+        cls.count += 1
+        raise KeyboardInterrupt
+
+
+def choose_or_stop(agent: Any, state: Any) -> Any:
+    """``agent.choose(state)``, but a Ctrl-C during it stops the command (the search may have caught it)."""
+    pressed = _Interrupts.count
+    previous = None
+    with contextlib.suppress(ValueError):  # not the main thread: the default handler stays
+        previous = signal.signal(signal.SIGINT, _Interrupts.handler)
+    try:
+        move = agent.choose(state)
+    except TableError as error:  # a solved table found damaged while playing (an illegal best move)
+        raise Problem(str(error)) from None
+    except Exception:
+        if _Interrupts.count != pressed:  # a search stopped by the press found no move: still a stop
+            raise KeyboardInterrupt from None
+        raise
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
+    if _Interrupts.count != pressed:
+        raise KeyboardInterrupt
+    return move
+
+
 def _hint(out: Any, game: Any, state: Any) -> None:
     """The solver's move for the human: exact if it finishes in a few seconds, else the best found."""
     try:
         with SearchDisplay(out, "thinking") as display:
             result = engine.search(game, state, "auto", Limits(seconds=3.0), display.update)
     except engine.EngineError as error:
-        out.print(f"[yellow]no hint: {error}[/]")
+        out.print(Text(f"no hint: {error}", style="yellow"))
         return
     if not result.best_moves:
         out.print("[yellow]no hint available[/]")
@@ -371,13 +436,13 @@ def add_solve_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--algorithm", default="auto", choices=engine.ALGORITHMS,
                    help="auto (default): the exact solver that fits the game")
     p.add_argument("--depth", type=int, metavar="N", help="heuristic search to this depth instead of solving")
-    p.add_argument("--time", type=float, metavar="SECONDS", help="search for at most this long (heuristic "
+    p.add_argument("--time", type=finite_number, metavar="SECONDS", help="search for at most this long (heuristic "
                    "unless it finishes)")
     p.add_argument("--max-nodes", type=int, metavar="N", help="stop after visiting this many states "
                    "(the result so far is reported)")
     p.add_argument("--max-table", type=int, metavar="ENTRIES", help="memory cap: at most this many "
                    "states in the solver's tables")
-    p.add_argument("--memory", type=float, metavar="MB", help="memory cap in megabytes for the solver's "
+    p.add_argument("--memory", type=finite_number, metavar="MB", help="memory cap in megabytes for the solver's "
                    f"tables (about {BYTES_PER_ENTRY} bytes per state; combined with --max-table, the smaller wins)")
     p.add_argument("--save", metavar="FILE.sqlite", help="store the solved values in an SQLite table")
     p.add_argument("--no-symmetry", action="store_true", help="ignore the rule file's `symmetry` line "
@@ -406,7 +471,7 @@ def solve_limits(args: argparse.Namespace) -> Limits:
     if args.memory is not None:
         if not args.memory > 0:
             raise UsageError("--memory must be positive (megabytes)")
-        by_memory = max(1, int(args.memory * 1e6 / BYTES_PER_ENTRY))
+        by_memory = max(1, int(min(args.memory, 1e12) * 1e6 / BYTES_PER_ENTRY))  # 1e305 MB: no float overflow
         entries = by_memory if entries is None else min(entries, by_memory)
     return Limits(depth=args.depth, seconds=args.time, nodes=args.max_nodes, table_entries=entries)
 

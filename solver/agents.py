@@ -222,6 +222,8 @@ def _positive_float(text: str) -> float:
         value = float(text)
     except ValueError:
         raise ValueError("a number is needed") from None
+    if not math.isfinite(value):
+        raise ValueError("must be a finite number")
     if not value > 0:
         raise ValueError("must be positive")
     return value
