@@ -45,6 +45,7 @@ from gdl.console import (
 )
 from gdl.diagnostics import Diagnostic, GdlError, ParameterError, RuleFileError, Span
 from gdl.loader import GameNotFoundError, bundled_games, resolve
+from gdl.moves import match_move
 from solver.game import CHANCE, TERMINAL, MoveError
 
 EXIT_OK = 0
@@ -122,7 +123,7 @@ def replay(game: Any, moves_text: str | None) -> tuple[Any, list[str]]:
         if game.to_move(state) == TERMINAL:
             raise UsageError(f"--moves: the game is over after {index} moves; {name!r} cannot be played")
         try:
-            move = game.parse_move(state, name)
+            move = match_move(game, state, name)  # as the prompt reads it: `b2`, `D`, `drop(d)`
         except MoveError as error:
             raise UsageError(f"--moves: move {index + 1}: {error}") from None
         state = game.apply(state, move)

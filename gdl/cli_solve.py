@@ -27,6 +27,7 @@ from gdl.cli import (
     replay,
 )
 from gdl.console import board_text, format_number, make_console
+from gdl.moves import match_move
 from solver.agents import play_game
 from solver.game import CHANCE, TERMINAL, AmbiguousMoveError, IllegalMoveError, MoveError, UnknownMoveError
 from solver.limits import Limits
@@ -46,41 +47,7 @@ def make_agent(spec: str, game: Any, seed: int | None) -> Any:
 
 
 # ================================================================== moves
-
-
-def match_move(game: Any, state: Any, text: str) -> Any:
-    """The legal move named ``text``, or named by an unambiguous prefix or by its arguments alone.
-
-    ``place(b2)`` may be typed ``place(b2)``, ``b2`` or ``pl`` (if only one move starts so).
-
-    :raises UnknownMoveError: no move of the game has that name.
-    :raises IllegalMoveError: the move exists but is not legal here.
-    :raises AmbiguousMoveError: several legal moves match.
-    """
-    wanted = "".join(text.split())
-    if not wanted:
-        raise UnknownMoveError("type a move, or `moves` to list them")
-    legal = list(game.legal_moves(state))
-    names = {str(m): m for m in legal}
-    if wanted in names:
-        return names[wanted]
-    by_args = [m for name, m in names.items() if "(" in name and name[name.index("(") + 1 : -1] == wanted]
-    if len(by_args) == 1:
-        return by_args[0]
-    prefixed = [m for name, m in names.items() if name.startswith(wanted)]
-    if len(prefixed) == 1:
-        return prefixed[0]
-    if len(prefixed) > 1:
-        shown = ", ".join(str(m) for m in prefixed[:8]) + (", ..." if len(prefixed) > 8 else "")
-        raise AmbiguousMoveError(f"{text!r} could be {len(prefixed)} moves: {shown}")
-    # `a1` for an occupied `place(a1)`: say it is illegal, not unknown (arguments seen at the start)
-    start = game.initial_state()
-    if game.to_move(start) >= 0:
-        for move in game.legal_moves(start):
-            name = str(move)
-            if "(" in name and name[name.index("(") + 1 : -1] == wanted:
-                raise IllegalMoveError(f"{name} is not legal here")
-    return game.parse_move(state, text)  # raises the precise error (unknown or illegal)
+# The prompt and --moves read moves alike (gdl.moves): names in any case, arguments alone, prefixes.
 
 
 # ================================================================== play
