@@ -427,6 +427,8 @@ def cmd_info(args: argparse.Namespace) -> int:
                                    deadline=time.monotonic() + args.time if args.time else None)
     space = state_space(game)
     meta = dict(getattr(game, "meta", {}) or {})
+    from gdl.cli_solve import reads_as_probability  # (cli_solve imports this module)
+
     info = {
         "game": game.name,
         "file": getattr(game, "filename", None),
@@ -440,6 +442,7 @@ def cmd_info(args: argparse.Namespace) -> int:
         "symmetries": 1 + len(getattr(game, "symmetries", ())),
         "utility_bounds": list(game.utility_bounds) if game.utility_bounds else None,
         "heuristic": bool(getattr(game, "has_heuristic", False)),
+        "values_as_probabilities": reads_as_probability(game),
         "known_value": meta.get("value"),
         "meta": meta,
         "random_playouts": stats,
@@ -470,6 +473,8 @@ def cmd_info(args: argparse.Namespace) -> int:
     if game.utility_bounds:
         table.add_row("utilities", f"{format_number(game.utility_bounds[0])}..{format_number(game.utility_bounds[1])}")
     table.add_row("heuristic", "yes" if info["heuristic"] else "no")
+    if info["values_as_probabilities"]:
+        table.add_row("values", "win or loss only: solve and hint show win probabilities p (a value is 2p - 1)")
     table.add_row("known value", meta.get("value") or "[dim]not declared (meta value = ...)[/]")
     for key, value in meta.items():
         if key != "value":

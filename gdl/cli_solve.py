@@ -53,6 +53,30 @@ def make_agent(spec: str, game: Any, seed: int | None) -> Any:
 # ================================================================== play
 
 
+class ChanceTape:
+    """The chance outcomes of one game, from its seed: ply ``n`` always gets the ``n``-th draw.
+
+    So a move taken back with ``undo`` and played again meets the same outcome (a player cannot undo until
+    the dice please them), and the same seed plays the same outcomes for the same moves.
+    """
+
+    def __init__(self, seed: int | None) -> None:
+        self.seed = seed if seed is not None else random.SystemRandom().randrange(2**31)
+        self.rng = random.Random(self.seed)
+        self.draws: list[float] = []
+
+    def outcome(self, ply: int, outcomes: Sequence[tuple[Any, float]]) -> tuple[Any, float]:
+        """The outcome (and its probability) of the chance node at ``ply``."""
+        while len(self.draws) <= ply:
+            self.draws.append(self.rng.random())
+        draw, total = self.draws[ply], 0.0
+        for outcome, probability in outcomes:
+            total += probability
+            if draw < total:
+                return outcome, probability
+        return outcomes[-1]  # the probabilities' rounding left the draw just above their sum
+
+
 AGENT_HELP = ("agents: random; minimax:depth=N; alphabeta:depth=N,paranoid=true; expectimax:depth=N,"
               "pruning=star2; mcts:iterations=N,c=1.4,rollout=heuristic,solver=false; perfect; perfect:table=FILE. "
               "Budgets per move for every searching agent: seconds=S (or time=S), nodes=N, tt=ENTRIES (its table "
@@ -101,7 +125,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     game = load_game(args.game, parse_params(args.param))
     state, played = replay(game, args.moves)
     human = _human_seat(game, args.human)
-    rng = random.Random(args.seed)
+    dice = ChanceTape(args.seed)
     specs = args.vs or ["perfect"]
     seats = [p for p in range(len(game.players)) if p != human]
     if len(specs) not in (1, len(seats)):
@@ -115,6 +139,8 @@ def cmd_play(args: argparse.Namespace) -> int:
     for seat in range(len(game.players)):
         who = "you" if seat == human else getattr(agents[seat], "name", specs[0])
         out.print(f"  {game.players[seat]}: {who}")
+    if game.has_chance:
+        out.print(f"[dim]  chance outcomes from seed {dice.seed} (--seed {dice.seed} gives the same ones)[/]")
     if human is not None:
         out.print("[dim]type a move, `moves`, `hint`, `undo`, `help` or `quit`[/]")
     history: list[tuple[Any, list[str]]] = []  # (state, played) before each human move
@@ -132,8 +158,7 @@ def cmd_play(args: argparse.Namespace) -> int:
             out.print(Text(f"moves: {','.join(played)}", style="dim"))
             return EXIT_OK
         if player == CHANCE:
-            outcomes = game.chance_outcomes(state)
-            outcome, probability = rng.choices(outcomes, [p for _, p in outcomes])[0]
+            outcome, probability = dice.outcome(len(played), game.chance_outcomes(state))
             out.print(Text("chance: ", style="bold magenta") + Text(f"{outcome}", style="bold")
                       + Text(f"  (probability {probability:.4g})", style="dim"))
             state = game.apply(state, outcome)
@@ -208,11 +233,14 @@ def _hint(out: Any, game: Any, state: Any) -> None:
         out.print("[yellow]no hint available[/]")
         return
     player = game.to_move(state)
-    value = format_number(result.value[player])
     how = "the solver proves" if result.exact else "the solver's best guess"
+    if result.exact and reads_as_probability(game):
+        worth = f"{game.players[player]} wins with probability {format_number(win_probability(result.value[player]))}"
+    else:
+        worth = f"value {format_number(result.value[player])} for {game.players[player]}"
     fastest = getattr(result, "fastest_moves", ())  # the optimal move that also brings the end nearest
     out.print(Text("hint: ", style="bold green") + Text(str((fastest or result.best_moves)[0]), style="bold")
-              + Text(f"  ({how}: value {value} for {game.players[player]})", style="dim"))
+              + Text(f"  ({how}: {worth})", style="dim"))
 
 
 def _setup_completion(game: Any, current: Any) -> None:
@@ -432,7 +460,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
         "players": list(game.players),
         "value": _value_dict(game, result.value),
         "best_moves": [str(m) for m in solution.best_moves],
-        "principal_variation": [str(m) for m in result.principal_variation],
+        "principal_variation": decisions_before_chance(game, state, result.principal_variation)[0],
         "exact": bool(result.exact),
         "stats": {
             "nodes": int(stats.nodes),
@@ -450,6 +478,8 @@ def cmd_solve(args: argparse.Namespace) -> int:
         "note": result.note,
         "plies_to_end": _plies_json(result.plies),
     }
+    if _proven(result) and reads_as_probability(game):
+        report["win_probability"] = {p: round(win_probability(v), 12) for p, v in report["value"].items()}
     if result.stopped and result.stop_reason != "interrupt":
         report["estimate"] = size_estimate(game, state, max(stats.nodes, stats.tt_size))
     if args.save:
@@ -508,9 +538,14 @@ def _print_solution(out: Any, game: Any, state: Any, solution: engine.Solution, 
         values = f"{game.players[0]} between {format_number(bounds[0])} and {format_number(bounds[1])}"
     else:
         values = ", ".join(f"{p} {format_number(v)}" for p, v in report["value"].items())
-    proven = result.exact or (bounds is not None and bounds[0] == bounds[1])
-    out.print(Text(f"{kind}: ", style="bold") + Text(values, style="bold green" if proven else "bold yellow")
-              + Text(f"  ({_verdict(game, result.value)})" if proven else "", style="dim"))
+    proven = _proven(result)
+    as_probability = "win_probability" in report
+    if as_probability:  # the probability first; the utilities it comes from, explained, after
+        out.print(Text(f"{kind}: ", style="bold") + Text(probability_text(game, result.value), style="bold green"))
+        out.print(Text(f"  (as utilities, a win 1 and a loss -1: {values}, which is 2p - 1)", style="dim"))
+    else:
+        out.print(Text(f"{kind}: ", style="bold") + Text(values, style="bold green" if proven else "bold yellow")
+                  + Text(f"  ({_verdict(game, result.value)})" if proven else "", style="dim"))
     distance = plies_text(game, result.value, result.plies) if result.exact else None
     if distance:
         out.print(Text(distance, style="bold"))
@@ -520,7 +555,8 @@ def _print_solution(out: Any, game: Any, state: Any, solution: engine.Solution, 
     if solution.move_values and player >= 0:
         table = Table(header_style="bold", box=None, padding=(0, 2))
         table.add_column("move", style="cyan")
-        table.add_column(f"value for {game.players[player]}", justify="right")
+        table.add_column(f"win probability for {game.players[player]}" if as_probability
+                         else f"value for {game.players[player]}", justify="right")
         distances = solution.move_plies
         with_plies = any(d is not None for d in distances.values())
         if with_plies:
@@ -528,7 +564,8 @@ def _print_solution(out: Any, game: Any, state: Any, solution: engine.Solution, 
         table.add_column("")
         best = {str(m) for m in solution.best_moves}
         for move, value in sorted(solution.move_values, key=lambda mv: -(mv[1][player] if mv[1] else -1e18)):
-            shown = format_number(value[player]) if value is not None else "?"
+            shown = "?" if value is None else format_number(win_probability(value[player]) if as_probability
+                                                            else value[player])
             mark = Text("best", style="bold green") if str(move) in best else ""
             if with_plies:
                 distance = distances.get(str(move))
@@ -542,8 +579,12 @@ def _print_solution(out: Any, game: Any, state: Any, solution: engine.Solution, 
         # A puzzle's principal variation is its shortest solution.
         moves = report["principal_variation"]
         out.print(Text(f"shortest solution ({len(moves)} moves): ", style="bold") + Text(",".join(moves)))
-    elif report["principal_variation"]:
-        out.print(Text("principal variation: ", style="bold") + Text(",".join(report["principal_variation"])))
+    elif report["principal_variation"] or result.principal_variation:
+        line = Text("principal variation: ", style="bold") + Text(",".join(report["principal_variation"]))
+        _, chance = decisions_before_chance(game, state, result.principal_variation)
+        if chance:  # where nature moves the line stops: which face comes up is not part of optimal play
+            line.append((", then " if report["principal_variation"] else "") + f"chance ({chance})", style="dim")
+        out.print(line)
     stats = report["stats"]
     line = (f"{stats['nodes']:,} nodes in {stats['seconds']:.3f} s ({stats['nodes_per_second']:,.0f} nodes/s)"
             f", TT {stats['tt_size']:,} entries, {result.algorithm}")
@@ -553,6 +594,48 @@ def _print_solution(out: Any, game: Any, state: Any, solution: engine.Solution, 
     out.print(Text(line, style="dim"))
     if report.get("saved"):
         out.print(Text(f"saved to {report['saved']}", style="dim"))
+
+
+def _proven(result: Any) -> bool:
+    """An exact value, or a proven one (alpha-beta's equal bounds)."""
+    return bool(result.exact) or (result.bounds is not None and result.bounds[0] == result.bounds[1])
+
+
+def reads_as_probability(game: Any) -> bool:
+    """Two players, chance, and every end a win for one and a loss for the other (a value is then 2p - 1).
+
+    The expected utility, with a win 1 and a loss -1, is ``p - (1 - p)`` for the probability ``p`` of winning:
+    such values are shown as ``p``. (Without chance a proven value is a sure win or loss, said as such.)
+    """
+    return bool(getattr(game, "win_loss", False)) and bool(game.has_chance) and len(game.players) == 2
+
+
+def win_probability(value: float) -> float:
+    """The probability of winning behind a win/loss value ``2p - 1``."""
+    return (1.0 + float(value)) / 2.0
+
+
+def probability_text(game: Any, value: Sequence[float]) -> str:
+    """``A wins with probability 0.709424, B with 0.290576``."""
+    first, second = (format_number(win_probability(v)) for v in value)
+    return f"{game.players[0]} wins with probability {first}, {game.players[1]} with {second}"
+
+
+def decisions_before_chance(game: Any, state: Any, line: Sequence[Any]) -> tuple[list[str], str | None]:
+    """The principal variation up to its first chance node, and that node's outcomes in brief (``d=1 ... d=6``).
+
+    An exact solver follows one outcome of each chance node, an arbitrary one: the moves after it are no more
+    the line of play than those after any other outcome, so they are left out.
+    """
+    moves: list[str] = []
+    for move in line:
+        if game.to_move(state) == CHANCE:
+            outcomes = [str(o) for o, _ in game.chance_outcomes(state)]
+            brief = ", ".join(outcomes) if len(outcomes) <= 3 else f"{outcomes[0]} ... {outcomes[-1]}"
+            return moves, brief
+        moves.append(str(move))
+        state = game.apply(state, move)
+    return moves, None
 
 
 def _verdict(game: Any, value: Sequence[float]) -> str:

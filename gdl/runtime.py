@@ -265,6 +265,7 @@ class CompiledGame:
         self.utility_bounds = program.utility_bounds
         self.has_chance = program.has_chance
         self.has_heuristic = program.has_heuristic
+        self.win_loss = program.win_loss  # every end a win for one player, a loss for the other
         self.fingerprint = program.fingerprint
         namespace: dict[str, Any] = dict(program.namespace)
         namespace["__builtins__"] = _SAFE_BUILTINS

@@ -123,3 +123,88 @@ def test_typing_d_plays_the_fourth_column_of_connect4():
     assert "could be" not in screen and "error" not in screen
     assert re.search(r"^ +1 (?:[.O] ){3}X", screen, re.MULTILINE), screen  # X at the foot of column d
     assert child.exitstatus == 0
+
+
+# ------------------------------------------------------------ values as probabilities
+
+
+@needs_gdl
+def test_solve_pig_prints_the_win_probability():
+    child = spawn("solve", "pig", "-p", "goal=10")
+    try:
+        child.expect(pexpect.EOF)
+    finally:
+        child.close()
+    screen = plain(child.before)
+    assert child.exitstatus == 0, screen
+    # Neller & Presser: the first player wins Pig to 10 with probability 0.709424.
+    assert "exact value: A wins with probability 0.709424, B with 0.290576" in screen
+    assert "A 0.418849, B -0.418849, which is 2p - 1" in screen  # the utilities, explained
+    assert re.search(r"^  roll +0\.709424 ", screen, re.MULTILINE), screen  # the move table too
+    assert "principal variation: roll, then chance (d=1 ... d=6)" in screen  # no arbitrary die faces
+    assert "d=1,roll" not in screen
+
+
+def test_solve_json_adds_win_probabilities_and_stops_the_line_at_chance(capsys):
+    code, out, _ = run(capsys, "solve", "race", "-p", "goal=10", "--json")
+    assert code == 0
+    report = json.loads(out)
+    assert report["win_probability"]["Red"] == pytest.approx(0.688653, abs=1e-6)  # meta value of race.gdl
+    assert report["win_probability"]["Red"] + report["win_probability"]["Blue"] == pytest.approx(1)
+    assert report["value"]["Red"] == pytest.approx(2 * 0.688653 - 1, abs=2e-6)
+    assert report["principal_variation"] == report["best_moves"][:1]  # then the dice
+    code, out, _ = run(capsys, "solve", "tictactoe", "--json")
+    assert "win_probability" not in json.loads(out)  # draws possible, no chance: values stay values
+
+
+def test_hint_and_info_speak_of_probabilities(capsys, monkeypatch):
+    lines = iter(["hint", "quit"])
+    monkeypatch.setattr("builtins.input", lambda prompt="": next(lines))
+    code, out, _ = run(capsys, "play", "pig", "-p", "goal=10", "--vs", "random", "--seed", "1")
+    assert code == 0
+    assert "hint: roll  (the solver proves: A wins with probability 0.709424)" in out
+    code, out, _ = run(capsys, "info", "pig", "-p", "goal=10", "--playouts", "5")
+    assert code == 0 and "win probabilities p (a value is 2p - 1)" in out
+    code, out, _ = run(capsys, "info", "tictactoe", "--playouts", "5", "--json")
+    assert json.loads(out)["values_as_probabilities"] is False
+
+
+# ------------------------------------------------------------ undo keeps the dice
+
+
+def _roll(child: pexpect.spawn) -> str:
+    child.sendline("roll")
+    child.expect(r"chance: (d=\d)")
+    outcome = child.match.group(1)
+    child.expect(r"A> ")
+    return outcome
+
+
+@needs_gdl
+def test_undo_after_a_roll_then_rolling_again_replays_the_same_outcome():
+    child = spawn("play", "pig", "-p", "goal=10", "--vs", "random")  # no --seed: a random one, shown
+    try:
+        child.expect(r"chance outcomes from seed (\d+)")
+        seed = child.match.group(1)
+        child.expect(r"A> ")
+        first = _roll(child)
+        outcomes = [first]
+        for _ in range(4):
+            child.sendline("undo")
+            child.expect(r"took back your last move")
+            child.expect(r"A> ")
+            outcomes.append(_roll(child))
+        child.sendline("quit")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close()
+    assert outcomes == [first] * 5
+    # The seed shown gives the same first roll in a new game.
+    again = spawn("play", "pig", "-p", "goal=10", "--vs", "random", "--seed", seed)
+    try:
+        again.expect(r"A> ")
+        assert _roll(again) == first
+        again.sendline("quit")
+        again.expect(pexpect.EOF)
+    finally:
+        again.close()
