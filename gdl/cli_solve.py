@@ -112,10 +112,12 @@ def _human_seat(game: Any, text: str | None) -> int | None:
 
 
 PLAY_HELP = """commands:
-  MOVE      play a move by name, an unambiguous prefix, or its arguments alone (b2 for place(b2))
+  MOVE      play a move by name (any case), an unambiguous prefix, or its arguments alone (b2 for
+            place(b2), d for drop(d)); --moves reads moves the same way
   moves     list the legal moves
   hint      ask the solver for a good move
-  undo      take back your last move (and the replies to it)
+  undo      take back your last move (and the replies to it); played again, it meets the same
+            chance outcome
   board     draw the board again
   quit      leave the game"""
 
