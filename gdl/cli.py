@@ -623,6 +623,10 @@ def build_parser() -> argparse.ArgumentParser:
     game_options(p)
     cli_solve.add_match_options(p)
     p.set_defaults(run=cli_solve.cmd_match)
+
+    from gdl import cli_editor  # fmt, new, show, lsp
+
+    cli_editor.add_commands(sub)
     return parser
 
 

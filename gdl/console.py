@@ -77,7 +77,10 @@ def _excerpt(source: str | None, span: Span) -> list[Text]:
     gutter = f"{span.line:>4} | "
     blank = " " * (len(gutter) - 2) + "| "
     code_line, carets = plain[0][4:], plain[1][4:]
-    return [Text(gutter, style="blue") + Text(code_line), Text(blank, style="blue") + Text(carets, style="bold red")]
+    from gdl.highlight import highlight_line  # colours only: a console without colour prints it plain
+
+    return [Text(gutter, style="blue") + highlight_line(code_line),
+            Text(blank, style="blue") + Text(carets, style="bold red")]
 
 
 def print_diagnostics(console: Console, diagnostics: list[Diagnostic], source: str | None) -> None:

@@ -1,0 +1,55 @@
+"""``gdl new``: every template writes a file that checks clean and solves."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gdl.cli import main
+from gdl.templates import TEMPLATES, game_name
+
+
+@pytest.mark.parametrize("template", sorted(TEMPLATES))
+def test_new_file_checks_and_solves(template: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / f"my-{template}.gdl"
+    assert main(["new", str(tmp_path / f"my-{template}"), "--template", template]) == 0
+    text = path.read_text(encoding="utf-8")
+    assert f"game My{template.capitalize()} " in text and "docs/language.md" in text
+    capsys.readouterr()
+    assert main(["check", str(path), "--playouts", "30", "--time", "0"]) == 0
+    assert "0 errors, 0 warnings" in capsys.readouterr().out
+    assert main(["solve", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert ("shortest solution" if template == "puzzle" else "principal variation") in out
+    assert main(["fmt", "--check", str(path)]) == 0  # templates are in the canonical layout
+
+
+def test_new_refuses_to_overwrite_and_unknown_templates(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "g.gdl"
+    path.write_text("keep me", encoding="utf-8")
+    assert main(["new", str(path)]) == 2
+    assert "already exists" in capsys.readouterr().err
+    assert path.read_text(encoding="utf-8") == "keep me"
+    assert main(["new", str(path), "--force"]) == 0
+    assert main(["new", str(tmp_path / "s"), "--template", "simultaneous"]) == 2
+    err = capsys.readouterr().err
+    assert "not in the rule language yet" in err and "Traceback" not in err
+    assert not (tmp_path / "s.gdl").exists()
+    assert main(["new", str(tmp_path / "x"), "--template", "cards"]) == 2
+
+
+def test_game_names_from_file_names() -> None:
+    assert game_name("my-game") == "MyGame"
+    assert game_name("2048") == "Game2048"
+    assert game_name("---") == "MyGame"
+
+
+def test_section_numbers_cited_by_the_templates_exist_in_the_language_doc() -> None:
+    import re
+
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "language.md").read_text(encoding="utf-8")
+    headings = set(re.findall(r"^#{2,4} ([0-9]+\.[0-9]+) ", doc, re.MULTILINE))
+    for template in TEMPLATES.values():
+        cited = set(re.findall(r"\b(2\.[0-9]+)\b", template))
+        assert cited and cited <= headings, cited - headings
