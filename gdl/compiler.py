@@ -740,7 +740,8 @@ class Compiler:
         if elem.kind == "int":
             if texpr.optional:
                 raise self.fail("type", "a number cannot be none; widen its range instead", texpr.span)
-            return T.INT, min(values), max(values)
+            # A `column` (`row`) keeps its type, to print as the board labels it; any other range is a number.
+            return elem if elem in (T.COLUMN, T.ROW) else T.INT, min(values), max(values)
         if not elem.is_entity:
             raise self.fail("bad-type", f"a state cannot hold {elem.plural()}", dom.span)
         typ = elem.with_optional(texpr.optional)

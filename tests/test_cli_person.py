@@ -80,6 +80,24 @@ utility p: 0
     assert [i for i, v in enumerate(done) if v == "true"] == [1, 5, 9]  # column b, every row
 
 
+def test_a_column_in_the_state_prints_as_its_letter():
+    game = gdl.load_source("""game Pick "Pick each column once"
+players A, B
+board 2 x 3
+state last: column = 0
+state picked[column]: bool = false
+move pick(x: column) when not picked[x]:
+    picked[x] = true
+    last = x
+terminal when all x in column: picked[x]
+utility p: last - 1
+""")
+    state = play_moves(game, ["pick(c)"])
+    assert game.values(state)["last"] == "c" and "last: c" in game.render(state)
+    state = play_moves(game, ["pick(a)", "pick(b)"], state)
+    assert game.utilities(state) == (0, 0)  # inside the rules `last` is the number 1
+
+
 def test_the_prompt_reads_arguments_alone_in_any_case():
     game = gdl.load("tictactoe")
     state = play_moves(game, ["place(b2)"])
