@@ -45,6 +45,7 @@ summary lists every signature with its count.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import multiprocessing
 import os
@@ -66,7 +67,7 @@ import grammar_strategy  # noqa: E402
 
 import gdl  # noqa: E402
 import gdl.check  # noqa: E402
-from gdl.diagnostics import GdlError, RuleFileError  # noqa: E402
+from gdl.diagnostics import GdlError, RuleFileError, has_controls  # noqa: E402
 from gdl.parser import parse  # noqa: E402
 from solver.game import CHANCE, TERMINAL  # noqa: E402
 from solver.limits import Limits  # noqa: E402
@@ -81,7 +82,10 @@ INTERESTING = [*":()[]{}=<>.,;#\"\\?-+*/%\n\t ", "\n    ", "\n        ", "..", "
                "max", "min", "len", "lines(3)", "ray(", "neighbors(", "let", "break", "otherwise",
                "weight", "with", "param", "state", "def", "win", "lose", "draw", "utility",
                "heuristic", "render", "zero_sum", "setup", "after", "every", "terminal", "__class__",
-               "__import__", "eval", "lambda", "\u00e9", "\u200b", "\r\n", "\x00"]
+               "__import__", "eval", "lambda", "\u00e9", "\u200b", "\r\n", "\x00",
+               # hostile text (issue 12): escape sequences and markup in strings, odd line breaks
+               '"\x1b]52;c;aGk=\x07"', '"\x1b[2J"', '"[/]"', '"[link=http://x]y[/link]"', "\x1b", "\r", "\x0c",
+               "\x0b", "\x85", "\u2028", "\u2029", "\u202e"]
 
 
 # ------------------------------------------------------------------ the structured generator
@@ -372,7 +376,28 @@ def inside(diagnostic: gdl.Diagnostic, text: str) -> None:
     if not 1 <= diagnostic.span.column <= length + 1:
         raise Violation(f"diagnostic {diagnostic.code} at column {diagnostic.span.column}, "
                         f"line {line} has {length} chars")
-    diagnostic.format(text)
+    if has_controls(diagnostic.format(text), keep="\n"):
+        raise Violation(f"diagnostic {diagnostic.code} shows a raw control character")
+
+
+def terminal_text(game: gdl.CompiledGame) -> None:
+    """What ``gdl info`` and ``gdl play`` print of the game reaches the terminal as text (no escapes, no markup)."""
+    import io
+
+    from rich.console import Console
+    from rich.text import Text
+
+    from gdl.console import EscapeControls, board_text
+
+    file = io.StringIO()
+    console = Console(file=file, width=100, force_terminal=False, color_system=None, emoji=False)
+    console.push_render_hook(EscapeControls())
+    console.print(Text(f"{game.name} {game.description or ''}"))
+    for key, value in (getattr(game, "meta", {}) or {}).items():
+        console.print(Text(f"{key}: {value}"))
+    console.print(board_text(game, game.initial_state()))
+    if has_controls(file.getvalue(), keep="\n"):
+        raise Violation("a raw control character reaches the terminal")
 
 
 def playouts(game: gdl.CompiledGame, rng: random.Random, count: int = 2, plies: int = 60) -> None:
@@ -423,6 +448,8 @@ def run_case(text: str, seed: int) -> None:
         return
     for warning in game.warnings:
         inside(warning, text)
+    with contextlib.suppress(gdl.RuleRuntimeError):  # a render rule may fail; playouts report that
+        terminal_text(game)
     playouts(game, rng)
     # the exact solver under a small budget (the unchecked game: the solver's real path)
     try:

@@ -64,13 +64,12 @@ import re
 import time
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from gdl import ast
 from gdl.compiler import compile_rules
-from gdl.diagnostics import Diagnostic, GdlError, ParameterError, RuleFileError, Span, source_lines
-from gdl.loader import MAX_FILE_BYTES
+from gdl.diagnostics import Diagnostic, ParameterError, RuleFileError, Span, source_lines
+from gdl.loader import read_source
 from gdl.parser import parse
 from gdl.runtime import CompiledGame, explain_runtime_error
 from solver.game import CHANCE, TERMINAL
@@ -192,7 +191,7 @@ def moves_note(names: Sequence[str]) -> str:
 def _line_of(source: str, pattern: str) -> Span:
     """The span of the first line matching ``pattern`` (a regex), or line 1: a place for whole-game problems."""
     regex = re.compile(pattern)
-    for number, line in enumerate(source.splitlines(), 1):
+    for number, line in enumerate(source_lines(source), 1):
         match = regex.match(line)
         if match:
             stripped = line.rstrip()
@@ -904,32 +903,8 @@ def symmetry_diagnostics(game: CompiledGame, seed: int | None) -> list[Diagnosti
     return []
 
 
-def read_rule_file(path: str | Path) -> str:
-    """The text of a rule file.
-
-    :raises GdlError: missing, a directory, unreadable, too large or not UTF-8 (a one-line message).
-    """
-    path = Path(path)
-    try:
-        if path.is_dir():
-            raise GdlError(f"{path}: is a directory, not a rule file")
-        if not path.exists():
-            raise GdlError(f"{path}: no such file")
-        size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
-            raise GdlError(f"{path}: {size} bytes is too large for a rule file (at most {MAX_FILE_BYTES})")
-        data = path.read_bytes()
-    except OSError as error:
-        raise GdlError(f"{path}: {error.strerror or error}") from None
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        line = data[: error.start].count(b"\n") + 1
-        raise GdlError(f"{path}:{line}: not a UTF-8 text file (byte 0x{data[error.start]:02x} "
-                       f"at offset {error.start})") from None
-    if "\x00" in text:
-        raise GdlError(f"{path}: a binary file, not a rule file (it contains NUL bytes)")
-    return text.removeprefix("\ufeff")
+read_rule_file = read_source
+"""The text of a rule file (the same reader as :func:`gdl.load`; see :func:`gdl.loader.read_source`)."""
 
 
 __all__ = [

@@ -594,7 +594,7 @@ class Compiler:
                     raise ParameterError(f"parameter {name}: {text!r} is too large")
                 return value
             if typ.kind == "real":
-                return Fraction(text)
+                return _real_override(name, text)
             value = int(text)
         except ValueError as error:
             if isinstance(error, ParameterError):
@@ -2442,3 +2442,19 @@ def _names_display(names: Sequence[str]) -> Callable[[int], str]:
 
 def _optional_display(display: Callable[[int], str]) -> Callable[[int], str]:
     return lambda v: "none" if v == -1 else display(v)
+
+
+_REAL_TEXT = re.compile(r"[+-]?[0-9]{1,30}(\.[0-9]{1,30})?(/[0-9]{1,30})?")
+
+
+def _real_override(name: str, text: str) -> Fraction:
+    """``-p name=1/3`` or ``0.25`` for a real parameter; no exponents (``1e99999999999`` would take for ever)."""
+    if not _REAL_TEXT.fullmatch(text):
+        raise ParameterError(f"parameter {name} takes a number like 3, 0.25 or 1/3, not {text[:40]!r}")
+    try:
+        value = Fraction(text)
+    except ZeroDivisionError:
+        raise ParameterError(f"parameter {name}: {text!r} divides by zero") from None
+    if not -10_000 <= value <= 10_000:
+        raise ParameterError(f"parameter {name}={text} is out of the range this tool accepts (-10000..10000)")
+    return value

@@ -11,6 +11,7 @@ One shape for all of them (syntax, semantic, runtime), rendered as::
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 
@@ -69,11 +70,12 @@ class Diagnostic:
 
     def format(self, source: str | None = None) -> str:
         """The plain-text rendering: ``file:line:col: severity[code]: message``, the line, a caret."""
+        # Messages may quote the file's text (a token, a string): control characters are shown escaped.
         head = f"{self.file}:{self.span.line}:{self.span.column}: {self.severity}[{self.code}]: {self.message}"
-        lines = [head, *excerpt(source, self.span)]
+        lines = [visible(head), *excerpt(source, self.span)]
         if self.hint:
-            lines.append(f"hint: {self.hint}")
-        lines.extend(f"note: {note}" for note in self.notes)
+            lines.append(f"hint: {visible(self.hint)}")
+        lines.extend(f"note: {visible(note)}" for note in self.notes)
         return "\n".join(lines)
 
     def __str__(self) -> str:
@@ -107,8 +109,40 @@ def excerpt(source: str | None, span: Span) -> list[str]:
     else:
         column = span.column
     end = span.end_column if span.end_line == span.line else len(text) + 1
-    width = max(1, min(end, len(text) + 1) - column)
-    return ["    " + text, "    " + " " * (column - 1) + "^" * width]
+    end = min(end, len(text) + 1)
+    # Control characters are shown escaped (never sent to the terminal raw); the carets follow.
+    start_shown, end_shown = len(visible(text[: column - 1])) + 1, len(visible(text[: max(column, end) - 1])) + 1
+    width = max(1, end_shown - start_shown)
+    return ["    " + visible(text), "    " + " " * (start_shown - 1) + "^" * width]
+
+
+_CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]")
+
+
+def has_controls(text: str, keep: str = "") -> bool:
+    """Whether :func:`visible` would change ``text``."""
+    return any(char not in keep for char in _CONTROL.findall(text))
+
+
+def visible(text: str, keep: str = "") -> str:
+    r"""``text`` with control characters escaped, safe to write to a terminal as it is.
+
+    C0 and C1 controls (escape sequences, carriage return, bell...), DEL, the Unicode line and paragraph
+    separators and the bidirectional controls become ``\x1b``, ``\u202e``...; tab and the characters of
+    ``keep`` (e.g. ``"\n"``) stay.
+
+    >>> visible("a\x1b]52;c;aGk=\x07b")
+    'a\\x1b]52;c;aGk=\\x07b'
+    >>> visible("x\ny", keep="\n")
+    'x\ny'
+    """
+    def escape(match: re.Match[str]) -> str:
+        char = match.group()
+        if char in keep:
+            return char
+        return f"\\x{ord(char):02x}" if ord(char) < 0x100 else f"\\u{ord(char):04x}"
+
+    return _CONTROL.sub(escape, text)
 
 
 class GdlError(Exception):
