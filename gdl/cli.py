@@ -338,6 +338,8 @@ def _check_details(reports: list[CheckReport], args: argparse.Namespace) -> list
         timed_out = sum(r.out_of_time for r in reports)
         budget = f"; the --time budget ended the playouts of {plural(timed_out, 'file')}" if timed_out else ""
         details.append(f"{plural(playouts, 'random playout')}, {sum(r.plies for r in reports):,} plies{budget}")
+    elif any(r.out_of_time for r in reports):  # one rule evaluation outlasted the budget
+        details.append("the --time budget ran out during the first playout")
     if len(reports) == 1:
         how = _exploration_text(reports[0], args)
         if how:

@@ -14,7 +14,7 @@ from typing import Any
 
 from solver import agents
 from solver.game import TERMINAL, DeadEndError
-from solver.limits import Limits, SearchResult, SearchStats, is_two_player_zero_sum
+from solver.limits import Limits, SearchResult, SearchStats, SearchStopped, is_two_player_zero_sum
 from solver.table import TableError
 
 EXACT_METHODS = ("alphabeta", "backward", "retrograde", "value_iteration")
@@ -41,8 +41,33 @@ def auto_algorithm(game: Any, heuristic: bool = False, depth: bool = False) -> s
     return "exact"
 
 
+RULE_GRACE = 0.1
+"""A rule evaluation is stopped ``RULE_GRACE`` of ``--time`` (and a quarter of a second) after the search's
+own deadline, so that a search stopped on time still has a moment for its fallback (a quick guess of a move)."""
+
+
 def search(game: Any, state: Any, algorithm: str = "auto", limits: Limits | None = None,
            progress: Progress | None = None) -> SearchResult:
+    """One search from ``state`` within ``limits``, a single rule evaluation included (see
+    :func:`gdl.runtime.rule_budget`): one that outlasts them stops the search like its own budget would.
+    """
+    from gdl.runtime import rule_budget
+
+    limits = limits or Limits()
+    seconds = None if limits.seconds is None else limits.seconds * (1 + RULE_GRACE) + 0.25
+    started = time.perf_counter()
+    try:
+        with rule_budget(seconds, limits.nodes):
+            return _search(game, state, algorithm, limits, progress)
+    except SearchStopped as stop:  # a rule evaluation outlasted the budget where the search could not catch it
+        zeros = (0.0,) * len(game.players)
+        stats = SearchStats(seconds=time.perf_counter() - started)
+        return SearchResult(zeros, (), (), False, stats, algorithm, True, stop.reason,
+                            note="a single rule evaluation outlasted the budget: no move was evaluated")
+
+
+def _search(game: Any, state: Any, algorithm: str = "auto", limits: Limits | None = None,
+            progress: Progress | None = None) -> SearchResult:
     """One search from ``state``: exact without depth/time limits, heuristic with them.
 
     With ``algorithm="auto"`` and no depth or time limit, the exact solver

@@ -14,6 +14,7 @@ import difflib
 import re
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
+from typing import Any
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,12 +87,19 @@ def source_lines(source: str) -> list[str]:
     """The lines of a rule file as the parser counts them: only ``\n`` ends a line.
 
     (``str.splitlines`` also breaks at form feeds and Unicode separators, which would
-    shift every line number after one.)
+    shift every line number after one.) The last file split is remembered: rendering
+    a thousand diagnostics of one file splits it once, not a thousand times.
     """
+    if _last_split[0] is source:
+        return _last_split[1]
     lines = [line.removesuffix("\r") for line in source.split("\n")]
     if len(lines) > 1 and not lines[-1]:
         lines.pop()
+    _last_split[:] = [source, lines]
     return lines
+
+
+_last_split: list[Any] = [None, []]
 
 
 def excerpt(source: str | None, span: Span) -> list[str]:
@@ -165,8 +173,17 @@ class ParameterError(GdlError, ValueError):
     """A bad ``-p name=value`` override: unknown name, wrong type or out of range."""
 
 
+HINT_CANDIDATES = 500
+"""The most names one hint compares (a file with thousands of names must not make each error slow)."""
+
+
 def did_you_mean(name: str, candidates: Iterable[str]) -> str | None:
     """A "did you mean `x`?" hint for a misspelt name, or None."""
-    # Never suggest the name itself (it is "visible" as a builtin, yet not usable here).
-    close = difflib.get_close_matches(name, [c for c in candidates if c != name], n=1, cutoff=0.6)
+    # Never suggest the name itself (it is "visible" as a builtin, yet not usable here). A name whose
+    # length is under 3/7 or over 7/3 of this one's cannot reach the 0.6 similarity: skip it unread.
+    low, high = len(name) * 3 / 7, len(name) * 7 / 3
+    near = [c for c in candidates if c != name and low <= len(c) <= high]
+    if len(near) > HINT_CANDIDATES:  # prefer names that start alike, then keep the first ones
+        near = ([c for c in near if c[:1] == name[:1]] + [c for c in near if c[:1] != name[:1]])[:HINT_CANDIDATES]
+    close = difflib.get_close_matches(name, near, n=1, cutoff=0.6)
     return f"did you mean `{close[0]}`?" if close else None

@@ -25,6 +25,10 @@ from gdl.parser_cache import cached_lark
 
 QUANTIFIERS = ("any", "all", "count", "sum", "min", "max", "first", "select")
 MAX_NESTING = 200  # deeper expressions are refused before Python's recursion limit bites
+MAX_LITERAL_DIGITS = 30
+"""A number literal with more significant digits parses as ``HUGE_LITERAL``, which the compiler refuses as
+`too-large` (it takes 15 digits) with a caret: Python's int() would refuse 4,300 digits with a traceback."""
+HUGE_LITERAL = 10**MAX_LITERAL_DIGITS
 
 
 def grammar_path() -> Path:
@@ -107,10 +111,15 @@ class ToAst(Transformer):
 
     # ------------------------------------------------------------ expressions
     def int_lit(self, t: Tree) -> ast.Expr:
-        return ast.Num(_e(t), int(t.children[0]))
+        digits = str(t.children[0]).lstrip("0") or "0"
+        return ast.Num(_e(t), int(digits) if len(digits) <= MAX_LITERAL_DIGITS else HUGE_LITERAL)
 
     def decimal_lit(self, t: Tree) -> ast.Expr:
-        return ast.Num(_e(t), Fraction(str(t.children[0])))
+        whole, _, fraction = str(t.children[0]).partition(".")
+        whole, fraction = whole.lstrip("0") or "0", fraction.rstrip("0") or "0"
+        if len(whole) + len(fraction) > MAX_LITERAL_DIGITS:
+            return ast.Num(_e(t), Fraction(HUGE_LITERAL))
+        return ast.Num(_e(t), Fraction(f"{whole}.{fraction}"))
 
     def string_lit(self, t: Tree) -> ast.Expr:
         return ast.Str(_e(t), unquote(t.children[0]))
@@ -609,8 +618,8 @@ def _nesting_depth(tree: Tree) -> tuple[int, Any]:
             deepest = depth
             if depth == MAX_NESTING + 1 and (isinstance(node, Token) or not node.meta.empty):
                 where = node
-        if isinstance(node, Tree):
-            stack.extend((child, depth + 1) for child in node.children)
+        if isinstance(node, Tree):  # an optional part that is absent is None (no `else`, no filter)
+            stack.extend((child, depth + 1) for child in node.children if child is not None)
     return deepest, where
 
 

@@ -192,7 +192,8 @@ def test_hint_and_info_speak_of_probabilities(capsys, monkeypatch):
 
 def _roll(child: pexpect.spawn) -> str:
     child.sendline("roll")
-    child.expect(r"chance: (d=\d)")
+    style = r"(?:\x1b\[[0-9;]*m)*"  # NO_COLOR keeps bold and dim
+    child.expect(rf"chance: {style}(d=\d){style}  \(probability")  # the outcome, not the status line's list
     outcome = child.match.group(1)
     child.expect(r"A> ")
     return outcome
@@ -200,7 +201,8 @@ def _roll(child: pexpect.spawn) -> str:
 
 @needs_gdl
 def test_undo_after_a_roll_then_rolling_again_replays_the_same_outcome():
-    child = spawn("play", "pig", "-p", "goal=10", "--vs", "random")  # no --seed: a random one, shown
+    # No --seed: a random one, shown. Goal 100: after a 1, B (random) cannot win before A's turn comes back.
+    child = spawn("play", "pig", "-p", "goal=100", "--vs", "random")
     try:
         child.expect(r"chance outcomes from seed (\d+)")
         seed = child.match.group(1)
@@ -218,7 +220,7 @@ def test_undo_after_a_roll_then_rolling_again_replays_the_same_outcome():
         child.close()
     assert outcomes == [first] * 5
     # The seed shown gives the same first roll in a new game.
-    again = spawn("play", "pig", "-p", "goal=10", "--vs", "random", "--seed", seed)
+    again = spawn("play", "pig", "-p", "goal=100", "--vs", "random", "--seed", seed)
     try:
         again.expect(r"A> ")
         assert _roll(again) == first
