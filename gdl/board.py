@@ -16,6 +16,7 @@ DELTAS = ((1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1), (0, -1), (1, -1)) 
 HEX_DIRECTION_NAMES = ("northeast", "east", "southeast", "southwest", "west", "northwest")
 HEX_DELTAS = ((1, 0), (0, 1), (-1, 1), (-1, 0), (0, -1), (1, -1))
 HEX_LINE_DIRECTIONS = (1, 0, 5)  # east, northeast, northwest: one per axis
+COLUMN_LETTERS = "abcdefghijklmnopqrstuvwxyz"
 _CELL_NAME = re.compile(r"([a-z])([1-9][0-9]?)")
 
 
@@ -100,7 +101,15 @@ class Board:
     def cell_name(self, cell: int) -> str:
         if not 0 <= cell < self.ncells:
             return "none"
-        return "abcdefghijklmnopqrstuvwxyz"[cell % self.cols] + str(cell // self.cols + 1)
+        return COLUMN_LETTERS[cell % self.cols] + str(cell // self.cols + 1)
+
+    def column_name(self, col: int) -> str:
+        """The column's letter as the board shows it under its cells (``a`` is column 0)."""
+        return COLUMN_LETTERS[col] if 0 <= col < self.cols else str(col)
+
+    def row_name(self, row: int) -> str:
+        """The row's number as the board shows it beside its cells (``1`` is row 0, the bottom)."""
+        return str(row + 1) if 0 <= row < self.rows else str(row)
 
     def parse_cell(self, name: str) -> int | None:
         match = _CELL_NAME.fullmatch(name)

@@ -46,6 +46,7 @@ from gdl.console import (
 )
 from gdl.diagnostics import Diagnostic, GdlError, ParameterError, RuleFileError, Span, visible
 from gdl.loader import GameNotFoundError, bundled_games, resolve
+from gdl.moves import match_move
 from solver.game import CHANCE, TERMINAL, DeadEndError, MoveError
 
 EXIT_OK = 0
@@ -186,7 +187,7 @@ def replay(game: Any, moves_text: str | None) -> tuple[Any, list[str]]:
             if game.to_move(state) == TERMINAL:
                 raise UsageError(f"--moves: the game is over after {index} moves; {name!r} cannot be played")
             try:
-                move = game.parse_move(state, name)
+                move = match_move(game, state, name)  # as the prompt reads it: `b2`, `D`, `drop(d)`
             except MoveError as error:
                 raise UsageError(f"--moves: move {index + 1}: {error}") from None
             played.append(str(move))  # before applying it: a rule failing in the move is reached by it
@@ -499,6 +500,8 @@ def cmd_info(args: argparse.Namespace) -> int:
                                    deadline=time.monotonic() + args.time if args.time else None)
     space = state_space(game)
     meta = dict(getattr(game, "meta", {}) or {})
+    from gdl.cli_solve import reads_as_probability  # (cli_solve imports this module)
+
     info = {
         "game": game.name,
         "file": getattr(game, "filename", None),
@@ -512,6 +515,7 @@ def cmd_info(args: argparse.Namespace) -> int:
         "symmetries": 1 + len(getattr(game, "symmetries", ())),
         "utility_bounds": json_value(list(game.utility_bounds)) if game.utility_bounds else None,
         "heuristic": bool(getattr(game, "has_heuristic", False)),
+        "values_as_probabilities": reads_as_probability(game),
         "known_value": meta.get("value"),
         "meta": meta,
         "random_playouts": stats,
@@ -542,6 +546,8 @@ def cmd_info(args: argparse.Namespace) -> int:
     if game.utility_bounds:
         table.add_row("utilities", f"{format_number(game.utility_bounds[0])}..{format_number(game.utility_bounds[1])}")
     table.add_row("heuristic", "yes" if info["heuristic"] else "no")
+    if info["values_as_probabilities"]:
+        table.add_row("values", "win or loss only: solve and hint show win probabilities p (a value is 2p - 1)")
     table.add_row("known value", Text(meta["value"]) if meta.get("value")
                   else Text("not declared (meta value = ...)", style="dim"))
     for key, value in meta.items():

@@ -32,6 +32,7 @@ from gdl.cli import (
 )
 from gdl.cli_errors import rule_errors
 from gdl.console import board_text, format_number, make_console
+from gdl.moves import match_move
 from solver.game import (
     CHANCE,
     TERMINAL,
@@ -59,44 +60,34 @@ def make_agent(spec: str, game: Any, seed: int | None) -> Any:
 
 
 # ================================================================== moves
-
-
-def match_move(game: Any, state: Any, text: str) -> Any:
-    """The legal move named ``text``, or named by an unambiguous prefix or by its arguments alone.
-
-    ``place(b2)`` may be typed ``place(b2)``, ``b2`` or ``pl`` (if only one move starts so).
-
-    :raises UnknownMoveError: no move of the game has that name.
-    :raises IllegalMoveError: the move exists but is not legal here.
-    :raises AmbiguousMoveError: several legal moves match.
-    """
-    wanted = "".join(text.split())
-    if not wanted:
-        raise UnknownMoveError("type a move, or `moves` to list them")
-    legal = list(game.legal_moves(state))
-    names = {str(m): m for m in legal}
-    if wanted in names:
-        return names[wanted]
-    by_args = [m for name, m in names.items() if "(" in name and name[name.index("(") + 1 : -1] == wanted]
-    if len(by_args) == 1:
-        return by_args[0]
-    prefixed = [m for name, m in names.items() if name.startswith(wanted)]
-    if len(prefixed) == 1:
-        return prefixed[0]
-    if len(prefixed) > 1:
-        shown = ", ".join(str(m) for m in prefixed[:8]) + (", ..." if len(prefixed) > 8 else "")
-        raise AmbiguousMoveError(f"{text!r} could be {len(prefixed)} moves: {shown}")
-    # `a1` for an occupied `place(a1)`: say it is illegal, not unknown (arguments seen at the start)
-    start = game.initial_state()
-    if game.to_move(start) >= 0:
-        for move in game.legal_moves(start):
-            name = str(move)
-            if "(" in name and name[name.index("(") + 1 : -1] == wanted:
-                raise IllegalMoveError(f"{name} is not legal here")
-    return game.parse_move(state, text)  # raises the precise error (unknown or illegal)
+# The prompt and --moves read moves alike (gdl.moves): names in any case, arguments alone, prefixes.
 
 
 # ================================================================== play
+
+
+class ChanceTape:
+    """The chance outcomes of one game, from its seed: ply ``n`` always gets the ``n``-th draw.
+
+    So a move taken back with ``undo`` and played again meets the same outcome (a player cannot undo until
+    the dice please them), and the same seed plays the same outcomes for the same moves.
+    """
+
+    def __init__(self, seed: int | None) -> None:
+        self.seed = seed if seed is not None else random.SystemRandom().randrange(2**31)
+        self.rng = random.Random(self.seed)
+        self.draws: list[float] = []
+
+    def outcome(self, ply: int, outcomes: Sequence[tuple[Any, float]]) -> tuple[Any, float]:
+        """The outcome (and its probability) of the chance node at ``ply``."""
+        while len(self.draws) <= ply:
+            self.draws.append(self.rng.random())
+        draw, total = self.draws[ply], 0.0
+        for outcome, probability in outcomes:
+            total += probability
+            if draw < total:
+                return outcome, probability
+        return outcomes[-1]  # the probabilities' rounding left the draw just above their sum
 
 
 AGENT_HELP = ("agents: random; minimax:depth=N; alphabeta:depth=N,paranoid=true; expectimax:depth=N,"
@@ -152,10 +143,12 @@ def _human_seat(game: Any, text: str | None) -> int | None:
 
 
 PLAY_HELP = """commands:
-  MOVE      play a move by name, an unambiguous prefix, or its arguments alone (b2 for place(b2))
+  MOVE      play a move by name (any case), an unambiguous prefix, or its arguments alone (b2 for
+            place(b2), d for drop(d)); --moves reads moves the same way
   moves     list the legal moves
   hint      ask the solver for a good move
-  undo      take back your last move (and the replies to it)
+  undo      take back your last move (and the replies to it); played again, it meets the same
+            chance outcome
   board     draw the board again
   quit      leave the game"""
 
@@ -171,7 +164,7 @@ def _play(args: argparse.Namespace, watch: Any = None) -> int:
     game = load_game(args.game, parse_params(args.param))
     state, played = replay(game, args.moves)
     human = _human_seat(game, args.human)
-    rng = random.Random(args.seed)
+    dice = ChanceTape(args.seed)
     specs = args.vs or ["perfect"]
     seats = [p for p in range(len(game.players)) if p != human]
     if len(specs) not in (1, len(seats)):
@@ -186,15 +179,17 @@ def _play(args: argparse.Namespace, watch: Any = None) -> int:
     for seat in range(len(game.players)):
         who = "you" if seat == human else getattr(agents[seat], "name", specs[0])
         out.print(Text(f"  {game.players[seat]}: {who}"))  # an agent spec is user text, not markup
+    if game.has_chance:
+        out.print(f"[dim]  chance outcomes from seed {dice.seed} (--seed {dice.seed} gives the same ones)[/]")
     if human is not None:
         out.print("[dim]type a move, `moves`, `hint`, `undo`, `help` or `quit`[/]")
     history: list[tuple[Any, list[str]]] = []  # (state, played) before each human move
     with rule_errors(game, line=lambda: played):  # a rule that fails as the game goes on: the moves so far
-        return _play_loop(out, game, state, played, human, agents, specs, rng, history, args)
+        return _play_loop(out, game, state, played, human, agents, specs, dice, history, args)
 
 
 def _play_loop(out: Any, game: Any, state: Any, played: list[str], human: int | None, agents: dict[int, Any],
-               specs: list[str], rng: random.Random, history: list[tuple[Any, list[str]]],
+               specs: list[str], dice: ChanceTape, history: list[tuple[Any, list[str]]],
                args: argparse.Namespace) -> int:
     _setup_completion(game, lambda: state)
     shown = None
@@ -219,8 +214,7 @@ def _play_loop(out: Any, game: Any, state: Any, played: list[str], human: int | 
             return EXIT_OK
         _check_not_stuck(game, state, player, played)
         if player == CHANCE:
-            outcomes = game.chance_outcomes(state)
-            outcome, probability = rng.choices(outcomes, [p for _, p in outcomes])[0]
+            outcome, probability = dice.outcome(len(played), game.chance_outcomes(state))
             out.print(Text("chance: ", style="bold magenta") + Text(f"{outcome}", style="bold")
                       + Text(f"  (probability {probability:.4g})", style="dim"))
             played.append(str(outcome))
@@ -350,6 +344,9 @@ def _hint(out: Any, game: Any, state: Any) -> None:
     fastest = getattr(result, "fastest_moves", ())  # the optimal move that also brings the end nearest
     if kind is None or kind == "bounds":
         about = "the solver's guess; value unknown"
+    elif kind == "proven" and reads_as_probability(game):
+        about = (f"the solver proves: {game.players[player]} wins with probability "
+                 f"{format_number(win_probability(result.value[player]))}")
     else:
         how = "the solver proves" if kind == "proven" else "the solver's best guess"
         about = f"{how}: value {format_number(result.value[player])} for {game.players[player]}"
@@ -712,7 +709,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
         "value": _value_dict(game, result.value) if kind in ("proven", "estimated") else None,
         "value_kind": kind,
         "best_moves": [str(m) for m in solution.best_moves],
-        "principal_variation": [str(m) for m in result.principal_variation],
+        "principal_variation": decisions_before_chance(game, state, result.principal_variation)[0],
         "exact": bool(result.exact),
         "stats": {
             "nodes": int(stats.nodes),
@@ -730,6 +727,8 @@ def cmd_solve(args: argparse.Namespace) -> int:
         "note": result.note,
         "plies_to_end": _plies_json(result.plies),
     }
+    if kind == "proven" and reads_as_probability(game):
+        report["win_probability"] = {p: round(win_probability(v), 12) for p, v in report["value"].items()}
     if result.stopped and result.stop_reason != "interrupt":
         report["estimate"] = size_estimate(game, state, stats.tt_size or stats.nodes,  # distinct states kept
                                            stats.seconds)
@@ -787,10 +786,12 @@ def _print_solution(out: Any, game: Any, state: Any, solution: engine.Solution, 
             out.print(Text("distance to the end: not computed (walking every optimal line took too long)",
                            style="dim"))
     player = game.to_move(state)
+    as_probability = "win_probability" in report
     if solution.move_values and player >= 0:
         table = Table(header_style="bold", box=None, padding=(0, 2))
         table.add_column("move", style="cyan")
-        table.add_column(f"value for {game.players[player]}", justify="right")
+        table.add_column(f"win probability for {game.players[player]}" if as_probability
+                         else f"value for {game.players[player]}", justify="right")
         distances = solution.move_plies
         with_plies = any(d is not None for d in distances.values())
         if with_plies:
@@ -798,7 +799,8 @@ def _print_solution(out: Any, game: Any, state: Any, solution: engine.Solution, 
         table.add_column("")
         best = {str(m) for m in solution.best_moves}
         for move, value in sorted(solution.move_values, key=lambda mv: -(mv[1][player] if mv[1] else -1e18)):
-            shown = format_number(value[player]) if value is not None else "?"
+            shown = "?" if value is None else format_number(win_probability(value[player]) if as_probability
+                                                            else value[player])
             mark = Text("best", style="bold green") if str(move) in best else ""
             if with_plies:
                 distance = distances.get(str(move))
@@ -812,8 +814,12 @@ def _print_solution(out: Any, game: Any, state: Any, solution: engine.Solution, 
         # A puzzle's principal variation is its shortest solution.
         moves = report["principal_variation"]
         out.print(Text(f"shortest solution ({len(moves)} moves): ", style="bold") + Text(",".join(moves)))
-    elif report["principal_variation"]:
-        out.print(Text("principal variation: ", style="bold") + Text(",".join(report["principal_variation"])))
+    elif report["principal_variation"] or result.principal_variation:
+        line = Text("principal variation: ", style="bold") + Text(",".join(report["principal_variation"]))
+        _, chance = decisions_before_chance(game, state, result.principal_variation)
+        if chance:  # where nature moves the line stops: which face comes up is not part of optimal play
+            line.append((", then " if report["principal_variation"] else "") + f"chance ({chance})", style="dim")
+        out.print(line)
     stats = report["stats"]
     line = (f"{stats['nodes']:,} nodes in {stats['seconds']:.3f} s ({stats['nodes_per_second']:,.0f} nodes/s)"
             f", TT {stats['tt_size']:,} entries, {result.algorithm}")
@@ -843,8 +849,49 @@ def _print_value(out: Any, game: Any, result: Any, report: dict[str, Any]) -> No
     else:
         values = ", ".join(f"{p} {format_number(v)}" for p, v in (report["value"] or {}).items())
     proven = report["value_kind"] == "proven"
+    if "win_probability" in report:  # the probability first; the utilities it comes from, explained, after
+        out.print(Text(f"{kind}: ", style="bold") + Text(probability_text(game, result.value), style="bold green"))
+        out.print(Text(f"  (as utilities, a win 1 and a loss -1: {values}, which is 2p - 1)", style="dim"))
+        return
     out.print(Text(f"{kind}: ", style="bold") + Text(values, style="bold green" if proven else "bold yellow")
               + Text(f"  ({_verdict(game, result.value)})" if proven else "", style="dim"))
+
+
+def reads_as_probability(game: Any) -> bool:
+    """Two players, chance, and every end a win for one and a loss for the other (a value is then 2p - 1).
+
+    The expected utility, with a win 1 and a loss -1, is ``p - (1 - p)`` for the probability ``p`` of winning:
+    such values are shown as ``p``. (Without chance a proven value is a sure win or loss, said as such.)
+    """
+    return bool(getattr(game, "win_loss", False)) and bool(game.has_chance) and len(game.players) == 2
+
+
+def win_probability(value: float) -> float:
+    """The probability of winning behind a win/loss value ``2p - 1``."""
+    return (1.0 + float(value)) / 2.0
+
+
+def probability_text(game: Any, value: Sequence[float]) -> str:
+    """``A wins with probability 0.709424, B with 0.290576``."""
+    first, second = (format_number(win_probability(v)) for v in value)
+    return f"{game.players[0]} wins with probability {first}, {game.players[1]} with {second}"
+
+
+def decisions_before_chance(game: Any, state: Any, line: Sequence[Any]) -> tuple[list[str], str | None]:
+    """The principal variation up to its first chance node, and that node's outcomes in brief (``d=1 ... d=6``).
+
+    An exact solver follows one outcome of each chance node, an arbitrary one: the moves after it are no more
+    the line of play than those after any other outcome, so they are left out.
+    """
+    moves: list[str] = []
+    for move in line:
+        if game.to_move(state) == CHANCE:
+            outcomes = [str(o) for o, _ in game.chance_outcomes(state)]
+            brief = ", ".join(outcomes) if len(outcomes) <= 3 else f"{outcomes[0]} ... {outcomes[-1]}"
+            return moves, brief
+        moves.append(str(move))
+        state = game.apply(state, move)
+    return moves, None
 
 
 def _verdict(game: Any, value: Sequence[float]) -> str:

@@ -201,6 +201,10 @@ class Program:
     distributions: list[tuple[str, OutcomeFactory, list[tuple[Any, float]]]]
     symmetries: tuple[str, ...] = ()  # declared board symmetries (generator names), checked at run time
     symmetry_span: Span | None = None
+    move_param_types: dict[str, tuple[Type, ...]] = field(default_factory=dict)
+    """Each action's parameter types: a `column` or `row` parameter also parses from its index (`drop(3)`)."""
+    win_loss: bool = False
+    """Two players, and every end is a win for one and a loss for the other: no draws, no other scores."""
 
 
 def compile_rules(
@@ -328,6 +332,7 @@ class Compiler:
         self.status_slot = 0
         self.extra_base = 0
         self.displayers: dict[str, Callable[[int], str]] = {}
+        self.move_param_types: dict[str, tuple[Type, ...]] = {}
         self.factories: list[MoveFactory | OutcomeFactory] = []
         self.eager_moves: list[tuple[str, str, tuple[Any, ...], str]] = []
         self.distributions: list[tuple[str, OutcomeFactory, list[tuple[Any, float]]]] = []
@@ -492,6 +497,9 @@ class Compiler:
             linemap=self.linemap,
             spans=self.spans,
             move_actions=[m.name for m in moves],
+            move_param_types=self.move_param_types,
+            win_loss=len(self.players) == 2 and not utilities and bool(ends)
+            and all(e.kind in ("win", "lose") for e in ends),
             fingerprint=fingerprint,
             enums=self.enums,
             displayers=self.displayers,
@@ -690,6 +698,8 @@ class Compiler:
             return
         self.board = Board(rows, cols, decl.shape or "square")
         self.displayers["cell"] = self.board.cell_name
+        self.displayers[T.COLUMN_DISPLAY] = self.board.column_name
+        self.displayers[T.ROW_DISPLAY] = self.board.row_name
         self.displayers["dir"] = _names_display(self.board.direction_names)
 
     def declare_symmetry(self, decls: list[ast.SymmetryDecl]) -> tuple[str, ...]:
@@ -770,7 +780,8 @@ class Compiler:
         if elem.kind == "int":
             if texpr.optional:
                 raise self.fail("type", "a number cannot be none; widen its range instead", texpr.span)
-            return T.INT, min(values), max(values)
+            # A `column` (`row`) keeps its type, to print as the board labels it; any other range is a number.
+            return elem if elem in (T.COLUMN, T.ROW) else T.INT, min(values), max(values)
         if not elem.is_entity:
             raise self.fail("bad-type", f"a state cannot hold {elem.plural()}", dom.span)
         typ = elem.with_optional(texpr.optional)
@@ -876,7 +887,7 @@ class Compiler:
         names += list(self.enums) + list(self.enum_members) + list(BUILTIN_FUNCTIONS)
         names += ["player", "bool", "mover", "turn", "win", "lose", "draw"]
         if self.board:
-            names += ["cell", "dir", "rows", "cols", *self.board.direction_names]
+            names += ["cell", "dir", "rows", "cols", "column", "row", *self.board.direction_names]
         return names
 
     def global_name(self, name: str, span: Span, ctx: Ctx) -> Code | None:
@@ -941,6 +952,10 @@ class Compiler:
                 dirs = {"dir": board.directions, "orthogonal": board.orthogonal,
                         "diagonal": board.diagonal}[name]
                 return Code(self.constant(dirs), T.seq(T.DIR), dirs)
+            if name in ("column", "row"):
+                # The board's columns (rows) as a set of indexes that read and print as the board labels them.
+                indexes = range(board.cols if name == "column" else board.rows)
+                return Code(self.constant(indexes), T.seq(T.COLUMN if name == "column" else T.ROW), indexes)
             if name == "rows":
                 return Code(str(board.rows), T.INT, board.rows)
             if name == "cols":
@@ -1514,6 +1529,7 @@ class Compiler:
             names.append(pyname)
             types.append(elem)
             depth += 1
+        self.move_param_types[move.name] = tuple(types)
         guard_src = None
         if move.guard is not None:
             guard = self.expr(move.guard, ctx)
@@ -1592,6 +1608,8 @@ class Compiler:
             lines.append((f"if {guard_src}: add({mv})" if guard_src else f"add({mv})", move.span))
         return lines
     def displayer(self, typ: Type) -> Callable[[Any], str]:
+        if typ in (T.COLUMN, T.ROW):
+            return self.displayers[T.COLUMN_DISPLAY if typ == T.COLUMN else T.ROW_DISPLAY]
         if typ.kind == "enum":
             return _optional_display(self.displayers[typ.name])
         if typ.kind in self.displayers:

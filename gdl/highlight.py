@@ -34,7 +34,7 @@ BUILTIN_FUNCTIONS = (
     "neighbors", "next", "opponent", "ray", "row", "step", "sum",
 )
 BUILTIN_NAMES = (
-    "bool", "cell", "cols", "diagonal", "dir", "mover", "orthogonal", "player", "rows", "turn",
+    "bool", "cell", "cols", "column", "diagonal", "dir", "mover", "orthogonal", "player", "row", "rows", "turn",
     "north", "northeast", "east", "southeast", "south", "southwest", "west", "northwest",
 )
 """Types, the player to move, board sizes and directions."""

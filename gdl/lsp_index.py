@@ -86,7 +86,10 @@ BUILTIN_DOCS = {
     "lines": "`lines(n)`: every straight line of n cells on the board (a list of cell lists).",
     "connected": "`connected(a, b, ok)`: whether cells a and b are joined by cells where `ok` holds.",
     "cell": "`cell`: the type of board cells; `cell(r, c)`: the cell at row r, column c.",
-    "row": "`row(c)`: the row of a cell (0 at the bottom).",
+    "row": "`row(c)`: the row of a cell (0 at the bottom); `row`: the board's rows as a type, shown as numbered "
+           "beside the board (`1` is row 0).",
+    "column": "`column`: the board's columns as a type (`move drop(x: column)`), shown by their letters "
+              "(`drop(d)`), whole numbers from 0 inside the rules.",
     "col": "`col(c)`: the column of a cell (0 on the left).",
     "step": "`step(c, d)`: the neighbour of c in direction d, or none off the board.",
     "ray": "`ray(c, d)`: the cells from c (excluded) in direction d up to the edge.",
@@ -104,7 +107,7 @@ BUILTIN_DOCS = {
     "cols": "`cols`: the number of columns of the board.",
     **{d: f"`{d}`: a board direction." for d in DIRECTION_NAMES},
 }
-BUILTIN_NAMES = tuple(sorted(set(BUILTIN_DOCS) - set(BUILTIN_FUNCTIONS) | {"cell"}))
+BUILTIN_NAMES = tuple(sorted(set(BUILTIN_DOCS) - set(BUILTIN_FUNCTIONS) | {"cell", "row"}))
 
 
 @dataclass

@@ -19,10 +19,12 @@ from operator import itemgetter
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
+from gdl.board import COLUMN_LETTERS
 from gdl.diagnostics import Diagnostic, GdlError, RuleFileError, Span, did_you_mean
 from gdl.symmetry import SlotMap, canonical_key, find_violation, slot_map
 from gdl.symmetry import group as symmetry_group
-from solver.game import CHANCE, TERMINAL, IllegalMoveError, Move, UnknownMoveError
+from gdl.types import COLUMN, COLUMN_DISPLAY, ROW, ROW_DISPLAY
+from solver.game import CHANCE, TERMINAL, AmbiguousMoveError, IllegalMoveError, Move, UnknownMoveError
 from solver.limits import SearchStopped
 
 if TYPE_CHECKING:
@@ -443,6 +445,7 @@ class CompiledGame:
         self.utility_bounds = program.utility_bounds
         self.has_chance = program.has_chance
         self.has_heuristic = program.has_heuristic
+        self.win_loss = program.win_loss  # every end a win for one player, a loss for the other
         self.fingerprint = program.fingerprint
         namespace: dict[str, Any] = dict(program.namespace)
         namespace["__builtins__"] = _SAFE_BUILTINS
@@ -572,8 +575,12 @@ class CompiledGame:
     def parse_move(self, state: tuple, text: str) -> Move:
         """The move (or chance outcome) of ``state`` named ``text``; spaces are ignored.
 
+        Names are matched ignoring case (``PLACE(B2)``), and a `column` parameter may also be
+        given as its index, the name it had before columns were labelled (``drop(3)`` for ``drop(d)``).
+
         :raises UnknownMoveError: no action of the game has that name.
         :raises IllegalMoveError: the action exists but this move is not legal here.
+        :raises AmbiguousMoveError: several moves differ only in case from ``text``.
         """
         wanted = "".join(text.split())
         player = self.to_move(state)
@@ -585,13 +592,31 @@ class CompiledGame:
         for move in candidates:
             if move.name == wanted:
                 return move
-        action = wanted.split("(")[0].split("=")[0]
+        folded = wanted.lower()
+        found = [m for m in candidates if folded in self._spellings(m)]
+        if len(found) == 1:
+            return found[0]
+        if found:
+            raise AmbiguousMoveError(f"{text!r} could be {len(found)} moves: {', '.join(map(str, found))}")
+        action = folded.split("(")[0].split("=")[0]
         actions = self.program.move_actions
-        if player != CHANCE and action not in actions:
+        if player != CHANCE and action not in [a.lower() for a in actions]:
             hint = did_you_mean(action, actions)
             raise UnknownMoveError(f"{text!r} is not a move of {self.name} (moves: {', '.join(actions)})"
                                    + (f"; {hint}" if hint else ""))
         raise IllegalMoveError(f"{text!r} is not legal here")
+
+    def _spellings(self, move: Move) -> tuple[str, ...]:
+        """The lower-case names ``move`` answers to: its own, and with each `column` argument as an index."""
+        name = move.name.lower()
+        types = self.program.move_param_types.get(move.action)
+        if not types or COLUMN not in types or len(types) != len(move.args):
+            return (name,)
+        board = self.program.board
+        assert board is not None  # a `column` parameter needs a board
+        args = [str(COLUMN_LETTERS.index(a)) if t == COLUMN and a in COLUMN_LETTERS else str(a).lower()
+                for t, a in zip(types, move.args, strict=True)]
+        return name, f"{move.action.lower()}({','.join(args)})"
 
     def describe_end(self, state: tuple) -> str:
         """``X wins``, ``draw`` or ``game over`` for a terminal state."""
@@ -611,6 +636,8 @@ class CompiledGame:
 
     def _display(self, typ: Any) -> Callable[[Any], Any]:
         displays = self.program.displayers
+        if typ in (COLUMN, ROW):
+            return displays[COLUMN_DISPLAY if typ == COLUMN else ROW_DISPLAY]
         if typ.kind == "enum":
             return displays[typ.name]
         if typ.kind in displays:
@@ -661,7 +688,7 @@ class CompiledGame:
             marks = [symbol(cells[row * board.cols + c]).ljust(width) for c in range(board.cols)]
             indent = " " * (row * (width + 1) // 2) if board.shape == "hex" else ""  # a hex board is a rhombus
             out.append(f"{row + 1:>2} " + indent + " ".join(marks))
-        out.append("   " + " ".join("abcdefghijklmnopqrstuvwxyz"[c].ljust(width) for c in range(board.cols)))
+        out.append("   " + " ".join(COLUMN_LETTERS[c].ljust(width) for c in range(board.cols)))
         return out
 
     # ------------------------------------------------------------ diagnostics

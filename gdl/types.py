@@ -62,6 +62,12 @@ CELL = Type("cell")
 DIR = Type("dir")
 NONE = Type("none")
 STR = Type("str")
+COLUMN = Type("int", "column")
+"""An index of the board's columns (``x: column``): a whole number that reads and prints as the column's letter."""
+ROW = Type("int", "row")
+"""An index of the board's rows (``r: row``): a whole number that reads and prints as the row's number (from 1)."""
+COLUMN_DISPLAY = "@column"  # keys of the compiler's displayers (no enum can have these names)
+ROW_DISPLAY = "@row"
 
 
 def seq(elem: Type) -> Type:

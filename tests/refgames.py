@@ -1,7 +1,7 @@
 """Hand-written reference games: the oracle for the solver tests and for compiled rule files.
 
 States are plain tuples and moves are :class:`solver.game.Move` objects, named
-exactly as the bundled rule files name them (``place(b2)``, ``drop(3)``,
+exactly as the bundled rule files name them (``place(b2)``, ``drop(d)``,
 ``take(0,2)``, ``roll``, ``hold``, ``d=4``), so a compiled game can be checked
 move by move against these.
 """
@@ -86,7 +86,7 @@ class TicTacToe(GameBase):
 
 
 class ConnectFour(GameBase):
-    """Connect-k on a ``cols`` x ``rows`` board; ``drop(x)`` with x the 0-based column.
+    """Connect-k on a ``cols`` x ``rows`` board; ``drop(d)`` drops into column d (``a`` is the leftmost).
 
     State: ``(red, yellow, turn, stones, winner)`` with ``red`` and ``yellow``
     bitboards (column x, row y is bit ``x*(rows+1) + y``; the extra bit per
@@ -103,7 +103,7 @@ class ConnectFour(GameBase):
     def __init__(self, cols: int = 7, rows: int = 6, k: int = 4) -> None:
         self.cols, self.rows, self.k = cols, rows, k
         self.parameters = {"cols": cols, "rows": rows, "k": k}
-        self.moves = tuple(Move("drop", (x,)) for x in range(cols))
+        self.moves = tuple(Move("drop", ("abcdefghijklmnopqrstuvwxyz"[x],), data=x) for x in range(cols))
         height = rows + 1
         self._bottom = [1 << (x * height) for x in range(cols)]
         self._top = [1 << (x * height + rows - 1) for x in range(cols)]
@@ -140,7 +140,7 @@ class ConnectFour(GameBase):
 
     def apply(self, state: tuple, move: Hashable) -> tuple:
         red, yellow, turn, stones, _ = state
-        col = move.args[0]  # type: ignore[attr-defined]
+        col = move.data  # type: ignore[attr-defined]
         # Adding the column's bottom bit to its occupied bits carries into the lowest empty cell.
         stone = ((red | yellow) + self._bottom[col]) & self._column[col]
         if turn == 0:

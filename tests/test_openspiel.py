@@ -71,7 +71,7 @@ def tic_tac_toe(player: int, action: int) -> str:
 
 
 def connect_four(player: int, action: int) -> str:
-    return f"drop({action})"  # the column
+    return f"drop({'abcdefghijklmnopqrstuvwxyz'[action]})"  # the column, lettered as the board shows it
 
 
 def pig(player: int, action: int) -> str:

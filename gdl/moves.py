@@ -1,0 +1,76 @@
+"""Moves as a person types them: the one reading shared by `gdl play`'s prompt and every `--moves`.
+
+A move may be typed by its name (``place(b2)``, ``drop(d)``), in any case (``PLACE(B2)``), by its
+arguments alone (``b2``, ``d``), or by an unambiguous prefix (``ho`` for ``hold``). The game's own
+``parse_move`` reads the names (and whatever older spellings it keeps, such as ``drop(3)``); this
+module adds the shortcuts, so that a position typed at the prompt can be given to ``--moves`` too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from typing import Any
+
+from solver.game import AmbiguousMoveError, IllegalMoveError, MoveError, UnknownMoveError
+
+MAX_SHOWN = 8
+"""An ambiguous prefix lists at most this many of the moves it could be."""
+
+
+def match_move(game: Any, state: Any, text: str) -> Any:
+    """The legal move (or chance outcome) named ``text``, or named by its arguments alone or a prefix.
+
+    ``place(b2)`` may be typed ``place(b2)``, ``PLACE(B2)``, ``b2`` or ``pl`` (if only one move starts so).
+
+    :raises UnknownMoveError: no move of the game has that name.
+    :raises IllegalMoveError: the move exists but is not legal here.
+    :raises AmbiguousMoveError: several legal moves match.
+    """
+    wanted = "".join(text.split())
+    if not wanted:
+        raise UnknownMoveError("type a move, or `moves` to list them")
+    if game.to_move(state) < 0:  # a chance node (an outcome by its name) or the end of the game
+        return game.parse_move(state, wanted)
+    try:
+        return game.parse_move(state, wanted)
+    except AmbiguousMoveError:
+        raise
+    except MoveError:
+        pass  # not a full name: try the shortcuts
+    legal = list(game.legal_moves(state))
+    by_args = _by_arguments(game, state, legal, wanted)
+    if len(by_args) == 1:
+        return by_args[0]
+    if by_args:
+        raise AmbiguousMoveError(f"{text!r} could be {len(by_args)} moves: {_listing(by_args)}")
+    folded = wanted.lower()
+    prefixed = [m for m in legal if str(m).lower().startswith(folded)]
+    if len(prefixed) == 1:
+        return prefixed[0]
+    if prefixed:
+        raise AmbiguousMoveError(f"{text!r} could be {len(prefixed)} moves: {_listing(prefixed)}")
+    # `a1` for an occupied `place(a1)`: say it is illegal, not unknown (arguments seen at the start)
+    start = game.initial_state()
+    if game.to_move(start) >= 0:
+        known = _by_arguments(game, start, list(game.legal_moves(start)), wanted)
+        if known:
+            raise IllegalMoveError(f"{known[0]} is not legal here")
+    return game.parse_move(state, text)  # raises the precise error (unknown or illegal)
+
+
+def _by_arguments(game: Any, state: Any, moves: Sequence[Hashable], wanted: str) -> list[Any]:
+    """The moves among ``moves`` whose arguments read as ``wanted``: ``d`` for ``drop(d)``, ``B2`` for ``place(b2)``."""
+    actions = dict.fromkeys(str(m).split("(", 1)[0] for m in moves if "(" in str(m))
+    found: list[Any] = []
+    for action in actions:
+        try:
+            move = game.parse_move(state, f"{action}({wanted})")
+        except MoveError:
+            continue
+        if move not in found:
+            found.append(move)
+    return found
+
+
+def _listing(moves: Sequence[Any]) -> str:
+    return ", ".join(str(m) for m in moves[:MAX_SHOWN]) + (", ..." if len(moves) > MAX_SHOWN else "")
