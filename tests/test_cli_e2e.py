@@ -28,6 +28,7 @@ def test_check_bundled_games_exit_zero():
     assert result.stderr == ""
 
 
+@pytest.mark.slow
 def test_user_mistakes_never_print_a_traceback(tmp_path):
     latin = tmp_path / "latin.gdl"
     latin.write_bytes(b"game T\n\xe9\n")

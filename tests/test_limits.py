@@ -136,6 +136,7 @@ def test_cli_stopped_solve_prints_bounds_and_json_has_them(capsys):
     assert report["best_moves"] and "not proven" in report["note"]
 
 
+@pytest.mark.slow
 def test_cli_connect4_5x4_node_cap_gives_a_move(capsys):
     code, out, _ = run(capsys, "solve", "connect4", "-p", "cols=5", "-p", "rows=4", "--max-nodes", "100000",
                        "--json")
@@ -263,6 +264,7 @@ def test_long_game_cli_solve_and_check(capsys, tmp_path):
     assert "RecursionError" not in out + err
 
 
+@pytest.mark.slow
 def test_long_game_watched_through_play(capsys, tmp_path):
     path = tmp_path / "long.gdl"
     path.write_text(LONG)
