@@ -20,6 +20,14 @@ With ``--generator grammar`` the cases come from ``grammars/gdl.lark`` itself, t
 * ``grammar-spliced``: a bundled game with 1 or 2 expressions replaced by expressions derived from
   the grammar's ``expr`` rule over the game's names (these often get through the checks).
 
+With ``--generator hostile`` the cases are the shapes that once hung or crashed (issue 12), with random
+sizes around the limits, sometimes mutated: huge number literals, deeply nested `if`s, `for`s and
+parentheses, defs that call the previous def twice, long chains of defs, repeated squaring of a
+fraction, moves with many or huge parameters, ranges, `select`s and chances over huge run-time ranges,
+nested aggregates, thousands of errors, utilities too large for a float, fractional parameters. The
+budget properties: loading takes under ``--timeout`` (no budget to lean on), and a game that loads is
+played and solved under a 2 s rule budget (:func:`gdl.runtime.rule_budget`), which may stop it.
+
 Such a file must parse (a syntax error is a crash: of the generator or of the parser), ``gdl check``'s
 ``check_source`` must report only diagnostics inside the file, and a file it accepts goes on to the
 properties below.
@@ -34,7 +42,9 @@ The properties checked (a violation is a *crash*):
    :class:`gdl.RuleRuntimeError`, which ``game.explain`` maps to a diagnostic in the file;
 4. the exact solver under a small node budget raises nothing but ``RuleRuntimeError``
    (or ``ValueError`` from the solver's own preconditions);
-5. no case takes more than ``--timeout`` seconds (a hang is a crash too).
+5. no case takes more than ``--timeout`` seconds (a hang is a crash too); playouts and the solver run
+   under a rule budget (:func:`gdl.runtime.rule_budget`, as ``gdl solve --time`` does), so a single rule
+   evaluation longer than that is a clean stop (``SearchStopped``), not a hang.
 
 Distinct crashes are grouped by signature (exception type and the innermost frame in
 gdl/ or solver/); one reproducer per signature is written to ``--out`` as
@@ -45,6 +55,7 @@ summary lists every signature with its count.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import multiprocessing
 import os
@@ -66,10 +77,11 @@ import grammar_strategy  # noqa: E402
 
 import gdl  # noqa: E402
 import gdl.check  # noqa: E402
-from gdl.diagnostics import GdlError, RuleFileError  # noqa: E402
+from gdl.diagnostics import GdlError, RuleFileError, has_controls  # noqa: E402
 from gdl.parser import parse  # noqa: E402
+from gdl.runtime import rule_budget  # noqa: E402
 from solver.game import CHANCE, TERMINAL  # noqa: E402
-from solver.limits import Limits  # noqa: E402
+from solver.limits import Limits, SearchStopped  # noqa: E402
 
 GAMES = {p.stem: p.read_text(encoding="utf-8") for p in gdl.bundled_games()}
 # Othello and hex load slowly (~0.4 s checked); they still take part, just less often.
@@ -81,7 +93,10 @@ INTERESTING = [*":()[]{}=<>.,;#\"\\?-+*/%\n\t ", "\n    ", "\n        ", "..", "
                "max", "min", "len", "lines(3)", "ray(", "neighbors(", "let", "break", "otherwise",
                "weight", "with", "param", "state", "def", "win", "lose", "draw", "utility",
                "heuristic", "render", "zero_sum", "setup", "after", "every", "terminal", "__class__",
-               "__import__", "eval", "lambda", "\u00e9", "\u200b", "\r\n", "\x00"]
+               "__import__", "eval", "lambda", "\u00e9", "\u200b", "\r\n", "\x00",
+               # hostile text (issue 12): escape sequences and markup in strings, odd line breaks
+               '"\x1b]52;c;aGk=\x07"', '"\x1b[2J"', '"[/]"', '"[link=http://x]y[/link]"', "\x1b", "\r", "\x0c",
+               "\x0b", "\x85", "\u2028", "\u2029", "\u202e"]
 
 
 # ------------------------------------------------------------------ the structured generator
@@ -333,12 +348,96 @@ def mutate(text: str, rng: random.Random, rounds: int) -> str:
     return text
 
 
-GENERATORS = ("mixed", "grammar")
+# ------------------------------------------------------------------ the hostile generator
+
+
+def _hostile_shape(rng: random.Random, shape: str) -> str:
+    """One shape that once hung or crashed, sized at random around its limit."""
+    head = 'game H "hostile"\nplayers A, B\nstate x: 0..3 = 0\n'
+    tail = "    x = 1\nwin A when x == 1\n"
+    if shape == "literal":
+        digits = "9" * rng.choice([14, 16, 31, rng.randint(100, 6000)])
+        number = digits if rng.random() < 0.7 else f"0.{digits}"
+        return head + f"move m when x < {number}:\n" + tail
+    if shape in ("deep-if", "deep-for"):
+        depth = rng.randint(10, 110) if shape == "deep-if" else rng.randint(5, 25)
+        line = "if x == 0:" if shape == "deep-if" else "for i{} in 0..1:"
+        body = "".join("    " * (i + 1) + line.format(i) + "\n" for i in range(depth))
+        return head + "move m when x == 0:\n" + body + "    " * (depth + 1) + "x = 1\nwin A when x == 1\n"
+    if shape == "deep-expr":
+        depth = rng.randint(50, 260)
+        expr = "x"
+        for _ in range(depth):
+            expr = f"({expr} {rng.choice(['+', '*', '-'])} 1)"
+        return head + f"move m when {expr} >= 0 and x == 0:\n" + tail
+    if shape == "doubling":
+        levels = rng.randint(5, 60)
+        defs = "def f0(k: 0..3) = k + x\n" + "".join(
+            f"def f{i}(k: 0..3) = f{i - 1}(k) {rng.choice(['+', '*', '-'])} f{i - 1}({rng.choice(['k', '3 - k'])})\n"
+            for i in range(1, levels))
+        return head + defs + f"move m when f{levels - 1}(1) != 0:\n" + tail
+    if shape == "chain":
+        length = rng.randint(20, 300)
+        defs = "def d0 = x\n" + "".join(f"def d{i} = d{i - 1} + 1\n" for i in range(1, length))
+        return head + defs + f"move m when d{length - 1} > 0:\n" + tail
+    if shape == "square":
+        levels = rng.randint(3, 40)
+        defs = f"def q0 = {rng.randint(2, 9)}/{rng.randint(2, 9)}\n" + "".join(
+            f"def q{i} = q{i - 1} * q{i - 1}\n" for i in range(1, levels))
+        return head + defs + f"move m when q{levels - 1} > 0:\n" + tail
+    if shape == "params":
+        count = rng.randint(2, 20)
+        params = ", ".join(f"p{i}: 0..{rng.choice([1, 9, 999, 999999])}" for i in range(count))
+        return head + f"move m({params}) when p0 + p1 == 3 and x == 0:\n" + tail
+    if shape == "runtime-range":
+        big = rng.choice(["999", "999999", "9999999", "999999999999999"])
+        inner = rng.choice([f"sum i in 0..((x + 1) * {big}): i", f"len(select i in 0..((x + 1) * {big}): i > 2)",
+                            f"sum a in 0..((x + 1) * {big}): sum b in 0..((x + 1) * {big}): a + b"])
+        return head + f"move m when ({inner}) > 0 and x == 0:\n" + tail
+    if shape == "chance":
+        big = rng.choice(["9", "9999", "99999", "999999999999"])
+        return head + f"move m when x == 0:\n    chance d in 0..((x + 1) * {big}):\n        x = 1\nwin A when x == 1\n"
+    if shape == "nested-aggregates":
+        depth, size = rng.randint(2, 5), rng.choice([3, 30, 127, 128, 129, 1000])
+        expr = "x"
+        for i in range(depth):
+            expr = f"{rng.choice(['sum', 'min', 'max'])} v{i} in 0..{size}: ({expr} + v{i})"
+        return head + f"move m when ({expr}) >= 0 and x == 0:\n" + tail
+    if shape == "errors":
+        count = rng.randint(50, 3000)
+        return head + "".join(f"def e{i} = undefined_{i} + 1\n" for i in range(count)) + "move m:\n" + tail
+    if shape == "utility":
+        levels = rng.randint(1, 7)
+        defs = "def u0 = (x + 1) * 999999999999999\n" + "".join(f"def u{i} = u{i - 1} * u{i - 1}\n"
+                                                                for i in range(1, levels))
+        line = rng.choice([f"terminal when x == 1\nutility p: u{levels - 1}\n",
+                           f"win A when x == 1\nheuristic p: u{levels - 1}\n"])
+        return head + defs + "move m when x < 1:\n    x = 1\n" + line
+    value = rng.choice(["0.5", "1/3", "0.000000000000001", "999999999999999.5"])
+    return head.replace("players", f"param bonus = {value}\nplayers") + "move m when bonus > 0:\n" + tail
+
+
+HOSTILE_SHAPES = ("literal", "deep-if", "deep-for", "deep-expr", "doubling", "chain", "square", "params",
+                  "runtime-range", "chance", "nested-aggregates", "errors", "utility", "fraction-param")
+
+
+def hostile(rng: random.Random) -> tuple[str, str]:
+    """A (kind, text) case of the hostile generator: one shape, mutated once in five."""
+    shape = rng.choice(HOSTILE_SHAPES)
+    text = _hostile_shape(rng, shape)
+    if rng.random() < 0.2:
+        return f"hostile-{shape}+mutated", mutate(text, rng, 1)
+    return f"hostile-{shape}", text
+
+
+GENERATORS = ("mixed", "grammar", "hostile")
 
 
 def make_case(seed: int, generator: str = "mixed") -> tuple[str, str]:
     """The (kind, text) of case ``seed`` from ``generator`` (one of GENERATORS)."""
     rng = random.Random(seed)
+    if generator == "hostile":
+        return hostile(rng)
     if generator == "grammar":
         if rng.random() < 0.5:
             return "grammar", grammar_strategy.generate(rng)
@@ -372,7 +471,28 @@ def inside(diagnostic: gdl.Diagnostic, text: str) -> None:
     if not 1 <= diagnostic.span.column <= length + 1:
         raise Violation(f"diagnostic {diagnostic.code} at column {diagnostic.span.column}, "
                         f"line {line} has {length} chars")
-    diagnostic.format(text)
+    if has_controls(diagnostic.format(text), keep="\n"):
+        raise Violation(f"diagnostic {diagnostic.code} shows a raw control character")
+
+
+def terminal_text(game: gdl.CompiledGame) -> None:
+    """What ``gdl info`` and ``gdl play`` print of the game reaches the terminal as text (no escapes, no markup)."""
+    import io
+
+    from rich.console import Console
+    from rich.text import Text
+
+    from gdl.console import EscapeControls, board_text
+
+    file = io.StringIO()
+    console = Console(file=file, width=100, force_terminal=False, color_system=None, emoji=False)
+    console.push_render_hook(EscapeControls())
+    console.print(Text(f"{game.name} {game.description or ''}"))
+    for key, value in (getattr(game, "meta", {}) or {}).items():
+        console.print(Text(f"{key}: {value}"))
+    console.print(board_text(game, game.initial_state()))
+    if has_controls(file.getvalue(), keep="\n"):
+        raise Violation("a raw control character reaches the terminal")
 
 
 def playouts(game: gdl.CompiledGame, rng: random.Random, count: int = 2, plies: int = 60) -> None:
@@ -408,6 +528,10 @@ def playouts(game: gdl.CompiledGame, rng: random.Random, count: int = 2, plies: 
             inside(diagnostic, game.source)
 
 
+RULE_SECONDS = 2.0
+"""The rule budget of the playouts and of the solver in :func:`run_case`."""
+
+
 def run_case(text: str, seed: int) -> None:
     """Check every property on ``text``; raise on a violation (Violation or the raw exception)."""
     rng = random.Random(seed)
@@ -423,13 +547,22 @@ def run_case(text: str, seed: int) -> None:
         return
     for warning in game.warnings:
         inside(warning, text)
-    playouts(game, rng)
+    with contextlib.suppress(gdl.RuleRuntimeError):  # a render rule may fail; playouts report that
+        terminal_text(game)
+    try:
+        with rule_budget(seconds=RULE_SECONDS):  # as `gdl check --time` bounds one rule evaluation
+            playouts(game, rng)
+    except SearchStopped:
+        pass
     # the exact solver under a small budget (the unchecked game: the solver's real path)
     try:
         fast = gdl.load_source(text, "fuzz.gdl")
         from solver.exact import StuckStateError, solve
 
-        solve(fast, limits=Limits(nodes=2000, seconds=2, table_entries=20_000))
+        with rule_budget(seconds=RULE_SECONDS):  # as `gdl solve --time` does
+            solve(fast, limits=Limits(nodes=2000, seconds=2, table_entries=20_000))
+    except SearchStopped:
+        pass  # a single rule evaluation outlasted the budget: the CLI reports a stop
     except gdl.RuleRuntimeError:
         pass
     except StuckStateError:

@@ -4,8 +4,9 @@ A measurement, not a test: ``python bench/load_time.py [--repeat N] [game ...]``
 Each phase is timed ``N`` times (after a garbage collection) and the best time
 is shown; ``load`` is the best time of the whole ``gdl.load_source`` (the
 number ``bench/run.py`` reports, from :func:`measure` too) and ``first`` its
-first call in this process. The Lark tables are built (or read from Lark's
-cache) before any game is timed; ``cold parse`` is that first parse.
+first call in this process. The Lark tables are built (or read from gdl's
+private JSON cache, :mod:`gdl.parser_cache`) before any game is timed; ``cold
+parse`` is that first parse.
 """
 
 from __future__ import annotations
@@ -52,7 +53,7 @@ def best_of(fn: Callable[[], Any], repeat: int) -> tuple[float, Any]:
 
 
 def cold_parse(paths: Sequence[Path]) -> float:
-    """Build the Lark tables (or read them from Lark's cache) with a first parse; its seconds."""
+    """Build the Lark tables (or read them from the parser cache) with a first parse; its seconds."""
     start = time.perf_counter()
     parse(read_source(paths[0]), str(paths[0]))
     return time.perf_counter() - start

@@ -57,6 +57,7 @@ With the same seed, a larger budget plays the same games and then more.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import numbers
 import random
@@ -64,16 +65,16 @@ import re
 import time
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from gdl import ast
 from gdl.compiler import compile_rules
-from gdl.diagnostics import Diagnostic, GdlError, ParameterError, RuleFileError, Span, source_lines
-from gdl.loader import MAX_FILE_BYTES
+from gdl.diagnostics import Diagnostic, ParameterError, RuleFileError, Span, source_lines
+from gdl.loader import read_source
 from gdl.parser import parse
-from gdl.runtime import CompiledGame, explain_runtime_error
+from gdl.runtime import CompiledGame, explain_runtime_error, rule_budget
 from solver.game import CHANCE, TERMINAL
+from solver.limits import SearchStopped
 from solver.value_iteration import components
 
 MOVES_NOTE = "reproduce with the moves: "
@@ -192,7 +193,7 @@ def moves_note(names: Sequence[str]) -> str:
 def _line_of(source: str, pattern: str) -> Span:
     """The span of the first line matching ``pattern`` (a regex), or line 1: a place for whole-game problems."""
     regex = re.compile(pattern)
-    for number, line in enumerate(source.splitlines(), 1):
+    for number, line in enumerate(source_lines(source), 1):
         match = regex.match(line)
         if match:
             stripped = line.rstrip()
@@ -219,6 +220,8 @@ def compile_checked(source: str, filename: str,
         return None, [d if d.file != "<string>" else d.located(filename) for d in error.diagnostics]
     try:
         game = CompiledGame(program, filename, source, warnings)
+    except RuleFileError as error:  # a budget of the load (too-large setup, too-deep generated code)
+        return None, [*warnings, *error.diagnostics]
     except RecursionError as error:
         return None, [*warnings, explain_runtime_error(error, program, filename)]
     except Exception as error:  # a rule failed while building the initial state
@@ -264,6 +267,8 @@ class StateChecks:
 
     def _explain(self, error: BaseException) -> Diagnostic:
         """The diagnostic of an exception that running the rules raised."""
+        if isinstance(error, SearchStopped):  # not a problem of the rules: the time budget ran out inside them
+            raise error
         if type(error).__name__ == "_NoUtility":
             return self._diag("bad-utility", "the game ended, but no rule gives the players a utility",
                               self._span_ends, "end the game with `win`, `lose` or `draw` rules, "
@@ -350,14 +355,18 @@ class Playouts(StateChecks):
     def run(self, count: int, progress: Callable[[int], None] | None = None) -> list[Diagnostic]:
         if self.time_budget is not None:
             self.deadline = time.process_time() + self.time_budget
-        for i in range(count):
-            if self.endless >= ENDLESS_STOP or self._spent(self.playouts):
-                break
-            self.playout()
-            if self.out_of_time:
-                break
-            if progress is not None:
-                progress(i + 1)
+        # One rule evaluation that outlasts the budget is stopped too (it would never reach `_spent`).
+        bounded = (rule_budget(deadline=self.deadline, clock=time.process_time) if self.deadline is not None
+                   else contextlib.nullcontext())
+        with bounded:
+            for i in range(count):
+                if self.endless >= ENDLESS_STOP or self._spent(self.playouts):
+                    break
+                self.playout()
+                if self.out_of_time:
+                    break
+                if progress is not None:
+                    progress(i + 1)
         return self.diagnostics()
 
     def _spent(self, finished: int) -> bool:
@@ -408,6 +417,9 @@ class Playouts(StateChecks):
                 self.plies += 1
         except _Found as found:
             self._record(found.diagnostic, history)
+        except SearchStopped:  # a single rule evaluation outlasted the time budget
+            self.out_of_time = True
+            self.playouts -= 1  # abandoned unfinished
         except RecursionError as error:
             self._record(game.explain(error), history)
         except Exception as error:
@@ -568,15 +580,22 @@ class Explorer(StateChecks):
         level_start, level_end = 0, 1  # the breadth-first level being expanded: states [level_start, level_end)
         done = 0
         next_check = FIRST_CHECK
-        while done < len(self.states):
-            if done == level_end:
-                self._level_done(start, done, level_end - level_start, len(self.states) - done)
-                level_start, level_end = done, len(self.states)
-            elif done == next_check:
-                self._clock(start, done, len(self.states) - done)
-                next_check += min(next_check, CHECK_EVERY)  # soon at first: some games take 1 ms a state
-            self.succ.append(self._expand(done))
-            done += 1
+        # One rule evaluation that outlasts the budget is stopped too (it would never reach `_clock`).
+        bounded = (rule_budget(deadline=start + self.time_budget, clock=time.process_time)
+                   if self.time_budget is not None else contextlib.nullcontext())
+        try:
+            with bounded:
+                while done < len(self.states):
+                    if done == level_end:
+                        self._level_done(start, done, level_end - level_start, len(self.states) - done)
+                        level_start, level_end = done, len(self.states)
+                    elif done == next_check:
+                        self._clock(start, done, len(self.states) - done)
+                        next_check += min(next_check, CHECK_EVERY)  # soon at first: some games take 1 ms a state
+                    self.succ.append(self._expand(done))
+                    done += 1
+        except SearchStopped:
+            raise _OverBudget("time") from None
 
     def _clock(self, start: float, done: int, frontier: int) -> None:
         """Stop when the time budget is spent, or expanding the states found so far would outlast it."""
@@ -891,12 +910,18 @@ def check_source(source: str, filename: str = "<string>", *, playouts: int = DEF
 SYMMETRY_PLAYOUTS = 20
 SYMMETRY_STATES = 400
 SYMMETRY_WORK = 2000  # successors made: about 60 ms for othello, whose moves cost most
+SYMMETRY_SECONDS = 2.0  # CPU seconds, should a single rule evaluation be long
 
 
 def symmetry_diagnostics(game: CompiledGame, seed: int | None) -> list[Diagnostic]:
     """Each declared symmetry compared with the rules at up to ``SYMMETRY_STATES`` states of random play."""
+    if not game.symmetries:
+        return []
     try:
-        game.check_symmetry(SYMMETRY_PLAYOUTS, SYMMETRY_STATES, SYMMETRY_WORK, seed=seed or 0)
+        with rule_budget(seconds=SYMMETRY_SECONDS, clock=time.process_time):
+            game.check_symmetry(SYMMETRY_PLAYOUTS, SYMMETRY_STATES, SYMMETRY_WORK, seed=seed or 0)
+    except SearchStopped:  # one rule evaluation outlasted the comparison's budget: nothing found
+        return []
     except RuleFileError as error:
         return list(error.diagnostics)
     except Exception as error:  # a rule failed in a state the comparison reached (RecursionError included)
@@ -904,32 +929,8 @@ def symmetry_diagnostics(game: CompiledGame, seed: int | None) -> list[Diagnosti
     return []
 
 
-def read_rule_file(path: str | Path) -> str:
-    """The text of a rule file.
-
-    :raises GdlError: missing, a directory, unreadable, too large or not UTF-8 (a one-line message).
-    """
-    path = Path(path)
-    try:
-        if path.is_dir():
-            raise GdlError(f"{path}: is a directory, not a rule file")
-        if not path.exists():
-            raise GdlError(f"{path}: no such file")
-        size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
-            raise GdlError(f"{path}: {size} bytes is too large for a rule file (at most {MAX_FILE_BYTES})")
-        data = path.read_bytes()
-    except OSError as error:
-        raise GdlError(f"{path}: {error.strerror or error}") from None
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        line = data[: error.start].count(b"\n") + 1
-        raise GdlError(f"{path}:{line}: not a UTF-8 text file (byte 0x{data[error.start]:02x} "
-                       f"at offset {error.start})") from None
-    if "\x00" in text:
-        raise GdlError(f"{path}: a binary file, not a rule file (it contains NUL bytes)")
-    return text.removeprefix("\ufeff")
+read_rule_file = read_source
+"""The text of a rule file (the same reader as :func:`gdl.load`; see :func:`gdl.loader.read_source`)."""
 
 
 __all__ = [

@@ -12,6 +12,7 @@ import argparse
 import contextlib
 import json
 import math
+import numbers
 import random
 import statistics
 import sys
@@ -43,9 +44,9 @@ from gdl.console import (
     plural,
     print_diagnostics,
 )
-from gdl.diagnostics import Diagnostic, GdlError, ParameterError, RuleFileError, Span
+from gdl.diagnostics import Diagnostic, GdlError, ParameterError, RuleFileError, Span, visible
 from gdl.loader import GameNotFoundError, bundled_games, resolve
-from solver.game import CHANCE, TERMINAL, MoveError
+from solver.game import CHANCE, TERMINAL, DeadEndError, MoveError
 
 EXIT_OK = 0
 EXIT_PROBLEM = 1
@@ -60,11 +61,37 @@ class UsageError(Exception):
 class Problem(Exception):
     """The work found a problem (a rule file with errors): exit status 1."""
 
-    def __init__(self, message: str = "", diagnostics: Sequence[Diagnostic] = (), source: str | None = None):
+    def __init__(self, message: str = "", diagnostics: Sequence[Diagnostic] = (), source: str | None = None,
+                 moves: Sequence[str] | None = None):
         super().__init__(message)
         self.message = message
         self.diagnostics = list(diagnostics)
         self.source = source
+        self.moves = None if moves is None else list(moves)
+        """The moves that reach the problem, when it happens in play and they are known."""
+
+
+SCHEMA_VERSION = 1
+"""The version of every ``--json`` output's layout (docs/json.md); raised when a field changes meaning."""
+
+
+def dump_json(data: Any, indent: int | None = None) -> str:
+    """Strict JSON: ``schema_version`` first, and no ``Infinity`` or ``NaN`` (a ``ValueError`` if one slips in)."""
+    if isinstance(data, dict):
+        data = {"schema_version": SCHEMA_VERSION, **data}
+    return json.dumps(data, indent=indent, allow_nan=False)
+
+
+def error_json(code: str, message: str, problem: Problem | None = None) -> str:
+    """The one object a ``--json`` command prints on failure: ``{"schema_version": 1, "error": {...}}``."""
+    error: dict[str, Any] = {"code": code, "message": message}
+    if problem is not None:
+        first = next((d for d in problem.diagnostics if d.is_error), None)
+        if first is not None:  # its code, message and place
+            error.update({k: v for k, v in first.to_json().items() if k != "severity"})
+        error["moves"] = problem.moves
+        error["diagnostics"] = [d.to_json() for d in problem.diagnostics]
+    return dump_json({"error": error})
 
 
 # ================================================================== helpers
@@ -83,6 +110,25 @@ def parse_params(pairs: Sequence[str] | None) -> dict[str, str]:
             raise UsageError(f"-p takes name=value, not {pair!r}")
         params[name] = value.strip()
     return params
+
+
+def finite_number(text: str) -> float:
+    """argparse type: a finite number; ``inf``, ``nan`` and ``1e999`` are refused (exit 2, one line)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
+    return value
+
+
+def seconds(text: str) -> float:
+    """argparse type: a finite number of seconds, at least 0."""
+    value = finite_number(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is negative; give seconds >= 0")
+    return value
 
 
 def load_game(spec: str, params: dict[str, str], checked: bool = False, symmetry: bool = True) -> gdl.CompiledGame:
@@ -109,6 +155,13 @@ def load_game(spec: str, params: dict[str, str], checked: bool = False, symmetry
         errors = [d for d in error.diagnostics if d.is_error]
         raise Problem(f"{path}: {plural(len(errors), 'error')}; run `gdl check {path}` for the details",
                       error.diagnostics, source) from None
+    except Exception as error:  # a rule failed while the initial state was built (setup)
+        from gdl.check import compile_checked
+
+        _, diagnostics = compile_checked(source, str(path), params)
+        if not any(d.is_error for d in diagnostics):
+            raise error
+        raise Problem("", [d for d in diagnostics if d.is_error], source) from None
 
 
 def replay(game: Any, moves_text: str | None) -> tuple[Any, list[str]]:
@@ -116,17 +169,20 @@ def replay(game: Any, moves_text: str | None) -> tuple[Any, list[str]]:
 
     :raises UsageError: a move that does not exist or is not legal where it is played.
     """
+    from gdl.cli_errors import rule_errors
+
     state = game.initial_state()
     played: list[str] = []
-    for index, name in enumerate(split_moves(moves_text or "")):
-        if game.to_move(state) == TERMINAL:
-            raise UsageError(f"--moves: the game is over after {index} moves; {name!r} cannot be played")
-        try:
-            move = game.parse_move(state, name)
-        except MoveError as error:
-            raise UsageError(f"--moves: move {index + 1}: {error}") from None
-        state = game.apply(state, move)
-        played.append(str(move))
+    with rule_errors(game, line=lambda: played):  # a rule that fails on the way: the moves so far reach it
+        for index, name in enumerate(split_moves(moves_text or "")):
+            if game.to_move(state) == TERMINAL:
+                raise UsageError(f"--moves: the game is over after {index} moves; {name!r} cannot be played")
+            try:
+                move = game.parse_move(state, name)
+            except MoveError as error:
+                raise UsageError(f"--moves: move {index + 1}: {error}") from None
+            played.append(str(move))  # before applying it: a rule failing in the move is reached by it
+            state = game.apply(state, move)
     return state, played
 
 
@@ -147,6 +203,8 @@ def json_value(value: Any) -> Any:
     """Parameters and utilities as plain JSON (tuples become lists, whole floats stay floats)."""
     if isinstance(value, tuple | list):
         return [json_value(v) for v in value]
+    if isinstance(value, numbers.Rational) and not isinstance(value, int):
+        value = float(value)  # a Fraction utility or parameter: JSON has no fractions
     if isinstance(value, float) and not math.isfinite(value):
         return None
     if isinstance(value, Fraction):  # numbers are one kind in JSON: a fraction is a float
@@ -215,7 +273,7 @@ def cmd_check(args: argparse.Namespace) -> int:
                     path = resolve(name)  # a bundled game's name
             if not path.exists() or path.is_dir():
                 what = "is a directory, not a rule file" if path.is_dir() else "no such file"
-                err.print(f"[bold red]error[/]: {name}: {what}")
+                err.print(Text("error", style="bold red") + Text(f": {name}: {what}"))
                 usage_problems += 1
                 continue
             try:
@@ -281,6 +339,8 @@ def _check_details(reports: list[CheckReport], args: argparse.Namespace) -> list
         timed_out = sum(r.out_of_time for r in reports)
         budget = f"; the --time budget ended the playouts of {plural(timed_out, 'file')}" if timed_out else ""
         details.append(f"{plural(playouts, 'random playout')}, {sum(r.plies for r in reports):,} plies{budget}")
+    elif any(r.out_of_time for r in reports):  # one rule evaluation outlasted the budget
+        details.append("the --time budget ran out during the first playout")
     if len(reports) == 1:
         how = _exploration_text(reports[0], args)
         if how:
@@ -338,8 +398,9 @@ def cmd_list(args: argparse.Namespace) -> int:
             table.add_row(row["name"], "", "", Text(row["error"], style="red"))
             continue
         params = " ".join(f"{k}={_param_text(v)}" for k, v in row["parameters"].items())
-        description = row["description"] + (" [dim](chance)[/]" if row["chance"] else "")
-        table.add_row(row["name"], ", ".join(row["players"]), params or "[dim]-[/]", description)
+        description = Text(row["description"]) + (Text(" (chance)", style="dim") if row["chance"] else Text())
+        table.add_row(Text(row["name"]), Text(", ".join(row["players"])), Text(params) if params
+                      else Text("-", style="dim"), description)
     out.print(table)
     out.print(f"[dim]{plural(len(rows), 'game')}; `gdl info NAME` for details, `gdl solve NAME` to solve one[/]")
     return EXIT_OK
@@ -363,6 +424,7 @@ def playout_statistics(game: Any, playouts: int, seed: int | None, max_plies: in
             break
         state = game.initial_state()
         plies = 0
+        line: list[Any] = []  # this playout's moves: the line to a dead end
         while True:
             player = game.to_move(state)
             if player == TERMINAL:
@@ -376,14 +438,15 @@ def playout_statistics(game: Any, playouts: int, seed: int | None, max_plies: in
             if player == CHANCE:
                 chance_nodes += 1
                 outcomes = game.chance_outcomes(state)
-                move = rng.choices([o for o, _ in outcomes], [p for _, p in outcomes])[0]
+                moves = [o for o, _ in outcomes]
+                move = rng.choices(moves, [p for _, p in outcomes])[0] if moves else None
             else:
                 moves = game.legal_moves(state)
-                if not moves:
-                    unfinished += 1
-                    break
                 branching.append(len(moves))
-                move = rng.choice(moves)
+                move = rng.choice(moves) if moves else None
+            if move is None:  # a dead end: a bug in the rules, reported with the line that reached it
+                raise DeadEndError(state, player, game.players[player] if player >= 0 else "", line)
+            line.append(move)
             state = game.apply(state, move)
             plies += 1
         if progress is not None:
@@ -423,7 +486,9 @@ def cmd_info(args: argparse.Namespace) -> int:
     game = load_game(args.game, parse_params(args.param))
     if args.playouts < 0:
         raise UsageError("--playouts must be >= 0")
-    with DelayedProgress(err, "random playouts", args.playouts, enabled=not args.json) as progress:
+    from gdl.cli_errors import rule_errors
+
+    with rule_errors(game), DelayedProgress(err, "random playouts", args.playouts, enabled=not args.json) as progress:
         stats = playout_statistics(game, args.playouts, args.seed, progress=progress.update,
                                    deadline=time.monotonic() + args.time if args.time else None)
     space = state_space(game)
@@ -439,30 +504,30 @@ def cmd_info(args: argparse.Namespace) -> int:
         "chance": game.has_chance,
         "zero_sum": game.zero_sum,
         "symmetries": 1 + len(getattr(game, "symmetries", ())),
-        "utility_bounds": list(game.utility_bounds) if game.utility_bounds else None,
+        "utility_bounds": json_value(list(game.utility_bounds)) if game.utility_bounds else None,
         "heuristic": bool(getattr(game, "has_heuristic", False)),
         "known_value": meta.get("value"),
         "meta": meta,
         "random_playouts": stats,
     }
     if args.json:
-        print(json.dumps(info, indent=2))
+        print(dump_json(info, indent=2))
         return EXIT_OK
     table = Table.grid(padding=(0, 2))
     table.add_column(style="bold cyan", no_wrap=True)
     table.add_column()
     table.add_row("game", Text(game_label(game), style="bold") + Text(f"  {info['description']}"))
-    table.add_row("file", str(info["file"]))
-    table.add_row("players", ", ".join(game.players))
+    table.add_row("file", Text(str(info["file"])))  # user text is Text: never parsed as markup
+    table.add_row("players", Text(", ".join(game.players)))
     params = " ".join(f"{k}={_param_text(v)}" for k, v in game.parameters.items())
-    table.add_row("parameters", params or "none")
+    table.add_row("parameters", Text(params or "none"))
     if info["moves"]:
-        table.add_row("moves", ", ".join(info["moves"]))
+        table.add_row("moves", Text(", ".join(info["moves"])))
     state_desc = f"{space['slots']} slots"
     if "variables" in space:
         state_desc += f" ({', '.join(space['variables'])})"
         state_desc += f"; at most {_big(space['log10_encodings'])} encodings"
-    table.add_row("state", state_desc)
+    table.add_row("state", Text(state_desc))
     if info["symmetries"] > 1:
         table.add_row("symmetry", f"{info['symmetries']} images of each position share one key "
                                   f"({', '.join(game.program.symmetries)})")
@@ -471,10 +536,11 @@ def cmd_info(args: argparse.Namespace) -> int:
     if game.utility_bounds:
         table.add_row("utilities", f"{format_number(game.utility_bounds[0])}..{format_number(game.utility_bounds[1])}")
     table.add_row("heuristic", "yes" if info["heuristic"] else "no")
-    table.add_row("known value", meta.get("value") or "[dim]not declared (meta value = ...)[/]")
+    table.add_row("known value", Text(meta["value"]) if meta.get("value")
+                  else Text("not declared (meta value = ...)", style="dim"))
     for key, value in meta.items():
         if key != "value":
-            table.add_row(key, value)
+            table.add_row(Text(key), Text(value))
     if stats["playouts"]:
         table.add_row("playouts", f"{stats['playouts']} random games (seed {args.seed})")
         if stats["mean_branching"] is not None:
@@ -540,7 +606,7 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         self.print_usage(sys.stderr)
-        sys.stderr.write(f"{self.prog}: error: {message}\n")
+        sys.stderr.write(f"{self.prog}: error: {visible(message)}\n")  # it may quote the command line
         raise SystemExit(EXIT_USAGE)
 
 
@@ -569,8 +635,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("files", nargs="+", metavar="FILE", help="rule files to check")
     p.add_argument("--playouts", type=int, default=DEFAULT_PLAYOUTS, metavar="N",
                    help=f"most random playouts per file (default {DEFAULT_PLAYOUTS}; 0 for static checks only)")
-    p.add_argument("--time", type=float, default=DEFAULT_TIME_BUDGET, metavar="SECONDS",
-                   help=f"CPU (not wall-clock) seconds of random play per file: the playouts stop when they are spent, but not "
+    p.add_argument("--time", type=seconds, default=DEFAULT_TIME_BUDGET, metavar="SECONDS",
+                   help=f"CPU (not wall-clock) seconds of random play per file: the playouts stop when they are "
+                        f"spent, but not "
                         f"before {MIN_PLAYOUTS} have finished or one reached --max-plies (default "
                         f"{DEFAULT_TIME_BUDGET:g}; 0 for no limit: exactly --playouts playouts on any machine)")
     p.add_argument("--seed", type=int, default=0, help="random seed of the playouts (default 0)")
@@ -598,7 +665,7 @@ def build_parser() -> argparse.ArgumentParser:
     game_options(p)
     p.add_argument("--playouts", type=int, default=200, metavar="N", help="random playouts for the statistics")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    p.add_argument("--time", type=float, default=10.0, metavar="SECONDS",
+    p.add_argument("--time", type=seconds, default=10.0, metavar="SECONDS",
                    help="wall-clock seconds of playouts: they stop after this long (default 10). Unlike "
                         "`gdl check --time`, which counts CPU seconds so that its verdict does not depend on "
                         "how busy the machine is")
@@ -645,15 +712,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         return status
     except UsageError as error:
         err.print(Text(f"gdl {args.command}: error: ", style="bold red") + Text(str(error)))
+        if getattr(args, "json", False) and args.command != "check":
+            print(error_json("usage", str(error)))
         return EXIT_USAGE
     except Problem as problem:
         if problem.diagnostics:
             print_diagnostics(err, problem.diagnostics, problem.source)
         if problem.message:
             err.print(Text("error: ", style="bold red") + Text(problem.message))
+        if getattr(args, "json", False) and args.command != "check":
+            first = next((d for d in problem.diagnostics if d.is_error), None)
+            print(error_json(first.code if first else "problem", problem.message, problem))
         return EXIT_PROBLEM
     except KeyboardInterrupt:
         err.print("[yellow]interrupted[/]")
+        if getattr(args, "json", False) and args.command != "check":
+            print(error_json("interrupted", "interrupted (Ctrl-C) before the command finished"))
         return EXIT_INTERRUPTED
     except BrokenPipeError:  # the reader went away (`gdl list | head`): nothing more to say
         import os

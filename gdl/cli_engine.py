@@ -13,8 +13,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from solver import agents
-from solver.game import TERMINAL
-from solver.limits import Limits, SearchResult, SearchStats, is_two_player_zero_sum
+from solver.game import TERMINAL, DeadEndError
+from solver.limits import Limits, SearchResult, SearchStats, SearchStopped, is_two_player_zero_sum
 from solver.table import TableError
 
 EXACT_METHODS = ("alphabeta", "backward", "retrograde", "value_iteration")
@@ -41,8 +41,33 @@ def auto_algorithm(game: Any, heuristic: bool = False, depth: bool = False) -> s
     return "exact"
 
 
+RULE_GRACE = 0.1
+"""A rule evaluation is stopped ``RULE_GRACE`` of ``--time`` (and a quarter of a second) after the search's
+own deadline, so that a search stopped on time still has a moment for its fallback (a quick guess of a move)."""
+
+
 def search(game: Any, state: Any, algorithm: str = "auto", limits: Limits | None = None,
            progress: Progress | None = None) -> SearchResult:
+    """One search from ``state`` within ``limits``, a single rule evaluation included (see
+    :func:`gdl.runtime.rule_budget`): one that outlasts them stops the search like its own budget would.
+    """
+    from gdl.runtime import rule_budget
+
+    limits = limits or Limits()
+    seconds = None if limits.seconds is None else limits.seconds * (1 + RULE_GRACE) + 0.25
+    started = time.perf_counter()
+    try:
+        with rule_budget(seconds, limits.nodes):
+            return _search(game, state, algorithm, limits, progress)
+    except SearchStopped as stop:  # a rule evaluation outlasted the budget where the search could not catch it
+        zeros = (0.0,) * len(game.players)
+        stats = SearchStats(seconds=time.perf_counter() - started)
+        return SearchResult(zeros, (), (), False, stats, algorithm, True, stop.reason,
+                            note="a single rule evaluation outlasted the budget: no move was evaluated")
+
+
+def _search(game: Any, state: Any, algorithm: str = "auto", limits: Limits | None = None,
+            progress: Progress | None = None) -> SearchResult:
     """One search from ``state``: exact without depth/time limits, heuristic with them.
 
     With ``algorithm="auto"`` and no depth or time limit, the exact solver
@@ -63,8 +88,8 @@ def search(game: Any, state: Any, algorithm: str = "auto", limits: Limits | None
     if automatic:
         algorithm = auto_algorithm(game, heuristic, limits.depth is not None)
     budgeted = limits.seconds is not None or limits.nodes is not None
-    if automatic and algorithm in ("expectimax", "minimax") and limits.depth is None and limits.seconds:
-        # Time but no depth: the exact solver may finish (Pig, dice races); else deepening uses the rest.
+    if automatic and algorithm in ("alphabeta", "expectimax", "minimax") and limits.depth is None and limits.seconds:
+        # --time T means "stop by T": the exact solver first; if it does not finish, deepening uses the rest.
         return _exact_then_deepen(game, state, algorithm, limits, progress)
     # "alphabeta" names the exact MTD(f) method and the depth-limited search: the search (deepening, exact
     # if it finishes) under a depth or time limit, or for a game the exact method does not fit (paranoid).
@@ -84,6 +109,8 @@ def search(game: Any, state: Any, algorithm: str = "auto", limits: Limits | None
             return run(game, state, limits, progress=progress)
         if algorithm == "puzzle":
             return _puzzle(game, state, limits, progress)
+    except DeadEndError:
+        raise  # a bug in the rules, not an algorithm that does not fit
     except RecursionError:
         raise EngineError(f"{algorithm} cannot search {game.name} to the end: the game is too long or has "
                           "cycles (give --depth, --time or --max-nodes for a heuristic search)") from None
@@ -94,32 +121,45 @@ def search(game: Any, state: Any, algorithm: str = "auto", limits: Limits | None
                       f"(algorithms: {', '.join(ALGORITHMS)})")
 
 
-EXACT_SHARE = 0.5
-"""The share of ``--time`` the exact solver gets before a heuristic search of a chance or N-player game."""
+HEURISTIC_SHARE = 0.2
+"""The share of ``--time`` kept for a heuristic search in case the exact solver does not finish ..."""
+HEURISTIC_MAX_SECONDS = 10.0
+"""... but never more than this: a long budget goes to the exact solver (a deepening search gains little more)."""
 
 
 def _exact_then_deepen(game: Any, state: Any, algorithm: str, limits: Limits,
                        progress: Progress | None) -> SearchResult:
-    """The exact solver within ``EXACT_SHARE`` of the time; if it stops, ``algorithm`` deepening in the rest."""
+    """``--time T``: the exact solver, within T less a reserve; if it stops, ``algorithm`` deepening in the rest.
+
+    The answer says which it is: exact (or a proven value), or an estimate whose ``note``
+    tells how long the exact solver ran and what it proved.
+    """
     from solver import exact
 
     started = time.perf_counter()
     assert limits.seconds is not None
-    first = exact.solve(game, state, replace(limits, seconds=limits.seconds * EXACT_SHARE), progress=progress)
-    if first.exact or not first.stopped or first.stop_reason in ("interrupt", "nodes", "table"):
+    reserve = min(limits.seconds * HEURISTIC_SHARE, HEURISTIC_MAX_SECONDS)
+    first = exact.solve(game, state, replace(limits, seconds=limits.seconds - reserve), progress=progress)
+    proven = first.bounds is not None and first.bounds[0] == first.bounds[1]
+    if first.exact or proven or not first.stopped or first.stop_reason in ("interrupt", "nodes", "table"):
         return first  # solved, or a cap that a second search would hit as well (``first`` has a guess)
     seconds = limits.seconds - (time.perf_counter() - started)
     nodes = None if limits.nodes is None else limits.nodes - first.stats.nodes
-    if seconds <= 0 or (nodes is not None and nodes <= 0):
-        return first
+    stopped = f"not solved: the exact solver stopped after {first.stats.seconds:.3g} s ({first.stats.nodes:,} nodes)"
+    if seconds <= 0 or (nodes is not None and nodes <= 0):  # no budget left for a second search
+        return replace(first, note=f"{stopped}; {first.note or 'no time was left for a heuristic search'}")
     result = search(game, state, algorithm, replace(limits, seconds=seconds, nodes=nodes), progress)
     if result.exact:
         return result
     stats = replace(result.stats, nodes=result.stats.nodes + first.stats.nodes,
-                    seconds=time.perf_counter() - started)
-    note = (f"the exact solver stopped after {first.stats.seconds:.2g} s ({first.stats.nodes:,} nodes); "
-            f"{algorithm} then deepened to depth {result.stats.depth} in the rest of --time (value not proven)")
-    return replace(result, stats=stats, note=result.note or note)
+                    seconds=time.perf_counter() - started, tt_size=max(result.stats.tt_size, first.stats.tt_size))
+    proof = ""
+    if first.bounds is not None and tuple(first.bounds) != tuple(getattr(game, "utility_bounds", None) or ()):
+        low, high = first.bounds
+        proof = f"; it proved {game.players[0]}'s value lies between {low:g} and {high:g}"
+    note = (f"{stopped}{proof}; {algorithm} then searched to depth {result.stats.depth} in the rest of --time: "
+            "the value is a heuristic estimate, not proven")
+    return replace(result, stats=stats, note=note)
 
 
 def _puzzle(game: Any, state: Any, limits: Limits, progress: Progress | None) -> SearchResult:
@@ -207,6 +247,8 @@ def solve_with_moves(game: Any, state: Any, algorithm: str = "auto", limits: Lim
                                    limits.depth is not None)
     player = game.to_move(state)
     solution = Solution(result, player)
+    if result.exact:
+        sweep_dead_ends(game, state, result, limits, started)
     if not result.exact or result.stopped or player < 0 or unsolvable(result):
         return solution  # (no goal from the root: none from its children either, as they are reachable from it)
     table = getattr(result, "table", None)
@@ -244,6 +286,40 @@ def solve_with_moves(game: Any, state: Any, algorithm: str = "auto", limits: Lim
     return solution
 
 
+SWEEP_STATES = 200_000
+"""Most states of the dead-end sweep after an exact solve that may have skipped some ..."""
+SWEEP_SECONDS = 10.0
+"""... and most seconds (never more than the solve itself took, but at least 1 s, and within ``--time``)."""
+FULL_GRAPH = ("backward", "retrograde", "value_iteration", "minimax")
+"""Exact searches that visit every reachable state (they meet every dead end themselves)."""
+
+
+def sweep_dead_ends(game: Any, state: Any, result: SearchResult, limits: Limits, started: float) -> None:
+    """After an exact solve that pruned (alpha-beta), look at every reachable state for a dead end, if that is cheap.
+
+    A value proven by alpha-beta holds whatever a skipped dead end would be worth, but a
+    dead end is a bug in the rules that `gdl solve` should not hide where it can find it:
+    a breadth-first sweep within ``SWEEP_STATES`` and ``SWEEP_SECONDS`` (a game too big for
+    it keeps its proven value; `gdl check` looks further).
+
+    :raises DeadEndError: with the moves that reach the dead end from ``state``.
+    """
+    from solver.exact import StateGraph
+    from solver.limits import Budget, SearchStopped
+
+    if result.algorithm in FULL_GRAPH or result.stats.tt_size >= SWEEP_STATES:
+        return  # every state seen already, or more states than the sweep may take
+    seconds = min(SWEEP_SECONDS, max(1.0, result.stats.seconds))
+    if limits.seconds is not None:
+        seconds = min(seconds, limits.seconds - (time.perf_counter() - started))
+    if seconds <= 0:
+        return
+    try:
+        StateGraph.explore(game, state, Budget(Limits(seconds=seconds)), SWEEP_STATES)
+    except (SearchStopped, KeyboardInterrupt):
+        return  # too big to sweep now: the proven value stands
+
+
 # ================================================================== agents
 # Agents, their specs and single games come from :mod:`solver.agents`; the CLI only adds its defaults
 # (a depth-limited search looks 4 plies ahead unless told otherwise) and turns errors into usage errors.
@@ -278,6 +354,8 @@ def make_agent(spec: str, game: Any, seed: int | None = None) -> agents.Agent:
         raise EngineError(f"perfect: cannot use table {options['table']!r}: {error}") from None
     except OSError as error:
         raise EngineError(f"perfect: cannot use table {options.get('table')!r}: {error.strerror or error}") from None
+    except DeadEndError:
+        raise
     except ValueError as error:
         raise EngineError(f"{name} cannot play {game.name}: {error}") from None
 

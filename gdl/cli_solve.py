@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import json
+import contextlib
+import itertools
 import math
 import random
+import signal
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -20,16 +22,29 @@ from gdl.cli import (
     DelayedProgress,
     Problem,
     UsageError,
+    dump_json,
+    finite_number,
     game_label,
     json_value,
     load_game,
     parse_params,
     replay,
+    seconds,
 )
+from gdl.cli_errors import rule_errors
 from gdl.console import board_text, format_number, make_console
 from solver.agents import play_game
-from solver.game import CHANCE, TERMINAL, AmbiguousMoveError, IllegalMoveError, MoveError, UnknownMoveError
+from solver.game import (
+    CHANCE,
+    TERMINAL,
+    AmbiguousMoveError,
+    IllegalMoveError,
+    MoveError,
+    UnknownMoveError,
+    dead_end,
+)
 from solver.limits import Limits
+from solver.table import TableError
 
 # ================================================================== agents
 
@@ -102,7 +117,23 @@ def add_play_options(p: argparse.ArgumentParser) -> None:
                    help="the player you play (name or number, default the first); `none` to watch agents")
     p.add_argument("--moves", metavar="M1,M2,...", help="start from the position after these moves")
     p.add_argument("--seed", type=int, default=None, help="random seed for chance events and agents")
-    p.add_argument("--delay", type=float, default=0.0, metavar="SECONDS", help="pause after each agent move")
+    p.add_argument("--delay", type=delay_seconds, default=0.0, metavar="SECONDS",
+                   help=f"pause after each agent move (at most {MAX_DELAY:g})")
+    p.add_argument("--max-plies", type=int, default=DEFAULT_PLAY_PLIES, metavar="N",
+                   help=f"stop a game that has not ended after this many plies (default {DEFAULT_PLAY_PLIES:,})")
+
+
+DEFAULT_PLAY_PLIES = 100_000
+"""``gdl play`` stops a game after this many plies (long games, such as a 12,000-ply walk, still end)."""
+MAX_DELAY = 60.0
+
+
+def delay_seconds(text: str) -> float:
+    """argparse type of ``--delay``: 0 to :data:`MAX_DELAY` seconds."""
+    value = seconds(text)
+    if value > MAX_DELAY:
+        raise argparse.ArgumentTypeError(f"{text!r} is more than {MAX_DELAY:g} seconds")
+    return value
 
 
 def _human_seat(game: Any, text: str | None) -> int | None:
@@ -143,16 +174,30 @@ def cmd_play(args: argparse.Namespace) -> int:
     for number, seat in enumerate(seats):
         spec = specs[number] if len(specs) > 1 else specs[0]
         agents[seat] = make_agent(spec, game, None if args.seed is None else args.seed + number)
-    _setup_completion(game, lambda: state)
     out.print(Text(game_label(game), style="bold") + Text(f"  {getattr(game, 'description', '')}", style="dim"))
     for seat in range(len(game.players)):
         who = "you" if seat == human else getattr(agents[seat], "name", specs[0])
-        out.print(f"  {game.players[seat]}: {who}")
+        out.print(Text(f"  {game.players[seat]}: {who}"))  # an agent spec is user text, not markup
     if human is not None:
         out.print("[dim]type a move, `moves`, `hint`, `undo`, `help` or `quit`[/]")
     history: list[tuple[Any, list[str]]] = []  # (state, played) before each human move
+    with rule_errors(game, line=lambda: played):  # a rule that fails as the game goes on: the moves so far
+        return _play_loop(out, game, state, played, human, agents, specs, rng, history, args)
+
+
+def _play_loop(out: Any, game: Any, state: Any, played: list[str], human: int | None, agents: dict[int, Any],
+               specs: list[str], rng: random.Random, history: list[tuple[Any, list[str]]],
+               args: argparse.Namespace) -> int:
+    _setup_completion(game, lambda: state)
     shown = None
+    if args.max_plies < 1:
+        raise UsageError("--max-plies must be at least 1")
+    plies = 0
     while True:
+        if plies >= args.max_plies and game.to_move(state) != TERMINAL:
+            out.print(Text(f"stopped: the game has not ended after {plies:,} plies (--max-plies {args.max_plies})",
+                           style="bold yellow"))
+            return EXIT_OK
         if shown is not state:
             out.print()
             out.print(board_text(game, state))
@@ -164,26 +209,31 @@ def cmd_play(args: argparse.Namespace) -> int:
             out.print(Text(f"utilities: {utilities}", style="dim"))
             out.print(Text(f"moves: {','.join(played)}", style="dim"))
             return EXIT_OK
+        _check_not_stuck(game, state, player, played)
         if player == CHANCE:
             outcomes = game.chance_outcomes(state)
             outcome, probability = rng.choices(outcomes, [p for _, p in outcomes])[0]
             out.print(Text("chance: ", style="bold magenta") + Text(f"{outcome}", style="bold")
                       + Text(f"  (probability {probability:.4g})", style="dim"))
-            state = game.apply(state, outcome)
             played.append(str(outcome))
+            state = game.apply(state, outcome)
+            plies += 1
             continue
         if player != human:
             agent = agents[player]
-            with SearchDisplay(out, f"{game.players[player]} is thinking") as display:
+            # A rule error met in the agent's search is somewhere below this state: searched for from the start.
+            with rule_errors(game, state, list(played)), \
+                    SearchDisplay(out, f"{game.players[player]} is thinking") as display:
                 if hasattr(agent, "progress"):
                     agent.progress = display.update
-                move = agent.choose(state)
+                move = choose_or_stop(agent, state)
             out.print(Text(f"{game.players[player]} plays ", style="bold") + Text(str(move), style="bold cyan"))
             last = getattr(agent, "last", None)
             if last is not None and last.stopped and last.note:
                 out.print(Text(last.note, style="dim yellow"))
-            state = game.apply(state, move)
             played.append(str(move))
+            state = game.apply(state, move)
+            plies += 1
             if args.delay:
                 time.sleep(args.delay)
             continue
@@ -206,17 +256,19 @@ def cmd_play(args: argparse.Namespace) -> int:
             shown = None
             continue
         if command == "moves":
-            out.print("legal moves: " + ", ".join(str(m) for m in game.legal_moves(state)))
+            out.print(Text("legal moves: " + ", ".join(str(m) for m in game.legal_moves(state))))
             continue
         if command == "undo":
             if not history:
                 out.print("[yellow]nothing to undo[/]")
                 continue
-            state, played = history.pop()
+            state, before = history.pop()
+            played[:] = before  # in place: the error guard of cmd_play reads this list
             out.print("[dim]took back your last move[/]")
             continue
         if command == "hint":
-            _hint(out, game, state)
+            with rule_errors(game, state, list(played)):
+                _hint(out, game, state)
             continue
         try:
             move = match_move(game, state, command)
@@ -225,8 +277,63 @@ def cmd_play(args: argparse.Namespace) -> int:
                                                                                  "the legal moves)", style="dim"))
             continue
         history.append((state, list(played)))
+        played.append(str(move))  # before applying it: a rule failing in the move is reached by it
         state = game.apply(state, move)
-        played.append(str(move))
+        plies += 1
+
+
+def _check_not_stuck(game: Any, state: Any, player: int, played: list[str]) -> None:
+    """:raises DeadEndError: a decision state without a legal move (or a chance state without an outcome)."""
+    stuck = not game.chance_outcomes(state) if player == CHANCE else not game.legal_moves(state)
+    if stuck:
+        error = dead_end(game, state, player)
+        for name in reversed(played):
+            error.prepend(name)
+        raise error
+
+
+class _Interrupts:
+    """Counts Ctrl-C presses: a search catches :class:`KeyboardInterrupt` to return its best move so far,
+    which would swallow the press that was meant to stop ``gdl play`` or ``gdl match``."""
+
+    count = 0
+
+    @classmethod
+    def handler(cls, signum: int, frame: Any) -> None:
+        cls.count += 1
+        raise KeyboardInterrupt
+
+
+def choose_or_stop(agent: Any, state: Any) -> Any:
+    """``agent.choose(state)``, but a Ctrl-C during it stops the command (the search may have caught it)."""
+    pressed = _Interrupts.count
+    previous = None
+    with contextlib.suppress(ValueError):  # not the main thread: the default handler stays
+        previous = signal.signal(signal.SIGINT, _Interrupts.handler)
+    try:
+        move = agent.choose(state)
+    except TableError as error:  # a solved table found damaged while playing (an illegal best move)
+        raise Problem(str(error)) from None
+    except Exception:
+        if _Interrupts.count != pressed:  # a search stopped by the press found no move: still a stop
+            raise KeyboardInterrupt from None
+        raise
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
+    if _Interrupts.count != pressed:
+        raise KeyboardInterrupt
+    return move
+
+
+class _Stoppable:
+    """An agent seat in ``gdl match`` whose Ctrl-C stops the match (see :func:`choose_or_stop`)."""
+
+    def __init__(self, agent: Any) -> None:
+        self.agent = agent
+
+    def choose(self, state: Any) -> Any:
+        return choose_or_stop(self.agent, state)
 
 
 def _hint(out: Any, game: Any, state: Any) -> None:
@@ -235,17 +342,21 @@ def _hint(out: Any, game: Any, state: Any) -> None:
         with SearchDisplay(out, "thinking") as display:
             result = engine.search(game, state, "auto", Limits(seconds=3.0), display.update)
     except engine.EngineError as error:
-        out.print(f"[yellow]no hint: {error}[/]")
+        out.print(Text(f"no hint: {error}", style="yellow"))
         return
     if not result.best_moves:
         out.print("[yellow]no hint available[/]")
         return
     player = game.to_move(state)
-    value = format_number(result.value[player])
-    how = "the solver proves" if result.exact else "the solver's best guess"
+    kind = value_kind(game, result)
     fastest = getattr(result, "fastest_moves", ())  # the optimal move that also brings the end nearest
+    if kind is None or kind == "bounds":
+        about = "the solver's guess; value unknown"
+    else:
+        how = "the solver proves" if kind == "proven" else "the solver's best guess"
+        about = f"{how}: value {format_number(result.value[player])} for {game.players[player]}"
     out.print(Text("hint: ", style="bold green") + Text(str((fastest or result.best_moves)[0]), style="bold")
-              + Text(f"  ({how}: value {value} for {game.players[player]})", style="dim"))
+              + Text(f"  ({about})", style="dim"))
 
 
 def _setup_completion(game: Any, current: Any) -> None:
@@ -327,13 +438,13 @@ def add_solve_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--algorithm", default="auto", choices=engine.ALGORITHMS,
                    help="auto (default): the exact solver that fits the game")
     p.add_argument("--depth", type=int, metavar="N", help="heuristic search to this depth instead of solving")
-    p.add_argument("--time", type=float, metavar="SECONDS", help="search for at most this long (heuristic "
+    p.add_argument("--time", type=finite_number, metavar="SECONDS", help="search for at most this long (heuristic "
                    "unless it finishes)")
     p.add_argument("--max-nodes", type=int, metavar="N", help="stop after visiting this many states "
                    "(the result so far is reported)")
     p.add_argument("--max-table", type=int, metavar="ENTRIES", help="memory cap: at most this many "
                    "states in the solver's tables")
-    p.add_argument("--memory", type=float, metavar="MB", help="memory cap in megabytes for the solver's "
+    p.add_argument("--memory", type=finite_number, metavar="MB", help="memory cap in megabytes for the solver's "
                    f"tables (about {BYTES_PER_ENTRY} bytes per state; combined with --max-table, the smaller wins)")
     p.add_argument("--save", metavar="FILE.sqlite", help="store the solved values in an SQLite table")
     p.add_argument("--no-symmetry", action="store_true", help="ignore the rule file's `symmetry` line "
@@ -362,34 +473,139 @@ def solve_limits(args: argparse.Namespace) -> Limits:
     if args.memory is not None:
         if not args.memory > 0:
             raise UsageError("--memory must be positive (megabytes)")
-        by_memory = max(1, int(args.memory * 1e6 / BYTES_PER_ENTRY))
+        by_memory = max(1, int(min(args.memory, 1e12) * 1e6 / BYTES_PER_ENTRY))  # 1e305 MB: no float overflow
         entries = by_memory if entries is None else min(entries, by_memory)
     return Limits(depth=args.depth, seconds=args.time, nodes=args.max_nodes, table_entries=entries)
 
 
-def size_estimate(game: Any, state: Any, explored: int) -> dict[str, Any]:
-    """How big the game is: the encodings bound of ``gdl info`` and the states explored before the stop."""
+GROWTH_SECONDS = 3.0
+"""Most seconds the breadth-first probe behind a size estimate runs ..."""
+GROWTH_STATES = 50_000
+"""... and most states it keeps."""
+TOO_BIG = 10 ** 8
+"""Reachable states beyond which a game is "probably too big to solve exactly" (~40 GB of tables)."""
+
+
+def size_estimate(game: Any, state: Any, explored: int, seconds: float = 0.0) -> dict[str, Any]:
+    """How big the game is, measured: the states the stopped solve kept, and the growth of a short probe.
+
+    A breadth-first probe from ``state`` counts the new states of each ply (within
+    ``GROWTH_SECONDS`` and ``GROWTH_STATES``). If it finishes, the number of reachable states
+    is known exactly. Otherwise the plies' growth ratios are extrapolated to the length of the
+    longest random playout, each ratio shrinking as the measured ratios shrink: a rough
+    order of magnitude (``estimated_states``). The encodings bound of ``gdl info`` is kept for
+    reference only (it counts every combination of values, reachable or not).
+    """
     from gdl.cli import state_space
 
     estimate: dict[str, Any] = {"states_explored": int(explored)}
+    if seconds > 0 and explored:
+        estimate["states_per_second"] = round(explored / seconds, 1)
     try:
         log10 = state_space(game).get("log10_encodings")
-    except Exception:  # an estimate must never turn a result into a crash
+        estimate.update(_growth(game, state))
+    except Exception:  # an estimate must never turn a result into a crash (the solve has its answer)
         log10 = None
     if log10 is not None:
         estimate["log10_encodings"] = round(float(log10), 2)
     return estimate
 
 
+def _growth(game: Any, state: Any) -> dict[str, Any]:
+    """``reachable_states`` (the probe finished) or ``estimated_states`` (extrapolated from ``ply_sizes``)."""
+    deadline = time.monotonic() + GROWTH_SECONDS
+    seen = {game.key(state)}
+    level, sizes = [state], [1]
+    partial = False
+    while level and len(seen) < GROWTH_STATES and time.monotonic() < deadline:
+        following = []
+        for parent in level:
+            if len(seen) >= 4 * GROWTH_STATES:  # a huge ply: stop inside it (and leave it out)
+                partial = True
+                break
+            player = game.to_move(parent)
+            if player == TERMINAL:
+                continue
+            moves = [o for o, _ in game.chance_outcomes(parent)] if player == CHANCE else game.legal_moves(parent)
+            for move in moves:
+                child = game.apply(parent, move)
+                k = game.key(child)
+                if k not in seen:
+                    seen.add(k)
+                    following.append(child)
+        level = following
+        if level and not partial:
+            sizes.append(len(level))
+    if not level:
+        return {"reachable_states": len(seen)}
+    return {"estimated_states": _extrapolate(sizes, _longest_playout(game, state)), "ply_sizes": sizes}
+
+
+def _extrapolate(sizes: list[int], plies: int) -> int:
+    """The states of all plies up to ``plies``, from the sizes of the first ones.
+
+    The growth ratio of one ply to the next falls as a game fills up (the log of the ratio
+    falls about linearly: tic-tac-toe, Connect-Four, Domineering), so the log ratios of the
+    last measured plies are fitted with a line and followed to the end of the longest playout.
+    A growth that does not fall keeps its last ratio.
+    """
+    logs = [math.log(b / a) for a, b in itertools.pairwise(sizes) if a and b][1:][-5:]
+    if not logs:
+        return int(sum(sizes))
+    n = len(logs)
+    mean_x, mean_y = (n - 1) / 2, sum(logs) / n
+    spread = sum((x - mean_x) ** 2 for x in range(n))
+    slope = sum((x - mean_x) * (y - mean_y) for x, y in enumerate(logs)) / spread if spread else 0.0
+    slope = min(0.0, slope)
+    log_ratio = mean_y + slope * (n - 1 - mean_x)  # the fitted line at the last measured ply
+    total, size = float(sum(sizes)), float(sizes[-1])
+    for _ in range(len(sizes), plies + 1):
+        log_ratio += slope
+        size *= math.exp(log_ratio)
+        total += size
+        if size < 1 or total > 1e30:
+            break
+    return int(min(total, 1e30))
+
+
+def _longest_playout(game: Any, state: Any, playouts: int = 20, max_plies: int = 1000) -> int:
+    rng = random.Random(0)
+    longest = 0
+    for _ in range(playouts):
+        current, plies = state, 0
+        while plies < max_plies and game.to_move(current) != TERMINAL:
+            player = game.to_move(current)
+            moves = [o for o, _ in game.chance_outcomes(current)] if player == CHANCE else game.legal_moves(current)
+            if not moves:
+                break
+            current = game.apply(current, rng.choice(moves))
+            plies += 1
+        longest = max(longest, plies)
+    return longest
+
+
 def _estimate_text(estimate: dict[str, Any]) -> str:
     text = f"explored {estimate['states_explored']:,} states"
     log10 = estimate.get("log10_encodings")
-    if log10 is not None:
-        bound = f"{10 ** log10:,.0f}" if log10 < 9 else f"10^{log10:.1f}"
-        text += f"; the state space has at most {bound} encodings"
-        if estimate["states_explored"] and log10 > math.log10(max(1, estimate["states_explored"])) + 1:
-            text += " -- probably too big to solve exactly; try --depth or --time for a heuristic answer"
+    if log10 is not None:  # a loose bound (every combination of values), for reference only
+        text += f" (the state encodings allow at most {_magnitude(10 ** log10)})"
+    if "reachable_states" in estimate:
+        return text + (f"; the game has {estimate['reachable_states']:,} reachable states from here, so a "
+                       "bigger budget solves it")
+    guess = estimate.get("estimated_states")
+    if guess is None:
+        return text
+    text += f"; roughly {_magnitude(guess)} reachable states (extrapolated from the growth of the first " \
+            f"{len(estimate.get('ply_sizes', ()))} plies)"
+    if guess > TOO_BIG:
+        text += " -- probably too big to solve exactly; --depth gives a heuristic answer"
+    else:
+        text += "; a bigger budget may solve it (alpha-beta often visits only part of them)"
     return text
+
+
+def _magnitude(n: float) -> str:
+    return f"{n:,.0f}" if n < 1e7 else f"10^{math.log10(n):.1f}"
 
 
 def _bounds(bounds: Sequence[float] | None) -> list[float | None] | None:
@@ -402,6 +618,37 @@ def _bounds(bounds: Sequence[float] | None) -> list[float | None] | None:
 STOP_REASONS = {"interrupt": "interrupted", "time": "out of time (--time)", "nodes": "out of nodes (--max-nodes)",
                 "table": "out of table space (--max-table/--memory)", "iterations": "out of iterations",
                 "depth": "stopped at the deepest depth it can search"}
+
+
+def _value_dict(game: Any, value: Sequence[float] | None) -> dict[str, float] | None:
+    """One number per player, or None when there is none or one is not finite (never Infinity/NaN in JSON)."""
+    if value is None:
+        return None
+    numbers = [float(v) + 0.0 for v in value]
+    if not all(math.isfinite(v) for v in numbers):
+        return None
+    return dict(zip(game.players, numbers, strict=False))
+
+
+def value_kind(game: Any, result: Any) -> str | None:
+    """What the root value is: ``proven``, ``bounds`` (only an interval is proven), ``estimated``, or None.
+
+    None when the search learned nothing it could stand behind: stopped (or interrupted)
+    before it found a move, or a depth-limited search of a game without a heuristic that
+    proved nothing (its value would be the horizon's 0, a guess that means nothing in a game
+    without draws).
+    """
+    bounds = result.bounds
+    if result.exact or (bounds is not None and bounds[0] == bounds[1]):
+        return "proven"
+    if bounds is not None:
+        return "bounds"
+    if not result.best_moves:
+        return None
+    if result.algorithm not in ("mcts", "value_iteration", "puzzle", "astar", "bfs") and not getattr(
+            game, "has_heuristic", True):
+        return None  # a depth-limited search (or the guess of a stopped solve) with no heuristic at its horizon
+    return "estimated"
 
 
 def _plies_json(plies: float | None) -> int | float | None:
@@ -440,17 +687,13 @@ def _count(n: float, word: str) -> str:
     return f"{int(n)} {word if n == 1 else plural}"
 
 
-def _value_dict(game: Any, value: Sequence[float]) -> dict[str, float]:
-    return {player: float(v) + 0.0 for player, v in zip(game.players, value, strict=False)}
-
-
 def cmd_solve(args: argparse.Namespace) -> int:
     out = make_console()
     game = load_game(args.game, parse_params(args.param), symmetry=not args.no_symmetry)
     state, played = replay(game, args.moves)
     limits = solve_limits(args)
     try:
-        with SearchDisplay(out, f"solving {game_label(game)}") as display:
+        with rule_errors(game, state, played), SearchDisplay(out, f"solving {game_label(game)}") as display:
             solution = engine.solve_with_moves(game, state, args.algorithm, limits, display.update)
     except engine.EngineError as error:
         if args.algorithm == "auto":
@@ -459,11 +702,13 @@ def cmd_solve(args: argparse.Namespace) -> int:
     result = solution.result
     interrupted = result.stopped and result.stop_reason == "interrupt"
     stats = result.stats
+    kind = value_kind(game, result)
     report: dict[str, Any] = {
         "game": game.name,
         "parameters": {k: json_value(v) for k, v in game.parameters.items()},
         "players": list(game.players),
-        "value": _value_dict(game, result.value),
+        "value": _value_dict(game, result.value) if kind in ("proven", "estimated") else None,
+        "value_kind": kind,
         "best_moves": [str(m) for m in solution.best_moves],
         "principal_variation": [str(m) for m in result.principal_variation],
         "exact": bool(result.exact),
@@ -484,7 +729,8 @@ def cmd_solve(args: argparse.Namespace) -> int:
         "plies_to_end": _plies_json(result.plies),
     }
     if result.stopped and result.stop_reason != "interrupt":
-        report["estimate"] = size_estimate(game, state, max(stats.nodes, stats.tt_size))
+        report["estimate"] = size_estimate(game, state, stats.tt_size or stats.nodes,  # distinct states kept
+                                           stats.seconds)
     if args.save:
         from solver.table import TableError, save_table
 
@@ -494,7 +740,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
             raise UsageError(f"--save: {error}") from None
         report["saved"] = args.save
     if args.json:
-        print(json.dumps(report))
+        print(dump_json(report))
     else:
         _print_solution(out, game, state, solution, report)
     return EXIT_INTERRUPTED if interrupted else EXIT_OK
@@ -526,29 +772,18 @@ def _print_solution(out: Any, game: Any, state: Any, solution: engine.Solution, 
         out.print(Text(f"{stats['nodes']:,} nodes in {stats['seconds']:.3f} s, TT {stats['tt_size']:,} entries",
                        style="dim"))
         return
-    bounds = result.bounds
-    if result.exact:
-        kind = "exact value"
-    elif bounds is not None and bounds[0] == bounds[1]:
-        kind = "proven value (not every move checked)"
-    elif bounds is not None:
-        kind = "value so far (not proven)"
-    elif result.algorithm == "value_iteration":
-        kind = "estimated value (value iteration, not converged)"
+    if report["value_kind"] is None:
+        out.print(Text("value unknown: ", style="bold yellow") + Text(
+            "the game has no heuristic, so a depth-limited search proves nothing short of the end; the move "
+            "below is a guess", style="yellow"))
     else:
-        kind = "estimated value (heuristic search)"
-    if bounds is not None and bounds[0] != bounds[1]:
-        values = f"{game.players[0]} between {format_number(bounds[0])} and {format_number(bounds[1])}"
-    else:
-        values = ", ".join(f"{p} {format_number(v)}" for p, v in report["value"].items())
-    proven = result.exact or (bounds is not None and bounds[0] == bounds[1])
-    out.print(Text(f"{kind}: ", style="bold") + Text(values, style="bold green" if proven else "bold yellow")
-              + Text(f"  ({_verdict(game, result.value)})" if proven else "", style="dim"))
-    distance = plies_text(game, result.value, result.plies) if result.exact else None
-    if distance:
-        out.print(Text(distance, style="bold"))
-    elif result.exact and result.algorithm == "alphabeta" and result.best_moves:
-        out.print(Text("distance to the end: not computed (walking every optimal line took too long)", style="dim"))
+        _print_value(out, game, result, report)
+        distance = plies_text(game, result.value, result.plies) if result.exact else None
+        if distance:
+            out.print(Text(distance, style="bold"))
+        elif result.exact and result.algorithm == "alphabeta" and result.best_moves:
+            out.print(Text("distance to the end: not computed (walking every optimal line took too long)",
+                           style="dim"))
     player = game.to_move(state)
     if solution.move_values and player >= 0:
         table = Table(header_style="bold", box=None, padding=(0, 2))
@@ -588,6 +823,28 @@ def _print_solution(out: Any, game: Any, state: Any, solution: engine.Solution, 
         out.print(Text(f"saved to {report['saved']}", style="dim"))
 
 
+def _print_value(out: Any, game: Any, result: Any, report: dict[str, Any]) -> None:
+    """The root value line, saying which kind of answer it is (exact, proven, bounds, estimated)."""
+    bounds = result.bounds
+    if result.exact:
+        kind = "exact value"
+    elif bounds is not None and bounds[0] == bounds[1]:
+        kind = "proven value (not every move checked)"
+    elif bounds is not None:
+        kind = "value so far (not proven)"
+    elif result.algorithm == "value_iteration":
+        kind = "estimated value (value iteration, not converged)"
+    else:
+        kind = "estimated value (heuristic search)"
+    if bounds is not None and bounds[0] != bounds[1]:
+        values = f"{game.players[0]} between {format_number(bounds[0])} and {format_number(bounds[1])}"
+    else:
+        values = ", ".join(f"{p} {format_number(v)}" for p, v in (report["value"] or {}).items())
+    proven = report["value_kind"] == "proven"
+    out.print(Text(f"{kind}: ", style="bold") + Text(values, style="bold green" if proven else "bold yellow")
+              + Text(f"  ({_verdict(game, result.value)})" if proven else "", style="dim"))
+
+
 def _verdict(game: Any, value: Sequence[float]) -> str:
     if len(game.players) == 2 and game.zero_sum:
         if abs(value[0]) <= 1e-9:
@@ -624,11 +881,11 @@ def cmd_match(args: argparse.Namespace) -> int:
     tallies = [{"wins": 0, "draws": 0, "losses": 0, "points": 0.0} for _ in specs]
     games: list[dict[str, Any]] = []
     started = time.perf_counter()
-    with DelayedProgress(err, "match", args.games, enabled=not args.json) as progress:
+    with rule_errors(game), DelayedProgress(err, "match", args.games, enabled=not args.json) as progress:
         for number in range(args.games):
             # seats alternate: in even games A takes the first seat, in odd games B does
             order = [(number + seat) % 2 for seat in range(n)]
-            seated = [agents[index] for index in order]
+            seated = [_Stoppable(agents[index]) for index in order]
             record = play_game(game, seated, tuple(order), rng)
             utilities, moves = record.utilities, list(record.moves)
             points = engine.winner_scores(utilities)
@@ -642,7 +899,7 @@ def cmd_match(args: argparse.Namespace) -> int:
                 tally[outcome] += 1
                 tally["points"] += 1.0 if outcome == "wins" else 0.5 if outcome == "draws" else 0.0
             games.append({"seats": {game.players[s]: specs[i] for s, i in enumerate(order)},
-                          "utilities": list(utilities), "plies": len(moves)})
+                          "utilities": [json_value(u) for u in utilities], "plies": len(moves)})
             progress.update(number + 1)
     seconds = time.perf_counter() - started
     score = tallies[0]["points"] / args.games
@@ -663,7 +920,7 @@ def cmd_match(args: argparse.Namespace) -> int:
         "game_log": games,
     }
     if args.json:
-        print(json.dumps(summary))
+        print(dump_json(summary))
         return EXIT_OK
     table = Table(title=f"{game_label(game)}: {args.games} games, seats alternating, seed {args.seed}",
                   header_style="bold", title_style="bold")
@@ -675,8 +932,9 @@ def cmd_match(args: argparse.Namespace) -> int:
         table.add_row(Text(spec, style="bold cyan"), str(tally["wins"]), str(tally["draws"]), str(tally["losses"]),
                       f"{100 * s:.1f}%", f"{100 * lo:.1f}%..{100 * hi:.1f}%")
     out.print(table)
-    out.print(f"Elo difference ({specs[0]} - {specs[1]}): {_elo_text(summary['elo'], score)} "
-              f"[dim](95% CI {_elo_text(summary['elo_ci95'][0], low)}..{_elo_text(summary['elo_ci95'][1], high)})[/]")
+    out.print(Text(f"Elo difference ({specs[0]} - {specs[1]}): {_elo_text(summary['elo'], score)} ")
+              + Text(f"(95% CI {_elo_text(summary['elo_ci95'][0], low)}..{_elo_text(summary['elo_ci95'][1], high)})",
+                     style="dim"))  # the specs are user text, not markup
     return EXIT_OK
 
 

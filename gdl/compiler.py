@@ -34,7 +34,7 @@ from gdl import ast
 from gdl import types as T
 from gdl.board import Board
 from gdl.diagnostics import Diagnostic, ParameterError, RuleFileError, Span, did_you_mean
-from gdl.runtime import RUNTIME_HELPERS, MoveFactory, OutcomeFactory
+from gdl.runtime import MAX_OUTCOMES, RUNTIME_HELPERS, MoveFactory, OutcomeFactory
 from gdl.symmetry import SYMMETRY_NAMES
 from gdl.symmetry import generators as symmetry_generators
 from gdl.symmetry import why_not as symmetry_why_not
@@ -45,10 +45,23 @@ WIN, LOSE, DRAW = 1, -1, 0
 RESERVED = {"mover", "turn", "win", "lose", "draw", "true", "false", "none"}
 MAX_DOMAIN = 1_000_000  # a move parameter or loop over more values than this is refused
 MAX_STATE = 1_000_000  # slots
-MAX_OUTCOMES = 10_000  # outcomes of one chance
 UNROLL_MOVES = 128  # moves with at most this many parameter combinations get one specialised function each
 UNROLL_QUANTIFIER = 128  # aggregates over at most this many constant values are written out in full
 INLINE_LIMIT = 20000  # characters of generated source a function call may be inlined into
+# Compile-time budgets: past them the compiler stops an optimisation (the code stays correct, only slower)
+# or refuses the rule file with `too-large`/`too-deep` before Python's own limits turn into a traceback.
+UNROLL_BUDGET = 20_000  # aggregate bodies written out per rule file (nested unrolling multiplies them)
+INLINE_BUDGET = 20_000  # def bodies inlined per rule file (defs that call defs twice double them per level)
+MAX_DEF_DEPTH = 40  # defs calling defs, nested (a deeper chain would exhaust Python's recursion)
+MAX_BLOCK_DEPTH = 40  # `if`/`for` blocks nested in one move (Python refuses 100 levels of indentation)
+MAX_LOOP_DEPTH = 15  # `for` loops, or move parameters, nested (Python refuses 20 nested loops)
+MAX_ERRORS = 100  # errors reported per rule file; checking stops at the 100th
+MAX_FRACTION_BITS = 1024  # numerator or denominator of a fraction computed at load time
+# Run-time polling (see gdl.runtime): a loop whose size times the sizes of the loops around it may pass
+# POLL_WEIGHT counts its work; a domain known only at run time counts as UNKNOWN_SIZE values.
+POLL_WEIGHT = 100_000
+UNKNOWN_SIZE = 1_000
+SMALL_NUMBER = 1 << 62  # a product proved within this needs no run-time check of its size (see runtime._big)
 # Diagnostics about a constant's value rather than its type: ignored in code that never runs.
 VALUE_ERRORS = ("index-out-of-range", "division-by-zero", "out-of-domain", "too-large", "empty", "bad-probability",
                 "empty-chance")
@@ -151,6 +164,10 @@ class CompileFailed(Exception):
     """Raised inside the walk to abandon one declaration after reporting a diagnostic."""
 
 
+class TooManyErrors(Exception):
+    """Raised by the ``MAX_ERRORS``-th error: the rest of the file is not checked (each error costs a hint)."""
+
+
 @dataclass
 class Program:
     """Everything the runtime needs: generated functions and tables, no AST."""
@@ -204,7 +221,18 @@ def compile_rules(
     """
     compiler = Compiler(rules, source, filename, overrides or {}, checked)
     compiler.allow_incremental_ends = incremental_ends
-    program = compiler.run()
+    try:
+        program = compiler.run()
+    except TooManyErrors:
+        program = None
+        compiler.diagnostics.append(Diagnostic(
+            "error", "too-large", f"{MAX_ERRORS} errors: the rest of the file was not checked",
+            compiler.diagnostics[-1].span, filename, "fix these first, then check again"))
+    except RecursionError:  # the limits on nesting each kind of thing did not stop a mix of them
+        program = None
+        compiler.diagnostics.append(Diagnostic(
+            "error", "too-deep", "the rules nest too deeply to compile (expressions inside defs inside defs ...)",
+            Span(1, 1, 1, 2), filename, "flatten the deepest expressions, or call fewer defs inside defs"))
     # A move unrolled per parameter value compiles its body once per value: report each problem once.
     compiler.diagnostics = list(dict.fromkeys(compiler.diagnostics))
     errors = [d for d in compiler.diagnostics if d.is_error]
@@ -307,6 +335,14 @@ class Compiler:
         self.allow_incremental_ends = True
         self.dead_depth = 0  # > 0 while compiling code that constant folding proved never runs
         self.written_slots: set[int] | None = set()  # by single-write moves; None: not known at load time
+        # budgets (see UNROLL_BUDGET and the constants after it)
+        self.errors: set[tuple[str, str, Span]] = set()
+        self.loop_weight = 1  # the product of the sizes of the run-time loops around the code being compiled
+        self.unrolled = 0
+        self.inline_memo: dict[tuple[Any, ...], Code | None] = {}
+        self.def_depth = 0
+        self.loop_depth = 0
+        self.long_ranges: set[str] = set()  # sources of ranges computed at run time, not proved short
         self.after_every: tuple[ast.Stmt, ...] = ()  # the `after every move:` block
         self.binder_tag = ""  # inside an inlined def: its quantifiers bind fresh names (see inline_def)
         self.inlined = 0
@@ -314,6 +350,10 @@ class Compiler:
     # ------------------------------------------------------------ diagnostics
     def error(self, code: str, message: str, span: Span, hint: str | None = None) -> None:
         self.diagnostics.append(Diagnostic("error", code, message, span, self.filename, hint))
+        if not self.dead_depth:  # (an unrolled move reports one problem once per value: count it once)
+            self.errors.add((code, message, span))
+            if len(self.errors) >= MAX_ERRORS:
+                raise TooManyErrors()
 
     def warn(self, code: str, message: str, span: Span, hint: str | None = None) -> None:
         self.diagnostics.append(Diagnostic("warning", code, message, span, self.filename, hint))
@@ -586,7 +626,7 @@ class Compiler:
                     raise ParameterError(f"parameter {name}: {text!r} is too large")
                 return value
             if typ.kind == "real":
-                return Fraction(text)
+                return _real_override(name, text)
             value = int(text)
         except ValueError as error:
             if isinstance(error, ParameterError):
@@ -756,8 +796,52 @@ class Compiler:
         method = getattr(self, "expr_" + type(e).__name__)
         return method(e, ctx)
 
+    # ----------------------------------------------------------- run-time budget
+    def loop_source(self, domain: Code, span: Span, moves: str = "") -> str:
+        """What a run-time loop iterates: ``domain``, counted by `_poll` when the loop may be long
+        (``moves``: the list of legal moves the loop fills, which `_poll` bounds too)."""
+        size = self.domain_size(domain)
+        if domain.src in self.long_ranges or self.loop_weight * size > POLL_WEIGHT:
+            return f"_poll({domain.src}, {self.span_id(span)}{', ' + moves if moves else ''})"
+        return domain.src
+
+    @contextlib.contextmanager
+    def loop_body(self, domain: Code) -> Iterator[None]:
+        """Compile the body of a run-time loop over ``domain`` (its size weighs on the loops inside)."""
+        saved = self.loop_weight
+        self.loop_weight = min(saved * self.domain_size(domain), 1 << 62)
+        try:
+            yield
+        finally:
+            self.loop_weight = saved
+
+    def domain_size(self, domain: Code) -> int:
+        """The most values a loop over ``domain`` sees: a constant's length, the longest row of a board
+        table looked up at run time (``neighbors(c)``, ``ray(c, d)``), else ``UNKNOWN_SIZE``."""
+        if domain.is_const:
+            return len(domain.const)
+        lookup = _TABLE_LOOKUP.fullmatch(domain.src)
+        if lookup is None or lookup.group(1) not in self.globals:
+            return UNKNOWN_SIZE
+        rows = [self.globals[lookup.group(1)]]
+        try:
+            for _ in range(domain.src.count("[")):
+                rows = [row for table in rows for row in table]
+            return max((len(row) for row in rows), default=0)
+        except TypeError:  # not a table of sequences after all
+            return UNKNOWN_SIZE
+
+    def check_fraction(self, value: Any, span: Span) -> None:
+        """A fraction folded at load time must stay small (squaring one repeatedly doubles its digits)."""
+        if isinstance(value, Fraction) and max(value.numerator.bit_length(),
+                                               value.denominator.bit_length()) > MAX_FRACTION_BITS:
+            raise self.fail("too-large", f"this exact fraction needs more than {MAX_FRACTION_BITS} bits; "
+                            "numbers computed when the game loads must stay small", span)
+
     def expr_Num(self, e: ast.Num, ctx: Ctx) -> Code:
         if isinstance(e.value, Fraction):
+            if max(abs(e.value.numerator), e.value.denominator) >= 10**30:  # (see parser.HUGE_LITERAL)
+                raise self.fail("too-large", "numbers in rule files are limited to 15 digits", e.span)
             return Code(self.constant(e.value), T.REAL, e.value)
         if abs(e.value) > 10**15:
             raise self.fail("too-large", "numbers in rule files are limited to 15 digits", e.span)
@@ -915,6 +999,7 @@ class Compiler:
                 raise self.fail("division-by-zero", "division by zero", e.span) from None
             if isinstance(value, int) and abs(value) > 10**15:
                 raise self.fail("too-large", "this number is too large (over 15 digits)", e.span)
+            self.check_fraction(value, e.span)
             return Code(self.constant(value), typ, value)
         op = e.op
         if op in ("/", "//", "%") and right.is_const and right.const == 0:
@@ -926,7 +1011,12 @@ class Compiler:
             return Code(f"int({code.src})", T.INT) if op == "//" and T.REAL in (left.type, right.type) else code
         if op == "//" and T.REAL in (left.type, right.type):
             return Code(f"int({left.src} // {right.src})", T.INT)
-        return Code(f"({left.src} {op} {right.src})", typ, bounds=_arith_bounds(op, _bounds(left), _bounds(right)))
+        bounds = _arith_bounds(op, _bounds(left), _bounds(right))
+        if (op == "*" or typ == T.REAL) and (bounds is None or max(-bounds[0], bounds[1]) > SMALL_NUMBER):
+            # Squaring a number again and again doubles its digits: one multiplication of two huge
+            # numbers outlasts any budget (it cannot be interrupted), so each such result is bounded.
+            return Code(f"_big({left.src} {op} {right.src}, {self.span_id(e.span)})", typ, bounds=bounds)
+        return Code(f"({left.src} {op} {right.src})", typ, bounds=bounds)
 
     def expr_Compare(self, e: ast.Compare, ctx: Ctx) -> Code:
         codes = [self.expr(e.first, ctx)] + [self.expr(x, ctx) for x in e.rest]
@@ -961,7 +1051,11 @@ class Compiler:
                 raise self.fail("too-large", f"the range {lo.const}..{hi.const} is too large", e.span)
             value = range(lo.const, hi.const + 1)
             return Code(self.constant(value), T.seq(T.INT), value)
-        return Code(f"range({lo.src}, {hi.src} + 1)", T.seq(T.INT))
+        src = f"range({lo.src}, {hi.src} + 1)"
+        low, high = _bounds(lo), _bounds(hi)
+        if low is None or high is None or high[1] - low[0] >= POLL_WEIGHT:
+            self.long_ranges.add(src)  # its loops are counted, and refused past MAX_RANGE values
+        return Code(src, T.seq(T.INT))
 
     def expr_IfExpr(self, e: ast.IfExpr, ctx: Ctx) -> Code:
         test = self.expr(e.test, ctx)
@@ -990,7 +1084,9 @@ class Compiler:
             raise self.fail("type", f"`{e.kind} {e.var} in ...` needs a set to range over, not {domain.type}",
                             e.domain.span)
         general = self.general_quantifier(e, domain, ctx)
-        if domain.is_const and len(domain.const) <= UNROLL_QUANTIFIER and not self.dead_depth:
+        if (domain.is_const and len(domain.const) <= UNROLL_QUANTIFIER and not self.dead_depth
+                and self.unrolled + len(domain.const) <= UNROLL_BUDGET):
+            self.unrolled += len(domain.const)  # nested unrolling multiplies: the budget stops it, not a hang
             unrolled = self.unrolled_quantifier(e, domain, ctx, general.type)
             if unrolled is not None:
                 return unrolled
@@ -1098,12 +1194,13 @@ class Compiler:
         self.declare_local(inner, e.var, Local(pyname, domain.type.elem or T.INT, False, bounds=_domain_bounds(domain)),
                            e.var_span)
         filt = None
-        if e.filter is not None:
-            filt = self.expr(e.filter, inner)
-            self.require(filt, T.BOOL, e.filter.span)
-        body = self.expr(e.body, inner)
+        with self.loop_body(domain):
+            if e.filter is not None:
+                filt = self.expr(e.filter, inner)
+                self.require(filt, T.BOOL, e.filter.span)
+            body = self.expr(e.body, inner)
         cond = f" if {filt.src}" if filt is not None else ""
-        loop = f"for {pyname} in {domain.src}"
+        loop = f"for {pyname} in {self.loop_source(domain, e.domain.span)}"
         kind = e.kind
         if kind in ("any", "all", "count", "first", "select"):
             self.require(body, T.BOOL, e.body.span)
@@ -1265,6 +1362,17 @@ class Compiler:
         """
         if self.dead_depth or not all(a.is_const or a.src.isidentifier() for a in args):
             return None  # code that never runs is only type-checked: keep it small
+        # The same def with the same arguments inlines to the same code: a def calling another twice
+        # would otherwise compile 2^n bodies. Past INLINE_BUDGET, calls stay calls.
+        key = (info.decl.name, min(self.loop_weight, POLL_WEIGHT + 1), *(a.src for a in args))
+        if key in self.inline_memo:
+            return self.inline_memo[key]
+        if self.inlined >= INLINE_BUDGET:  # (`inline_body` counts the inlinings)
+            return None
+        self.inline_memo[key] = result = self.inline_body(info, args)
+        return result
+
+    def inline_body(self, info: DefInfo, args: list[Code]) -> Code | None:
         ctx = Ctx([{}])
         for p, ptype, arg in zip(info.decl.params, info.param_types, args, strict=True):
             ctx.scopes[-1][p.name] = Local(arg.src, ptype, False, arg.const, line=p.span.line)
@@ -1291,7 +1399,12 @@ class Compiler:
         if info.in_progress:
             raise self.fail("recursive-def", f"{_q(decl.name)} calls itself; functions cannot be recursive",
                             decl.span, "write a bounded loop in a move, or use an aggregate like `any`")
+        if self.def_depth >= MAX_DEF_DEPTH:
+            raise self.fail("too-deep", f"{_q(decl.name)} is reached through more than {MAX_DEF_DEPTH} defs "
+                            "that call one another", decl.span, "call fewer defs inside defs")
         info.in_progress = True
+        self.def_depth += 1
+        saved_weight, self.loop_weight = self.loop_weight, UNKNOWN_SIZE  # a def may be called inside loops
         try:
             ctx = Ctx([{}])
             params = []
@@ -1309,10 +1422,14 @@ class Compiler:
             line = f"def {info.pyname}(s{''.join(', ' + p for p in params)}):"
             # Defs go in the module before use; emit into a separate list then splice in front.
             self.emit(line, decl.span)
+            if _CALLS_DEF.search(body.src):
+                self.emit("    _tick()", decl.span)  # defs calling defs twice double the work per level
             self.emit(f"    return {body.src}", decl.span)
             info.result = Code(f"{info.pyname}(s)", body.type)
         finally:
             info.in_progress = False
+            self.def_depth -= 1
+            self.loop_weight = saved_weight
 
     def param_type(self, p: ast.Param, ctx: Ctx) -> Type:
         dom = self.expr(p.type.domain, ctx)
@@ -1366,6 +1483,17 @@ class Compiler:
         self.emit("    return out")
 
     def compile_move(self, index: int, move: ast.MoveDecl) -> list[tuple[str, Span]]:
+        if len(move.params) > MAX_LOOP_DEPTH:
+            raise self.fail("too-deep", f"move {_q(move.name)} has {len(move.params)} parameters; at most "
+                            f"{MAX_LOOP_DEPTH}", move.params[MAX_LOOP_DEPTH].span)
+        saved_weight = self.loop_weight
+        try:
+            return self.compile_move_loops(index, move)
+        finally:
+            self.loop_weight = saved_weight
+
+    def compile_move_loops(self, index: int, move: ast.MoveDecl) -> list[tuple[str, Span]]:
+        """The lines of ``_legal`` that list ``move``: a loop per parameter, the guard, the move object."""
         ctx = Ctx([{}], in_move=True)
         loops: list[tuple[str, Span]] = []
         names: list[str] = []
@@ -1381,7 +1509,8 @@ class Compiler:
                 raise self.fail("too-large", "this move parameter has too many values", p.type.span)
             pyname = f"L_{p.name}"
             self.declare_local(ctx, p.name, Local(pyname, elem, False), p.span)
-            loops.append(("    " * depth + f"for {pyname} in {dom.src}:", p.span))
+            loops.append(("    " * depth + f"for {pyname} in {self.loop_source(dom, p.type.span, 'out')}:", p.span))
+            self.loop_weight = min(self.loop_weight * self.domain_size(dom), 1 << 62)
             names.append(pyname)
             types.append(elem)
             depth += 1
@@ -1572,6 +1701,7 @@ class Compiler:
                 raise self.fail("break-outside-loop", "`break` outside a `for` loop", stmt.span)
             out.append((pad + "break", stmt.span))
         elif isinstance(stmt, ast.If):
+            self.check_block_depth(indent, stmt.span)
             keyword = "if"
             taken = False  # an earlier test is constant true: the branches after it never run
             for test_expr, body in stmt.branches:
@@ -1591,14 +1721,28 @@ class Compiler:
             domain = self.expr(stmt.domain, ctx)
             if domain.type.kind != "seq":
                 raise self.fail("type", f"`for` needs a set to loop over, not {domain.type}", stmt.domain.span)
+            self.check_block_depth(indent, stmt.span)
+            if self.loop_depth >= MAX_LOOP_DEPTH:
+                raise self.fail("too-deep", f"`for` loops nested more than {MAX_LOOP_DEPTH} deep", stmt.span,
+                                "loop over pairs or cells instead of nesting so many loops")
             inner = ctx.child(in_loop=True)
             pyname = f"L_{stmt.var}"
             self.declare_local(inner, stmt.var, Local(pyname, domain.type.elem or T.INT, False,
                                                       bounds=_domain_bounds(domain)), stmt.span)
-            out.append((f"{pad}for {pyname} in {domain.src}:", stmt.span))
-            self.compile_block(list(stmt.body), inner, [], out, indent + 1, stmt.span)
+            out.append((f"{pad}for {pyname} in {self.loop_source(domain, stmt.domain.span)}:", stmt.span))
+            self.loop_depth += 1
+            try:
+                with self.loop_body(domain):
+                    self.compile_block(list(stmt.body), inner, [], out, indent + 1, stmt.span)
+            finally:
+                self.loop_depth -= 1
         else:  # pragma: no cover - the grammar has no other statements
             raise self.fail("internal", f"unknown statement {type(stmt).__name__}", stmt.span)
+
+    def check_block_depth(self, indent: int, span: Span) -> None:
+        if indent > MAX_BLOCK_DEPTH:
+            raise self.fail("too-deep", f"blocks nested more than {MAX_BLOCK_DEPTH} deep", span,
+                            "move the inner part into a `def`, or test several conditions with `and`")
 
     def assignment(self, stmt: ast.Assign, ctx: Ctx) -> str:
         value = self.expr(stmt.value, ctx)
@@ -1803,7 +1947,7 @@ class Compiler:
         self.emit_chance_state(stmt.span)
         for line in restore:
             self.emit(line, stmt.span)
-        self.emit(f"    dom = {domain.src}", stmt.span)
+        self.emit(f"    dom = _outcomes({domain.src}, {sid})", stmt.span)  # bounded before it is built
         if weight is None:
             self.emit(f"    return _uniform(dom, _CT{cid}, _CK{cid}, {sid})", stmt.span)
         else:
@@ -2074,7 +2218,9 @@ class Compiler:
                 code = self.per_player_number(decl.var, decl.expr, game_over=True)
                 self.emit("def _util(s):", decl.span)
                 # A fraction (`0.5`, `1/2`) is exact inside the rules; what leaves them is a float, as `n/2` is.
-                value = f"float({code.src})" if code.type.kind == "real" else code.src
+                # A number a float cannot hold is a rule error (`_num`), not an OverflowError in the solver.
+                value = code.src if code.is_const else f"_num({code.src}, {self.span_id(decl.expr.span)})"
+                value = f"float({value})" if code.type.kind == "real" else value
                 self.emit(f"    return tuple({value} for L_{decl.var} in range({n}))", decl.span)
             except CompileFailed:
                 pass
@@ -2126,7 +2272,8 @@ class Compiler:
         except CompileFailed:
             return
         self.emit("def _heur(s):", decl.span)
-        self.emit(f"    return tuple(float({code.src}) for L_{decl.var} in range({n}))", decl.span)
+        self.emit(f"    return tuple(_flt({code.src}, {self.span_id(decl.expr.span)}) for L_{decl.var} in range({n}))",
+                  decl.span)
 
     def compile_render(self, renders: list[ast.RenderDecl]) -> tuple[str | None, dict[int, str]]:
         for extra in renders[1:]:
@@ -2345,6 +2492,8 @@ def _cell(compiler: Compiler, call: ast.Call, args: list[Code]) -> Code:
 # ------------------------------------------------------------------ helpers
 
 
+_TABLE_LOOKUP = re.compile(r"(_k\d+)(?:\[[A-Za-z0-9_]+\])+")
+_CALLS_DEF = re.compile(r"(?<![A-Za-z0-9_])u_\w+\(s")
 _STATE_READ = re.compile(r"(?<![A-Za-z0-9_])s\[")
 _CONSTANT_READ = re.compile(r"(?<![A-Za-z0-9_])s\[(\d+)\]")
 _STATE_PASSED = re.compile(r"(?<![A-Za-z0-9_])s(?![A-Za-z0-9_\[])")
@@ -2366,6 +2515,22 @@ def _disjuncts(codes: Sequence[Code]) -> tuple[str, ...]:
     for code in codes:
         out.extend(code.terms or (code.src,))
     return tuple(out)
+
+
+_REAL_TEXT = re.compile(r"[-+]?[0-9]{1,15}(\.[0-9]{1,15})?(/[0-9]{1,15})?")
+
+
+def _real_override(name: str, text: str) -> Fraction:
+    """``-p bonus=0.25`` or ``1/3``: a short decimal or fraction (an exponent like ``1e999999999`` would hang)."""
+    if not _REAL_TEXT.fullmatch(text):
+        raise ParameterError(f"parameter {name} takes a number like 0.5 or 1/3, not {text!r}")
+    number, _, denominator = text.partition("/")
+    if denominator and int(denominator) == 0:
+        raise ParameterError(f"parameter {name}: {text!r} divides by zero")
+    value = Fraction(number) / (int(denominator) if denominator else 1)
+    if not -10_000 <= value <= 10_000:
+        raise ParameterError(f"parameter {name}={text} is out of the range this tool accepts (-10000..10000)")
+    return value
 
 
 def _json_exact(value: Any) -> Any:
@@ -2424,3 +2589,19 @@ def _names_display(names: Sequence[str]) -> Callable[[int], str]:
 
 def _optional_display(display: Callable[[int], str]) -> Callable[[int], str]:
     return lambda v: "none" if v == -1 else display(v)
+
+
+_REAL_TEXT = re.compile(r"[+-]?[0-9]{1,30}(\.[0-9]{1,30})?(/[0-9]{1,30})?")
+
+
+def _real_override(name: str, text: str) -> Fraction:
+    """``-p name=1/3`` or ``0.25`` for a real parameter; no exponents (``1e99999999999`` would take for ever)."""
+    if not _REAL_TEXT.fullmatch(text):
+        raise ParameterError(f"parameter {name} takes a number like 3, 0.25 or 1/3, not {text[:40]!r}")
+    try:
+        value = Fraction(text)
+    except ZeroDivisionError:
+        raise ParameterError(f"parameter {name}: {text!r} divides by zero") from None
+    if not -10_000 <= value <= 10_000:
+        raise ParameterError(f"parameter {name}={text} is out of the range this tool accepts (-10000..10000)")
+    return value

@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Iterable
 from typing import Any
 
-from rich.console import Console
+from rich.console import Console, ConsoleOptions, ConsoleRenderable, RenderHook
+from rich.segment import Segment
 from rich.text import Text
 
 from gdl.check import MOVES_NOTE
-from gdl.diagnostics import Diagnostic, Span
+from gdl.diagnostics import Diagnostic, Span, has_controls, visible
 
 PLAYER_STYLES = ("bold red", "bold yellow", "bold blue", "bold green", "bold magenta", "bold cyan")
 SEVERITY_STYLES = {"error": "bold red", "warning": "bold yellow"}
@@ -23,11 +25,46 @@ MAX_NOTE_MOVES = 16
 
 
 def make_console(stderr: bool = False) -> Console:
-    """A console on stdout (or stderr); highlighting off so that numbers in messages stay plain."""
+    """A console on stdout (or stderr); highlighting off so that numbers in messages stay plain.
+
+    Everything it prints goes through :class:`EscapeControls`: text from a rule file (titles, meta,
+    render strings, source lines) or the command line reaches the terminal as text, never as escape
+    sequences. Emoji codes (``:smile:``) are not replaced.
+    """
     width = None
     if not (sys.stderr if stderr else sys.stdout).isatty():
-        width = int(os.environ.get("COLUMNS", "0") or 0) or 100
-    return Console(stderr=stderr, highlight=False, soft_wrap=True, width=width)
+        width = terminal_width(os.environ.get("COLUMNS"))
+    console = Console(stderr=stderr, highlight=False, soft_wrap=True, width=width, emoji=False)
+    console.push_render_hook(EscapeControls())
+    return console
+
+
+def terminal_width(columns: str | None, default: int = 100) -> int:
+    """``$COLUMNS`` if it is a sensible width (20..1000), else ``default``; never an error."""
+    if columns is None or not columns.strip().isdigit():
+        return default
+    return min(1000, max(20, int(columns)))
+
+
+class _Escaped:
+    """A renderable whose text segments have their control characters shown escaped."""
+
+    def __init__(self, renderable: Any) -> None:
+        self.renderable = renderable
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> Iterable[Segment]:
+        for segment in console.render(self.renderable, options):
+            if segment.control or not has_controls(segment.text, keep="\n"):
+                yield segment  # rich's own cursor movements, or plain text
+            else:
+                yield Segment(visible(segment.text, keep="\n"), segment.style)
+
+
+class EscapeControls(RenderHook):
+    """Escape control characters in everything printed (the style codes rich adds are not text)."""
+
+    def process_renderables(self, renderables: list[ConsoleRenderable]) -> list[ConsoleRenderable]:
+        return [_Escaped(renderable) for renderable in renderables]  # type: ignore[misc]
 
 
 def elide_moves(note: str, limit: int = MAX_NOTE_MOVES) -> str:

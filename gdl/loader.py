@@ -8,6 +8,8 @@
 
 from __future__ import annotations
 
+import os
+import stat
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -45,6 +47,11 @@ def resolve(game: str) -> Path:
     path = Path(game)
     if path.is_file():
         return path
+    if path.exists() and not path.is_dir():  # a FIFO or a device: read_source says why it is not read
+        try:
+            read_source(path)
+        except GdlError as error:
+            raise GameNotFoundError(str(error)) from None
     bundled = games_dir() / (game if game.endswith(SUFFIX) else game + SUFFIX)
     if "/" not in game and bundled.is_file():
         return bundled
@@ -57,20 +64,54 @@ def resolve(game: str) -> Path:
                             f"(bundled: {', '.join(names)})")
 
 
-def read_source(path: Path) -> str:
-    """Read a rule file as UTF-8.
+def read_source(path: str | Path) -> str:
+    """The text of a rule file: the one reader of the CLI and :func:`load` (a byte-order mark is dropped).
 
-    :raises GdlError: unreadable, too large or not text.
+    Only regular files are read (a FIFO would block, ``/dev/zero`` never ends), and at most
+    :data:`MAX_FILE_BYTES`: the file is opened without blocking, checked with ``fstat`` on the open
+    descriptor, and read with a cap, so a file that grows meanwhile is still refused.
+
+    :raises GdlError: missing, a directory or another non-regular file, unreadable, too large,
+        not UTF-8 or binary (a one-line message).
     """
+    path = Path(path)
     try:
-        size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
-            raise GdlError(f"{path}: {size} bytes is too large for a rule file (at most {MAX_FILE_BYTES})")
-        return path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise GdlError(f"{path}: not a UTF-8 text file") from None
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except FileNotFoundError:
+        raise GdlError(f"{path}: no such file") from None
     except OSError as error:
         raise GdlError(f"{path}: {error.strerror or error}") from None
+    try:
+        _check_regular(path, os.fstat(fd))
+        with os.fdopen(fd, "rb", closefd=False) as file:
+            data = file.read(MAX_FILE_BYTES + 1)
+    except OSError as error:
+        raise GdlError(f"{path}: {error.strerror or error}") from None
+    finally:
+        os.close(fd)
+    if len(data) > MAX_FILE_BYTES:
+        raise GdlError(f"{path}: more than {MAX_FILE_BYTES} bytes is too large for a rule file")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data[: error.start].count(b"\n") + 1
+        raise GdlError(f"{path}:{line}: not a UTF-8 text file (byte 0x{data[error.start]:02x} "
+                       f"at offset {error.start})") from None
+    if "\x00" in text:
+        raise GdlError(f"{path}: a binary file, not a rule file (it contains NUL bytes)")
+    return text.removeprefix("\ufeff")
+
+
+def _check_regular(path: Path, info: os.stat_result) -> None:
+    if stat.S_ISDIR(info.st_mode):
+        raise GdlError(f"{path}: is a directory, not a rule file")
+    if not stat.S_ISREG(info.st_mode):
+        kind = ("a FIFO" if stat.S_ISFIFO(info.st_mode) else "a character device" if stat.S_ISCHR(info.st_mode)
+                else "a block device" if stat.S_ISBLK(info.st_mode) else "a socket" if stat.S_ISSOCK(info.st_mode)
+                else "not a regular file")
+        raise GdlError(f"{path}: {kind}, not a regular file; rule files are read only from regular files")
+    if info.st_size > MAX_FILE_BYTES:
+        raise GdlError(f"{path}: {info.st_size} bytes is too large for a rule file (at most {MAX_FILE_BYTES})")
 
 
 def load_source(

@@ -9,6 +9,7 @@ in the user's words; nothing from Lark reaches a user.
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Iterator
 from fractions import Fraction
 from pathlib import Path
@@ -20,9 +21,14 @@ from lark.indenter import DedentError, Indenter
 
 from gdl import ast
 from gdl.diagnostics import Diagnostic, RuleFileError, Span, source_lines
+from gdl.parser_cache import cached_lark
 
 QUANTIFIERS = ("any", "all", "count", "sum", "min", "max", "first", "select")
 MAX_NESTING = 200  # deeper expressions are refused before Python's recursion limit bites
+MAX_LITERAL_DIGITS = 30
+"""A number literal with more significant digits parses as ``HUGE_LITERAL``, which the compiler refuses as
+`too-large` (it takes 15 digits) with a caret: Python's int() would refuse 4,300 digits with a traceback."""
+HUGE_LITERAL = 10**MAX_LITERAL_DIGITS
 
 
 def grammar_path() -> Path:
@@ -57,18 +63,15 @@ class GdlIndenter(Indenter):
             yield token
 
 
+LARK_OPTIONS = {"parser": "lalr", "lexer": "contextual", "propagate_positions": True, "maybe_placeholders": True}
+
+
 @functools.cache
 def _lark() -> tuple[Lark, GdlIndenter]:
     indenter = GdlIndenter()
-    parser = Lark(
-        grammar_path().read_text(encoding="utf-8"),
-        parser="lalr",
-        lexer="contextual",
-        postlex=indenter,
-        propagate_positions=True,
-        maybe_placeholders=True,
-        cache=True,  # LALR tables are cached in the temp dir: a cold start costs ~0.3 s, a warm one ~20 ms
-    )
+    # Never Lark's cache=True: it unpickles a predictably named file in the shared temp directory.
+    # A cold build costs ~0.3 s, reading the private JSON cache ~20 ms (gdl/parser_cache.py).
+    parser = cached_lark(grammar_path().read_text(encoding="utf-8"), dict(LARK_OPTIONS), indenter)
     return parser, indenter
 
 
@@ -108,10 +111,15 @@ class ToAst(Transformer):
 
     # ------------------------------------------------------------ expressions
     def int_lit(self, t: Tree) -> ast.Expr:
-        return ast.Num(_e(t), int(t.children[0]))
+        digits = str(t.children[0]).lstrip("0") or "0"
+        return ast.Num(_e(t), int(digits) if len(digits) <= MAX_LITERAL_DIGITS else HUGE_LITERAL)
 
     def decimal_lit(self, t: Tree) -> ast.Expr:
-        return ast.Num(_e(t), Fraction(str(t.children[0])))
+        whole, _, fraction = str(t.children[0]).partition(".")
+        whole, fraction = whole.lstrip("0") or "0", fraction.rstrip("0") or "0"
+        if len(whole) + len(fraction) > MAX_LITERAL_DIGITS:
+            return ast.Num(_e(t), Fraction(HUGE_LITERAL))
+        return ast.Num(_e(t), Fraction(f"{whole}.{fraction}"))
 
     def string_lit(self, t: Tree) -> ast.Expr:
         return ast.Str(_e(t), unquote(t.children[0]))
@@ -537,6 +545,9 @@ def parse(source: str, filename: str = "<string>") -> ast.RuleFile:
 
     :raises RuleFileError: with one syntax diagnostic (the first error).
     """
+    breaks = line_break_diagnostics(source, filename)
+    if breaks:
+        raise RuleFileError(breaks, source)
     text = source if source.endswith("\n") else source + "\n"
     parser, indenter = _lark()
     try:
@@ -568,6 +579,34 @@ def parse(source: str, filename: str = "<string>") -> ast.RuleFile:
         raise
 
 
+_ODD_BREAK = re.compile("\r(?!\n)|[\x0b\x0c\x85\u2028\u2029]")
+_BREAK_NAMES = {"\r": "a carriage return (\\r) not followed by \\n", "\x0b": "a vertical tab (\\v)",
+                "\x0c": "a form feed (\\f)", "\x85": "a next-line character (U+0085)",
+                "\u2028": "a line separator (U+2028)", "\u2029": "a paragraph separator (U+2029)"}
+MAX_BREAK_DIAGNOSTICS = 20
+
+
+def line_break_diagnostics(source: str, filename: str = "<string>") -> list[Diagnostic]:
+    """An error at each character that some programs show as a line break and gdl does not.
+
+    Lines end only with ``\\n`` or ``\\r\\n``. A lone ``\\r`` in a comment would make ``cat`` or an
+    editor show a line of code that gdl ignores, and the others shift line numbers in tools that
+    count them as breaks; so they are refused wherever they are, strings and comments included.
+    """
+    found = []
+    for match in _ODD_BREAK.finditer(source):
+        if len(found) == MAX_BREAK_DIAGNOSTICS:
+            break
+        offset = match.start()
+        line = source.count("\n", 0, offset) + 1
+        column = offset - (source.rfind("\n", 0, offset) + 1) + 1
+        found.append(Diagnostic(
+            "error", "line-break", f"{_BREAK_NAMES[match.group()]} in a rule file; lines end only with \\n or \\r\\n",
+            Span(line, column, line, column + 1), filename,
+            hint="remove it, or end the line with a plain newline"))
+    return found
+
+
 def _nesting_depth(tree: Tree) -> tuple[int, Any]:
     """The depth of the tree, and the first node found past ``MAX_NESTING`` (where to point)."""
     deepest = 0
@@ -579,8 +618,8 @@ def _nesting_depth(tree: Tree) -> tuple[int, Any]:
             deepest = depth
             if depth == MAX_NESTING + 1 and (isinstance(node, Token) or not node.meta.empty):
                 where = node
-        if isinstance(node, Tree):
-            stack.extend((child, depth + 1) for child in node.children)
+        if isinstance(node, Tree):  # an optional part that is absent is None (no `else`, no filter)
+            stack.extend((child, depth + 1) for child in node.children if child is not None)
     return deepest, where
 
 

@@ -8,10 +8,12 @@ indirection. A move carries its effect in ``Move.data``: applying it is one call
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import sys
+import time
 import traceback
-from collections.abc import Callable, Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from fractions import Fraction
 from operator import itemgetter
 from types import TracebackType
@@ -21,6 +23,7 @@ from gdl.diagnostics import Diagnostic, GdlError, RuleFileError, Span, did_you_m
 from gdl.symmetry import SlotMap, canonical_key, find_violation, slot_map
 from gdl.symmetry import group as symmetry_group
 from solver.game import CHANCE, TERMINAL, IllegalMoveError, Move, UnknownMoveError
+from solver.limits import SearchStopped
 
 if TYPE_CHECKING:
     from gdl.compiler import Program
@@ -95,6 +98,117 @@ class OutcomeFactory:
         return move
 
 
+# ------------------------------------------------- the budget of one rule evaluation
+# A search checks its budget between nodes; one rule evaluation (a move with two parameters over
+# 0..999999, a def that calls another twice, forty levels deep) can last longer than any budget.
+# So generated code counts the work of its long loops (`_poll`) and of defs that call defs (`_tick`),
+# and every POLL_EVERY units looks at the deadline that `rule_budget` set: past it, it raises
+# SearchStopped, which every search treats like its own budget running out. Loops the compiler
+# proves short (a constant domain, not nested under other long loops) are not counted at all.
+
+POLL_EVERY = 1 << 14
+"""Units of work (loop iterations, def calls) between two looks at the clock."""
+MAX_RANGE = 1_000_000
+"""The most values a range computed at run time may hold (as a load-time range: `too-large` past it)."""
+WORK_PER_NODE = 100_000
+"""Units of rule work allowed per node of ``--max-nodes`` (one evaluation may not outlast the node budget)."""
+
+_count = 0
+_next_check = POLL_EVERY
+_deadline: float | None = None
+_clock: Callable[[], float] = time.perf_counter
+_work_limit: int | None = None
+
+
+def _check() -> None:
+    """The slow path of `_poll`/`_tick`: raise SearchStopped when the rule budget is spent."""
+    global _next_check
+    _next_check = _count + POLL_EVERY
+    if _work_limit is not None and _count >= _work_limit:
+        raise SearchStopped("nodes")
+    if _deadline is not None and _clock() >= _deadline:
+        raise SearchStopped("time")
+
+
+POLL_CHUNK = 4096
+"""A loop over more values is counted chunk by chunk (one value's work may be large: making a move)."""
+MAX_MOVES = 1_000_000
+"""The most legal moves of one state (a move with huge parameters could otherwise fill the memory)."""
+
+
+def _poll(seq: Sequence[Any], sid: int, moves: list[Any] | None = None) -> Iterable[Any]:
+    """A long loop's domain, counted as work; a range computed at run time is bounded by ``MAX_RANGE``.
+
+    ``moves``: the list of legal moves a move-parameter loop fills, bounded by ``MAX_MOVES``.
+    """
+    global _count
+    try:
+        n = len(seq)
+    except OverflowError:  # a range longer than sys.maxsize
+        n = MAX_RANGE + 1
+    if n > MAX_RANGE:
+        raise RuleRuntimeError(f"a loop over {_many(seq, 'values')}; at most {MAX_RANGE:,}", sid)
+    if n > POLL_CHUNK:
+        return _chunks(seq, n, sid, moves)
+    _count += n
+    if _count >= _next_check:
+        _check()
+    if moves is not None and len(moves) > MAX_MOVES:
+        raise RuleRuntimeError(f"more than {MAX_MOVES:,} legal moves in one state", sid)
+    return seq
+
+
+def _chunks(seq: Sequence[Any], n: int, sid: int, moves: list[Any] | None) -> Iterator[Any]:
+    global _count
+    for start in range(0, n, POLL_CHUNK):
+        _count += POLL_CHUNK
+        if _count >= _next_check:
+            _check()
+        if moves is not None and len(moves) > MAX_MOVES:
+            raise RuleRuntimeError(f"more than {MAX_MOVES:,} legal moves in one state", sid)
+        yield from seq[start : start + POLL_CHUNK]
+
+
+def _many(seq: Sequence[Any], noun: str) -> str:
+    """``the 1,000,000,000 values of 0..999999999``, or ``2,000,000 values``."""
+    if isinstance(seq, range):
+        return f"the {seq.stop - seq.start:,} {noun} of {seq.start}..{seq.stop - 1}"
+    return f"{len(seq):,} {noun}"
+
+
+def _tick() -> None:
+    """One call of a def that calls other defs (a chain of them can double the work at each level)."""
+    global _count
+    _count += 1
+    if _count >= _next_check:
+        _check()
+
+
+@contextlib.contextmanager
+def rule_budget(seconds: float | None = None, nodes: int | None = None,
+                clock: Callable[[], float] = time.perf_counter, deadline: float | None = None) -> Iterator[None]:
+    """Bound every rule evaluation inside the block: after ``seconds`` (or at ``deadline``, on ``clock``)
+    or after the work of ``nodes`` nodes, generated code raises :class:`SearchStopped` (``"time"`` or
+    ``"nodes"``).
+
+    Nested blocks keep the tighter budget; leaving a block restores the one around it.
+    """
+    global _deadline, _clock, _work_limit, _next_check
+    saved = (_deadline, _clock, _work_limit)
+    if seconds is not None:
+        deadline = clock() + seconds
+    if deadline is not None and (_deadline is None or clock is not _clock or deadline < _deadline):
+        _deadline, _clock = deadline, clock
+    if nodes is not None:
+        limit = _count + nodes * WORK_PER_NODE
+        _work_limit = limit if _work_limit is None else min(_work_limit, limit)
+    _next_check = min(_next_check, _count + POLL_EVERY)
+    try:
+        yield
+    finally:
+        _deadline, _clock, _work_limit = saved
+
+
 # ----------------------------------------------------------- generated helpers
 
 
@@ -139,8 +253,25 @@ def _arith(a: Any, b: Any, op: str, sid: int) -> Any:
     if b == 0:
         raise RuleRuntimeError(f"division by zero (`{op}` by 0)", sid)
     if op == "/":
-        return Fraction(a) / b  # exact, as the docs say and as constant folding is
+        return _big(Fraction(a) / b, sid)  # exact, as the docs say and as constant folding is
     return a // b if op == "//" else a % b
+
+
+MAX_NUMBER_BITS = 4096
+"""The most bits of a product or fraction computed at run time (numerator and denominator each)."""
+
+
+def _big(value: Any, sid: int) -> Any:
+    """A product or fraction computed at run time, refused past ``MAX_NUMBER_BITS`` bits (squaring one
+    again and again doubles its digits, and one multiplication of huge numbers cannot be interrupted)."""
+    if isinstance(value, int):
+        if value.bit_length() <= MAX_NUMBER_BITS:
+            return value
+    elif not isinstance(value, Fraction) or max(value.numerator.bit_length(),
+                                                 value.denominator.bit_length()) <= MAX_NUMBER_BITS:
+        return value
+    raise RuleRuntimeError(f"a number of more than {MAX_NUMBER_BITS:,} bits (about "
+                           f"{MAX_NUMBER_BITS * 3 // 10:,} digits): numbers in the rules must stay smaller", sid)
 
 
 def _min_of(values: Iterable[Any], sid: int) -> Any:
@@ -157,6 +288,31 @@ def _max_of(values: Iterable[Any], sid: int) -> Any:
     return max(values)
 
 
+MAX_UTILITY = 1e300
+"""Utilities and heuristic values beyond this are rule errors (the solvers compute with floats)."""
+
+
+def _num(value: Any, sid: int) -> Any:
+    """A utility, refused when a float cannot hold it (a huge whole number would crash the solver)."""
+    if -MAX_UTILITY <= value <= MAX_UTILITY:
+        return value
+    raise RuleRuntimeError(f"a utility of {_magnitude(value)}: utilities must lie within ±1e300", sid)
+
+
+def _flt(value: Any, sid: int) -> float:
+    """A heuristic value as a float, refused when a float cannot hold it."""
+    if -MAX_UTILITY <= value <= MAX_UTILITY:
+        return float(value)
+    raise RuleRuntimeError(f"a heuristic value of {_magnitude(value)}: it must lie within ±1e300", sid)
+
+
+def _magnitude(value: Any) -> str:
+    """A huge number shown by its size, not its digits (printing a 10,000-digit number is slow and useless)."""
+    if isinstance(value, int):
+        return f"{len(str(abs(value))) if value.bit_length() < 10_000 else 'thousands of'} digits"
+    return _show(value)
+
+
 def _end(s: list[Any], status: int) -> tuple[Any, ...]:
     s[-1] = status
     s[-2] = TERMINAL
@@ -170,6 +326,21 @@ def _uniform(dom: Iterable[Any], cache: dict[Any, Move], make: OutcomeFactory, s
     p = 1.0 / len(values)
     get = cache.get
     return [(get(v) or make(v), p) for v in values]
+
+
+MAX_OUTCOMES = 10_000
+"""The most outcomes of one chance (as at load time: a million move objects would take seconds and memory)."""
+
+
+def _outcomes(dom: Any, sid: int) -> Any:
+    """A chance's domain computed at run time, refused before it is built when it has too many values."""
+    try:
+        n = len(dom)
+    except OverflowError:
+        n = MAX_OUTCOMES + 1
+    if n > MAX_OUTCOMES:
+        raise RuleRuntimeError(f"a chance over {_many(dom, 'outcomes')}; at most {MAX_OUTCOMES:,}", sid)
+    return dom
 
 
 def _weighted(dom: Iterable[Any], weights: list[Any], cache: dict[Any, Move], make: OutcomeFactory,
@@ -229,11 +400,20 @@ RUNTIME_HELPERS: dict[str, Any] = {
     "_weighted": _weighted,
     "_branches": _branches,
     "_NoUtility": _NoUtility,
+    "_poll": _poll,
+    "_tick": _tick,
+    "_outcomes": _outcomes,
+    "_num": _num,
+    "_big": _big,
+    "_flt": _flt,
 }
 
 
 # --------------------------------------------------------------- the game
 
+
+SETUP_SECONDS = 5.0
+"""CPU seconds the initial state (``setup``, the initial values) may take to build."""
 
 SYMMETRY_CHECK_PLAYOUTS = 4
 SYMMETRY_CHECK_STATES = 48
@@ -266,7 +446,12 @@ class CompiledGame:
         self.fingerprint = program.fingerprint
         namespace: dict[str, Any] = dict(program.namespace)
         namespace["__builtins__"] = _SAFE_BUILTINS
-        code = compile(program.source, GENERATED_FILENAME, "exec")
+        try:
+            code = compile(program.source, GENERATED_FILENAME, "exec")
+        except (SyntaxError, RecursionError, MemoryError):  # Python's own nesting limits, past the compiler's
+            raise RuleFileError([Diagnostic("error", "too-deep", "the rules nest too deeply for Python to run them",
+                                            Span(1, 1, 1, 2), filename, "flatten the deepest expressions or "
+                                            "blocks")], source) from None
         exec(code, namespace)  # generated from the checked AST only; no user text in the source
         for factory in program.factories:
             if isinstance(factory.fn_name, list):
@@ -286,7 +471,12 @@ class CompiledGame:
         util_table = namespace["_UT"]
         util_fn = namespace["_util"]
         try:
-            self._initial = namespace["_setup"](namespace["_INIT"])
+            with rule_budget(seconds=SETUP_SECONDS, clock=time.process_time):
+                self._initial = namespace["_setup"](namespace["_INIT"])
+        except SearchStopped as stop:  # every command loads the game: a setup that never ends hangs them all
+            span = _span_from_traceback(stop.__traceback__, program) or Span(1, 1, 1, 2)
+            raise RuleFileError([Diagnostic("error", "too-large", f"building the initial state took more than "
+                                            f"{SETUP_SECONDS:g} s", span, filename)], source) from None
         except Exception as error:  # a rule failed while building the initial state
             raise RuleFileError([self.explain(error)], source) from None
         # Hot methods: the generated functions themselves.

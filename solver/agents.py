@@ -37,7 +37,7 @@ from typing import Any, Protocol
 from solver.alphabeta import alphabeta, check_alphabeta
 from solver.exact import solve
 from solver.expectimax import check_expectimax, expectimax
-from solver.game import CHANCE, TERMINAL, Game, State
+from solver.game import CHANCE, TERMINAL, DeadEndError, Game, State, dead_end
 from solver.limits import Limits, SearchResult, SearchStats, is_two_player_zero_sum, iterative_deepening
 from solver.mcts import check_mcts, mcts
 from solver.minimax import minimax
@@ -60,7 +60,10 @@ class RandomAgent:
         self.name = "random"
 
     def choose(self, state: State) -> Hashable:
-        return self.rng.choice(list(self.game.legal_moves(state)))
+        moves = list(self.game.legal_moves(state))
+        if not moves:
+            raise dead_end(self.game, state, self.game.to_move(state))
+        return self.rng.choice(moves)
 
 
 Progress = Callable[[Any], Any]
@@ -220,6 +223,8 @@ def _positive_float(text: str) -> float:
         value = float(text)
     except ValueError:
         raise ValueError("a number is needed") from None
+    if not math.isfinite(value):
+        raise ValueError("must be a finite number")
     if not value > 0:
         raise ValueError("must be positive")
     return value
@@ -400,16 +405,38 @@ def play_game(game: Game, seated: Sequence[Agent], seats: tuple[int, ...], rng: 
     """One game, ``seated[p]`` choosing for player ``p``; a game longer than ``max_moves`` is truncated."""
     state = game.initial_state()
     moves: list[str] = []
+    played: list[Hashable] = []
     while len(moves) < max_moves:
         player = game.to_move(state)
         if player == TERMINAL:
             return GameRecord(seats, tuple(game.utilities(state)), tuple(moves))
-        move = _sample(game.chance_outcomes(state), rng) if player == CHANCE else seated[player].choose(state)
+        try:
+            move = _play_one(game, state, player, seated, rng)
+        except DeadEndError as error:  # here, or deeper in an agent's search: the line from the start
+            for earlier in reversed(played):
+                error.prepend(earlier)
+            raise
+        played.append(move)
         moves.append(str(move))
         state = game.apply(state, move)
     if game.to_move(state) == TERMINAL:
         return GameRecord(seats, tuple(game.utilities(state)), tuple(moves))
     return GameRecord(seats, (0.0,) * len(game.players), tuple(moves), truncated=True)
+
+
+def _play_one(game: Game, state: State, player: int, seated: Sequence[Agent], rng: random.Random) -> Hashable:
+    """The next move of a game: a chance outcome, or the seated agent's choice.
+
+    :raises DeadEndError: the state has no legal move (or no outcome) and the game is not over.
+    """
+    if player == CHANCE:
+        outcomes = game.chance_outcomes(state)
+        if not outcomes:
+            raise dead_end(game, state, player)
+        return _sample(outcomes, rng)
+    if not game.legal_moves(state):
+        raise dead_end(game, state, player)
+    return seated[player].choose(state)
 
 
 def _sample(outcomes: Sequence[tuple[Hashable, float]], rng: random.Random) -> Hashable:

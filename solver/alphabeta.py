@@ -41,7 +41,7 @@ from collections import defaultdict
 from collections.abc import Callable, Hashable
 from typing import Any
 
-from solver.game import CHANCE, TERMINAL, Game, State
+from solver.game import CHANCE, TERMINAL, DeadEndError, Game, State, dead_end
 from solver.limits import (
     UNLIMITED_DEPTH,
     Budget,
@@ -195,6 +195,8 @@ class NegamaxSearch:
                 raise TooDeep(ply)
             horizon_before = search.horizon_hits
             moves = legal(state)
+            if not moves:  # no value to take the best of: a bug in the rules, not a loss worth -inf
+                raise dead_end(game, state, player)
             if len(moves) > 1024:  # a very wide node costs as much as many narrow ones: check the budget now
                 budget.check(search.nodes)
             if ordering and len(moves) > 1:
@@ -243,10 +245,15 @@ class NegamaxSearch:
                         search.horizon_hits += 1
                         h = heuristic(child)
                         value = 0.0 if h is None else side * h[ref]
-                    elif sides[child_player] == side:
-                        value = negamax(child, child_player, depth - 1, alpha, beta, ply + 1, child_key)
                     else:
-                        value = -negamax(child, child_player, depth - 1, -beta, -alpha, ply + 1, child_key)
+                        try:
+                            if sides[child_player] == side:
+                                value = negamax(child, child_player, depth - 1, alpha, beta, ply + 1, child_key)
+                            else:
+                                value = -negamax(child, child_player, depth - 1, -beta, -alpha, ply + 1,
+                                                 child_key)
+                        except DeadEndError as error:
+                            raise error.prepend(move) from None  # the line to the dead end, as we unwind
                     if value > best:
                         best = value
                         best_move = move
@@ -309,22 +316,38 @@ class NegamaxSearch:
 
     def _move_keeping(self, state: State, entry: tuple[int, float, float, Any, int]) -> Any:
         """A move of ``state`` to a child proven to keep its exact value, or None."""
-        depth, low, high, _, side = entry
-        if low != high or depth < UNLIMITED_DEPTH:
+        side = entry[4]
+        value = self._proven(entry)
+        if value is None:
             return None
         game, sides, ref = self.game, self.sides, self.reference
-        for move in game.legal_moves(state):
+        moves = list(game.legal_moves(state))
+        if value <= self.window(side)[0]:
+            return moves[0] if moves else None  # the mover is lost: every move keeps the value
+        for move in moves:
             child = game.apply(state, move)
             player = game.to_move(child)
             if player == TERMINAL:
-                value = side * game.utilities(child)[ref]
+                child_value: float | None = side * game.utilities(child)[ref]
             else:
                 known = self.tt.get(game.key(child))
-                if known is None or known[1] != known[2] or known[0] < UNLIMITED_DEPTH:
-                    continue
-                value = known[1] if sides[player] == side else -known[1]
-            if value == low:
+                child_value = None if known is None else self._proven(known)
+                if child_value is not None and sides[player] != side:
+                    child_value = -child_value
+            if child_value == value:
                 return move
+        return None
+
+    def _proven(self, entry: tuple[int, float, float, Any, int]) -> float | None:
+        """The exact value an entry proves (for its side), or None: equal bounds, or a bound at a utility bound."""
+        depth, low, high, _, side = entry
+        if depth < UNLIMITED_DEPTH:
+            return None
+        bottom, top = self.window(side)
+        if low == high or low >= top:
+            return low
+        if high <= bottom:
+            return high
         return None
 
     def leaf_values(self, state: State, line: tuple[Any, ...]) -> tuple[float, ...]:

@@ -36,6 +36,7 @@ graph methods before Python's recursion limit.
 
 from __future__ import annotations
 
+import itertools
 import math
 import time
 from collections import deque
@@ -44,7 +45,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from solver.alphabeta import INF, CycleFound, NegamaxSearch, TooDeep, at_least, at_most, mtdf
-from solver.game import CHANCE, TERMINAL, Game, State
+from solver.game import CHANCE, TERMINAL, DeadEndError, Game, State, dead_end
 from solver.limits import (
     UNLIMITED_DEPTH,
     Budget,
@@ -187,6 +188,8 @@ def _stopped(game: Game, root: State, budget: Budget, reason: str, limits: Limit
             guess = alphabeta(game, root, slice_)
         else:
             guess = iterative_deepening(lambda lim: minimax(game, root, lim), slice_, max_depth=50)
+    except DeadEndError:
+        raise  # a bug in the rules: no guess hides it
     except (ValueError, RecursionError, KeyboardInterrupt):
         return Solution(zeros, (), (), False, stats, "exact", True, reason)
     if guess.best_move is None:
@@ -211,7 +214,8 @@ def _solve_alphabeta(game: Game, root: State, budget: Budget, limits: Limits, al
         if plies:
             table.plies[game.key(root)] = 0.0
         return Solution(value, (), (), True, budget.stats(), "alphabeta", table=table, plies=0.0 if plies else None)
-    search = NegamaxSearch(game, budget, detect_cycles=True)  # what solve_negamax does, keeping the searcher
+    # what solve_negamax does, keeping the searcher; the TT never holds more than the cap (checked below)
+    search = NegamaxSearch(game, budget, detect_cycles=True, table_entries=limits.table_entries)
     if limits.table_entries is not None:
         # An exact search cannot go on with a full table (it would redo work forever): stop at the cap.
         cap, budget_check = limits.table_entries, budget.check
@@ -236,7 +240,10 @@ def _solve_alphabeta(game: Game, root: State, budget: Budget, limits: Limits, al
         for move in moves:
             child = game.apply(root, move)
             # The mover's best: player 0 wants a child >= score, player 1 a child <= score.
-            optimal = at_least(search, child, score) if side == 1 else at_most(search, child, score)
+            try:
+                optimal = at_least(search, child, score) if side == 1 else at_most(search, child, score)
+            except DeadEndError as error:
+                raise error.prepend(move) from None
             if optimal:
                 best_moves.append(move)
                 if not all_best:
@@ -252,15 +259,51 @@ def _solve_alphabeta(game: Game, root: State, budget: Budget, limits: Limits, al
     table.values[key] = (score + 0.0, 0.0 - score)
     table.best[key] = tuple(str(m) for m in best_moves)
     if not best_moves:  # the game interface's contract: a decision state has a legal move
-        raise StuckStateError(f"{game.name}: {game.players[player]} is to move but has no legal move, and the game "
-                              "is not over")
+        raise dead_end(game, root, player)
     if plies:
         if plies_seconds is None:
             plies_seconds = max(PLIES_MIN_SECONDS, PLIES_FACTOR * budget.seconds)
         return _alphabeta_with_plies(game, root, search, score, tuple(best_moves), table, plies_seconds)
-    pv = search.principal_variation(root, best_moves[0], 10_000)
+    pv = _proven_line(game, search, root, score, best_moves[0])
     stats = search.stats(len(pv))
     return Solution((score + 0.0, 0.0 - score), tuple(best_moves), pv, True, stats, "alphabeta", table=table)
+
+
+def _proven_line(game: Game, search: NegamaxSearch, root: State, score: float, first: Any,
+                 limit: int = 10_000) -> tuple[Any, ...]:
+    """The principal variation of a solved root: moves that each keep the value ``score``, to the end.
+
+    Each move is checked with a null-window search (cheap: the transposition table holds the
+    proof), so the line replays to the stated value and runs to the end of the game, also when
+    symmetric keys make the table's stored moves belong to another image of the position (the
+    table's own line then stopped after one move). It stops on a repetition (a cycle worth 0) or
+    when the budget runs out.
+    """
+    low, high = getattr(game, "utility_bounds", None) or (-INF, INF)
+    line: list[Any] = []
+    state, seen, move = root, {game.key(root)}, first
+    try:
+        while move is not None and len(line) < limit:
+            line.append(move)
+            state = game.apply(state, move)
+            key = game.key(state)
+            if game.to_move(state) < 0 or key in seen:
+                break
+            seen.add(key)
+            side = search.sides[game.to_move(state)]
+            moves = list(game.legal_moves(state))
+            entry = search.tt.get(key)
+            if entry is not None and entry[3] in moves:  # the stored move first: likeliest, and proven cheaply
+                moves.remove(entry[3])
+                moves.insert(0, entry[3])
+            if (score <= low if side == 1 else score >= high):
+                move = moves[0]  # the mover is lost: every move keeps the value
+                continue
+            keeps = at_least if side == 1 else at_most  # player 0 maximises
+            move = next((m for m in moves if keeps(search, game.apply(state, m), score)), None)
+    except (SearchStopped, KeyboardInterrupt):
+        pass  # the line so far
+    return tuple(line)
 
 
 PLIES_FACTOR = 2.0
@@ -345,8 +388,11 @@ def _plies_walk(game: Game, search: NegamaxSearch, root: State, score: float,
                     children.append((child, None))
                 continue
             k = key(child)
-            if keeps(child, k):
-                children.append((child, k))
+            try:
+                if keeps(child, k):
+                    children.append((child, k))
+            except DeadEndError as error:  # met below ``child``: the line from ``state``
+                raise error.prepend(move) from None
         return children
 
     stack: list[tuple[State, Hashable, list[tuple[State, Hashable | None]]]] = [(root, key(root), optimal(root))]
@@ -358,7 +404,12 @@ def _plies_walk(game: Game, search: NegamaxSearch, root: State, score: float,
         state, k, children = stack[-1]
         pending = next((c for c, ck in children if ck is not None and ck not in walked), None)
         if pending is not None:
-            stack.append((pending, key(pending), optimal(pending)))
+            try:
+                stack.append((pending, key(pending), optimal(pending)))
+            except DeadEndError as error:  # the walk's own line from the root to ``pending`` comes first
+                for parent, child in reversed(list(itertools.pairwise([s for s, _, _ in stack] + [pending]))):
+                    error.prepend(next(m for m in legal(parent) if key(apply(parent, m)) == key(child)))
+                raise
             continue
         stack.pop()
         distances = [0.0 if ck is None else walked[ck][1] for _, ck in children]
@@ -510,8 +561,7 @@ class StateGraph:
                 moves = list(legal(state))
                 probs = ()
             if not moves and player != TERMINAL:
-                raise StuckStateError(f"{game.name}: a state where {_whose(game, player)} is to move has no "
-                                      "legal move (or no chance outcome); the rules must end the game there")
+                raise graph.dead_end(done - 1, player)
             graph.moves.append(moves)
             graph.probs.append(probs)
             if len(moves) <= WIDE:
@@ -532,6 +582,23 @@ class StateGraph:
         budget.nodes = done
         budget.tt_size = len(graph.states)
         return graph
+
+    def dead_end(self, i: int, player: int) -> DeadEndError:
+        """The error for the dead end at index ``i``, with the moves that reach it from the root.
+
+        The exploration is breadth-first, so the first state found with a child ``i`` is its
+        parent on a shortest line; looked up only when a dead end is found (no parent pointers kept).
+        """
+        error = dead_end(self.game, self.states[i], player)
+        seen = {i}
+        while i != 0:
+            parent = next(p for p, children in enumerate(self.succ) if i in children)
+            error.prepend(self.moves[parent][self.succ[parent].index(i)])
+            i = parent
+            if i in seen:  # cannot happen with BFS parents; never loop
+                break
+            seen.add(i)
+        return error
 
     def __len__(self) -> int:
         return len(self.states)
@@ -562,12 +629,8 @@ Values = list[tuple[float, ...]]
 Best = list[tuple[int, ...]]  # per state, the positions (in move order) of its optimal moves
 
 
-class StuckStateError(ValueError):
-    """A non-terminal state with no move: the game cannot go on and has no value (a bug in its rules)."""
-
-
-def _whose(game: Game, player: int) -> str:
-    return "chance" if player == CHANCE else str(game.players[player]) if 0 <= player < len(game.players) else "?"
+StuckStateError = DeadEndError
+"""The former name of :class:`solver.game.DeadEndError` (a non-terminal state with no move)."""
 
 
 def _backward(graph: StateGraph, order: list[int]) -> tuple[Values, Best]:

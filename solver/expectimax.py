@@ -52,7 +52,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from solver.game import CHANCE, TERMINAL, Game, State
+from solver.game import CHANCE, TERMINAL, DeadEndError, Game, State, dead_end
 from solver.limits import (
     Budget,
     Limits,
@@ -194,8 +194,14 @@ class _ExpectiMiniMax:
                 v = self._chance(state, depth, alpha, beta)
             else:
                 v = 0.0
-                for outcome, p in self.game.chance_outcomes(state):
-                    v += p * self.value(self.apply(state, outcome), depth, -INF, INF)
+                outcomes = self.game.chance_outcomes(state)
+                if not outcomes:
+                    raise dead_end(self.game, state, CHANCE)
+                for outcome, p in outcomes:
+                    try:
+                        v += p * self.value(self.apply(state, outcome), depth, -INF, INF)
+                    except DeadEndError as error:
+                        raise error.prepend(outcome) from None
         else:
             v = self._decision(state, player, depth, alpha, beta)
         if tables is None:
@@ -223,10 +229,16 @@ class _ExpectiMiniMax:
         """Alpha-beta at a decision node: player 0 maximises, player 1 minimises."""
         next_depth = None if depth is None else depth - 1
         value, apply = self.value, self.apply
+        moves = self.game.legal_moves(state)
+        if not moves:  # no move to take the best of: a bug in the rules, not a value of -inf
+            raise dead_end(self.game, state, player)
         if player == 0:
             best = -INF
-            for move in self.game.legal_moves(state):
-                v = value(apply(state, move), next_depth, alpha, beta)
+            for move in moves:
+                try:
+                    v = value(apply(state, move), next_depth, alpha, beta)
+                except DeadEndError as error:
+                    raise error.prepend(move) from None  # the line to the dead end, as we unwind
                 if v > best:
                     best = v
                     if v > alpha:
@@ -235,8 +247,11 @@ class _ExpectiMiniMax:
                             break  # beta cut-off
             return best
         best = INF
-        for move in self.game.legal_moves(state):
-            v = value(apply(state, move), next_depth, alpha, beta)
+        for move in moves:
+            try:
+                v = value(apply(state, move), next_depth, alpha, beta)
+            except DeadEndError as error:
+                raise error.prepend(move) from None
             if v < best:
                 best = v
                 if v < beta:
@@ -248,10 +263,13 @@ class _ExpectiMiniMax:
     def _chance(self, state: State, depth: int | None, alpha: float, beta: float) -> float:
         """Star1 at a chance node (after Star2's probing phase, if enabled); see the module docstring."""
         low, high, apply = self.low, self.high, self.apply
-        children = [(apply(state, o), p) for o, p in self.game.chance_outcomes(state) if p > 0]
+        outcomes = [(o, p) for o, p in self.game.chance_outcomes(state) if p > 0]
+        if not outcomes:
+            raise dead_end(self.game, state, CHANCE)
+        children = [(apply(state, o), p) for o, p in outcomes]
         if self.probe:
             lows, highs = [low] * len(children), [high] * len(children)
-            cut = self._probe(children, lows, highs, depth, alpha, beta)
+            cut = self._probe(children, [o for o, _ in outcomes], lows, highs, depth, alpha, beta)
             if cut is not None:
                 return cut
             after_low = sum(p * lo for (_, p), lo in zip(children, lows, strict=True))
@@ -273,7 +291,10 @@ class _ExpectiMiniMax:
                 after_high -= p * highs[i]  # type: ignore[index]
             a = (alpha - done - after_high) / p
             b = (beta - done - after_low) / p
-            v = value(child, depth, a if a > low else low, b if b < high else high)
+            try:
+                v = value(child, depth, a if a > low else low, b if b < high else high)
+            except DeadEndError as error:
+                raise error.prepend(outcomes[i][0]) from None  # the line to the dead end, as we unwind
             if v <= a:
                 return done + p * v + after_high  # fail low: an upper bound <= alpha
             if v >= b:
@@ -281,8 +302,8 @@ class _ExpectiMiniMax:
             done += p * v
         return done
 
-    def _probe(self, children: list[tuple[State, float]], lows: list[float], highs: list[float],
-               depth: int | None, alpha: float, beta: float) -> float | None:
+    def _probe(self, children: list[tuple[State, float]], outcomes: list[Any], lows: list[float],
+               highs: list[float], depth: int | None, alpha: float, beta: float) -> float | None:
         """Star2's probing phase: bound each decision child by its first move; return a cut value or None.
 
         A max child is at least its first move's value, a min child at most. Probing is
@@ -309,24 +330,30 @@ class _ExpectiMiniMax:
             player = players[i]
             if player < 0:
                 continue
-            first = self.apply(child, next(iter(self.game.legal_moves(child))))
-            if player == 0:
-                # The window keeps the first move's result a valid lower bound (fail-soft above b).
-                b = (beta - (sum_low - p * lows[i])) / p
-                v = self.value(first, next_depth, low, b if b < high else high)
-                if v > lows[i]:
-                    sum_low += p * (v - lows[i])
-                    lows[i] = v
-                    if sum_low >= beta:
-                        return sum_low
-            else:
-                a = (alpha - (sum_high - p * highs[i])) / p
-                v = self.value(first, next_depth, a if a > low else low, high)
-                if v < highs[i]:
-                    sum_high += p * (v - highs[i])
-                    highs[i] = v
-                    if sum_high <= alpha:
-                        return sum_high
+            probe_move = next(iter(self.game.legal_moves(child)), None)
+            if probe_move is None:
+                raise dead_end(self.game, child, player).prepend(outcomes[i])
+            first = self.apply(child, probe_move)
+            try:
+                if player == 0:
+                    # The window keeps the first move's result a valid lower bound (fail-soft above b).
+                    b = (beta - (sum_low - p * lows[i])) / p
+                    v = self.value(first, next_depth, low, b if b < high else high)
+                    if v > lows[i]:
+                        sum_low += p * (v - lows[i])
+                        lows[i] = v
+                        if sum_low >= beta:
+                            return sum_low
+                else:
+                    a = (alpha - (sum_high - p * highs[i])) / p
+                    v = self.value(first, next_depth, a if a > low else low, high)
+                    if v < highs[i]:
+                        sum_high += p * (v - highs[i])
+                        highs[i] = v
+                        if sum_high <= alpha:
+                            return sum_high
+            except DeadEndError as error:
+                raise error.prepend(probe_move).prepend(outcomes[i]) from None  # the line, as we unwind
         return None
 
     def root(self, state: State, depth: int | None) -> SearchResult:
@@ -350,13 +377,18 @@ class _ExpectiMiniMax:
                 child = game.apply(state, move)
                 # In max form from the mover's side: search with (best, inf) for max, (-inf, -best) for min.
                 window = (best, INF) if sign == 1 else (-INF, -best)
-                v = sign * self.value(child, next_depth, *window)
+                try:
+                    v = sign * self.value(child, next_depth, *window)
+                except DeadEndError as error:
+                    raise error.prepend(move) from None
                 if v > best or best_move is None:
                     best, best_move = v, move
         except (SearchStopped, KeyboardInterrupt) as exc:
             stop = exc
         if best_move is None:
-            best_move = next(iter(game.legal_moves(state)))
+            best_move = next(iter(game.legal_moves(state)), None)
+            if best_move is None:
+                raise dead_end(game, state, player)
             best = 0.0
         return self._result(sign * best, best_move, depth, stop)
 

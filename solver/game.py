@@ -95,6 +95,54 @@ class AmbiguousMoveError(MoveError):
     """A move prefix that matches several legal moves."""
 
 
+class DeadEndError(ValueError):
+    """A decision state with no legal move where the game is not over: a bug in the game's rules.
+
+    Such a state has no value (a search would have to take the best of no moves, and
+    would report an infinite or undefined value), so every algorithm raises this instead.
+    ``state`` is the dead end and ``player`` the index of the player to move there (or
+    :data:`CHANCE` for a chance state without outcomes). ``moves`` is the line of play that
+    reaches it from the state the search started at: a recursive search fills it in as the
+    recursion unwinds (:meth:`prepend`, which costs nothing until a dead end is found).
+    """
+
+    def __init__(self, state: State, player: int, who: str = "", moves: Sequence[Hashable] = ()) -> None:
+        self.state = state
+        self.player = player
+        self.who = who or ("chance" if player == CHANCE else f"player {player}")
+        self._reversed: list[Hashable] = list(reversed(moves))  # appended while unwinding: deepest move first
+        super().__init__(self.message)
+
+    @property
+    def moves(self) -> list[Hashable]:
+        """The moves that reach the dead end from where the search started, first move first."""
+        return self._reversed[::-1]
+
+    @property
+    def message(self) -> str:
+        if self.player == CHANCE:
+            return "a chance state has no outcome, and the game is not over"
+        return f"{self.who} is to move but has no legal move, and the game is not over"
+
+    def prepend(self, move: Hashable) -> DeadEndError:
+        """Record that ``move`` led to the state where the line so far starts; returns ``self`` to re-raise."""
+        self._reversed.append(move)
+        return self
+
+    def __str__(self) -> str:
+        line = ",".join(map(str, self.moves))
+        return self.message + (f" (after the moves {line})" if line else " (in the starting state)")
+
+    def __reduce__(self) -> Any:  # picklable (worker processes), with the line found so far
+        return (type(self), (self.state, self.player, self.who, self.moves))
+
+
+def dead_end(game: Game, state: State, player: int) -> DeadEndError:
+    """The :class:`DeadEndError` of ``state``, naming the player to move by the game's names."""
+    who = str(game.players[player]) if 0 <= player < len(game.players) else ""
+    return DeadEndError(state, player, who)
+
+
 @runtime_checkable
 class Game(Protocol):
     """What every solver may rely on. Attributes first, then methods."""

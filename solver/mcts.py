@@ -36,7 +36,7 @@ import random
 from collections.abc import Callable, Hashable
 from typing import Any
 
-from solver.game import CHANCE, TERMINAL, Game, State
+from solver.game import CHANCE, TERMINAL, DeadEndError, Game, State, dead_end
 from solver.limits import Budget, ChildStats, Limits, SearchResult, SearchStats, SearchStopped, check_players
 
 DEFAULT_ITERATIONS = 1000
@@ -131,6 +131,7 @@ class _UCT:
         self.win_value = self.high if bounds else None  # the best a player can get: proves a node at once
         self.nodes = 0
         self.tree_size = 0
+        self.dead_end_node: Node | None = None  # where the line of a dead end found below the tree starts
 
     # -------------------------------------------------------------- the loop
 
@@ -156,14 +157,26 @@ class _UCT:
         return self.result(root, stop_reason)
 
     def iterate(self, root: Node) -> None:
-        node = self.select(root)
-        if node.proven is not None:
-            returns = node.proven
-        elif node.player == TERMINAL:
-            returns = node.proven = tuple(float(u) for u in self.game.utilities(node.state))
-        else:
-            returns = self.simulate(node.state)
+        try:
+            node = self.select(root)
+            if node.proven is not None:
+                returns = node.proven
+            elif node.player == TERMINAL:
+                returns = node.proven = tuple(float(u) for u in self.game.utilities(node.state))
+            else:
+                self.dead_end_node = node
+                returns = self.simulate(node.state)
+        except DeadEndError as error:
+            raise self.tree_line(error) from None
         self.backpropagate(node, returns)
+
+    def tree_line(self, error: DeadEndError) -> DeadEndError:
+        """``error`` with the tree's moves down to the node where its line starts (found only on a dead end)."""
+        node = self.dead_end_node
+        while node is not None and node.move is not None:
+            error.prepend(node.move)
+            node = node.parent
+        return error
 
     # -------------------------------------------------------------- selection and expansion
 
@@ -171,7 +184,11 @@ class _UCT:
         game = self.game
         while node.player != TERMINAL and node.proven is None:
             if node.player == CHANCE:
-                outcome = self.sample(node.state)
+                try:
+                    outcome = self.sample(node.state)
+                except DeadEndError:
+                    self.dead_end_node = node
+                    raise
                 child = node.children.get(outcome)
                 if child is None:
                     return self.add_child(node, outcome)
@@ -180,6 +197,9 @@ class _UCT:
             if node.untried is None:
                 node.untried = list(game.legal_moves(node.state))
                 node.untried.reverse()  # pop() then takes them in the game's order
+                if not node.untried:
+                    self.dead_end_node = node
+                    raise dead_end(game, node.state, node.player)
             if node.untried:
                 return self.add_child(node, node.untried.pop())
             node = self.best_child(node)
@@ -200,6 +220,8 @@ class _UCT:
             x -= p
             if x < 0:
                 return outcome
+        if not outcomes:
+            raise dead_end(self.game, state, CHANCE)
         return outcomes[-1][0]  # rounding: the probabilities summed to slightly less than 1
 
     def best_child(self, node: Node) -> Node:
@@ -229,6 +251,7 @@ class _UCT:
     def simulate(self, state: State) -> tuple[float, ...]:
         """A playout: uniformly random moves (chance by its probabilities) to the end, or the heuristic."""
         game = self.game
+        played: list[Any] = []  # the playout's moves, for the line to a dead end
         if self.rollout_kind == "heuristic":
             h = game.heuristic(state)
             if h is not None:
@@ -241,13 +264,22 @@ class _UCT:
                 self.nodes += steps  # the playout's states before the end, counted once per playout
                 return tuple(game.utilities(state))
             if player == CHANCE:
-                move = self.sample(state)
+                try:
+                    move = self.sample(state)
+                except DeadEndError:
+                    move = None
             else:
                 # A uniform choice, as rng.choice but without its Python-level _randbelow (a third of
                 # the playout's own time): random() < 1, so the index is < len(moves), and each index
                 # has probability 1/len(moves) up to 2**-53.
                 moves = legal(state)
-                move = moves[int(random_() * len(moves))]
+                move = moves[int(random_() * len(moves))] if moves else None
+            if move is None:
+                error = dead_end(game, state, player)
+                for earlier in reversed(played):
+                    error.prepend(earlier)
+                raise error
+            played.append(move)
             state = apply(state, move)
         self.nodes += self.max_rollout
         if to_move(state) == TERMINAL:
@@ -344,7 +376,9 @@ class _UCT:
             value = (0.0,) * self.players
         first = self.final_child(root) if root.player >= 0 else None
         if first is None and root.player >= 0:
-            first_move = next(iter(game.legal_moves(root.state)))
+            first_move = next(iter(game.legal_moves(root.state)), None)
+            if first_move is None:
+                raise dead_end(game, root.state, root.player)
         else:
             first_move = first.move if first is not None else None
         children = tuple(

@@ -34,7 +34,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable
 from typing import Any
 
-from solver.game import CHANCE, TERMINAL, Game, State
+from solver.game import CHANCE, TERMINAL, DeadEndError, Game, State, dead_end
 from solver.limits import Budget, Limits, SearchResult, SearchStats, SearchStopped, check_players
 
 TIE_EPSILON = 1e-12
@@ -105,10 +105,14 @@ class _MaxN:
             best: tuple[float, ...] | None = None
             line: tuple[Any, ...] = ()
             for move in game.legal_moves(state):
-                v, sub = self.value(game.apply(state, move), next_depth)
+                try:
+                    v, sub = self.value(game.apply(state, move), next_depth)
+                except DeadEndError as error:
+                    raise error.prepend(move) from None  # the line to the dead end, as we unwind
                 if best is None or v[player] > best[player] + TIE_EPSILON:
                     best, line = v, (move, *sub)
-            assert best is not None, f"a decision state with no legal moves: {state!r}"
+            if best is None:  # no move to take the best of: a bug in the rules
+                raise dead_end(game, state, player)
             return best, line
         finally:
             if guard:
@@ -119,11 +123,16 @@ class _MaxN:
         total = [0.0] * len(game.players)
         likeliest: tuple[float, Any, tuple[Any, ...]] = (-1.0, None, ())
         for outcome, p in game.chance_outcomes(state):
-            v, sub = self.value(game.apply(state, outcome), depth)
+            try:
+                v, sub = self.value(game.apply(state, outcome), depth)
+            except DeadEndError as error:
+                raise error.prepend(outcome) from None
             for i, x in enumerate(v):
                 total[i] += p * x
             if p > likeliest[0]:
                 likeliest = (p, outcome, sub)
+        if likeliest[1] is None:
+            raise dead_end(game, state, CHANCE)
         # The line of play follows the likeliest outcome (the first of equally likely ones).
         return tuple(total), (likeliest[1], *likeliest[2])
 
@@ -142,12 +151,17 @@ class _MaxN:
         stop: BaseException | None = None
         try:
             for move in game.legal_moves(state):
-                v, sub = self.value(game.apply(state, move), next_depth)
+                try:
+                    v, sub = self.value(game.apply(state, move), next_depth)
+                except DeadEndError as error:
+                    raise error.prepend(move) from None
                 scored.append((move, v, sub))
         except (SearchStopped, KeyboardInterrupt) as exc:
             stop = exc
         if not scored:
-            first = next(iter(game.legal_moves(state)))
+            first = next(iter(game.legal_moves(state)), None)
+            if first is None:
+                raise dead_end(game, state, player)
             return self._result(self.zeros, (first,), (first,), False, stop)
         top = max(v[player] for _, v, _ in scored)
         best = [(m, v, sub) for m, v, sub in scored if v[player] >= top - TIE_EPSILON]

@@ -29,7 +29,7 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import Any
 
-from solver.game import CHANCE, TERMINAL, Game, State
+from solver.game import CHANCE, TERMINAL, Game, State, dead_end
 
 
 @dataclass(frozen=True)
@@ -98,6 +98,21 @@ def _path(parents: dict[Hashable, tuple[Hashable, Any] | None], key: Hashable) -
     return tuple(reversed(moves))
 
 
+def _moves(game: Game, state: State, player: int, parents: dict[Hashable, tuple[Hashable, Any] | None],
+           here: Hashable) -> Any:
+    """The legal moves of ``state``; none, when the puzzle is not over, is a dead end (a bug in its rules).
+
+    :raises DeadEndError: with the moves that reach it (from the search's parents).
+    """
+    moves = game.legal_moves(state)
+    if not moves:
+        error = dead_end(game, state, player)
+        for move in reversed(_path(parents, here)):
+            error.prepend(move)
+        raise error
+    return moves
+
+
 def _budget_hit(nodes: int, started: float, max_nodes: int | None, max_seconds: float | None) -> bool:
     if max_nodes is not None and nodes >= max_nodes:
         return True
@@ -131,7 +146,7 @@ def _bfs(game: Game, start: State, target: float | None, max_nodes: int | None, 
         if player == CHANCE:
             raise PuzzleError("a chance node in a puzzle")
         here = key(state)
-        for move in game.legal_moves(state):
+        for move in _moves(game, state, player, parents, here):
             child = game.apply(state, move)
             child_key = key(child)
             if child_key not in parents:
@@ -177,7 +192,7 @@ def _astar(game: Game, start: State, target: float, max_nodes: int | None, max_s
             if utility >= target:
                 break
             continue
-        for move in game.legal_moves(state):
+        for move in _moves(game, state, player, parents, here):
             child = game.apply(state, move)
             child_key = key(child)
             if child_key in closed or depth.get(child_key, g + 2) <= g + 1:

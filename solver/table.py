@@ -27,9 +27,12 @@ import json
 import math
 import os
 import sqlite3
+import stat
 import tempfile
+import urllib.parse
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
 from solver.game import TERMINAL
@@ -84,7 +87,7 @@ class SolvedTable:
         """
         key = game.key(state)
         if not has_symmetric_keys(game):
-            return self.best.get(key)
+            return self._checked_best(game, state, self.best.get(key))
         here = self.values.get(key)
         player = game.to_move(state)
         if here is None or player < 0 or self.method == "retrograde":
@@ -96,6 +99,17 @@ class SolvedTable:
             if value is not None and abs(value[player] - here[player]) <= TIE_TOLERANCE:
                 found.append(str(move))
         return tuple(found) or None
+
+    def _checked_best(self, game: Any, state: Any, names: tuple[str, ...] | None) -> tuple[str, ...] | None:
+        """``names`` if each is a legal move at ``state``; a table that says otherwise is damaged."""
+        if not names:
+            return names
+        legal = {str(move) for move in game.legal_moves(state)}
+        for name in names:
+            if name not in legal:
+                raise CorruptTableError(f"damaged solved table: its best move {_shown(name)} is not a legal move "
+                                        f"in this position")
+        return names
 
     def fastest_moves(self, game: Any, state: Any) -> tuple[str, ...] | None:
         """The optimal moves at ``state`` that follow the distance to the end, or None when the table cannot tell.
@@ -129,6 +143,9 @@ class SolvedTable:
         ours, theirs = canonical_json(dict(game.parameters)), canonical_json(dict(self.parameters))
         if ours != theirs:
             raise StaleTableError(f"this table was solved for parameters {theirs}, not {ours}; solve again")
+        if len(self.players) != len(game.players):
+            raise CorruptTableError(f"damaged solved table: {len(self.players)} players, but the game has "
+                                    f"{len(game.players)}")
         if self.fingerprint != game.fingerprint:
             raise StaleTableError(f"the rules of {game.name!r} changed since this table was solved "
                                   "(fingerprint differs); solve again")
@@ -148,6 +165,8 @@ def canonical_json(value: Any) -> str:
 
 
 def _refuse(value: Any) -> Any:
+    if isinstance(value, Fraction):  # a real parameter: its exact text, `1/2`
+        return str(value)
     raise TypeError(f"{value!r} ({type(value).__name__}) cannot be stored in a solved table")
 
 
@@ -183,6 +202,7 @@ def save_table(table: SolvedTable, path: str | os.PathLike[str]) -> None:
     :raises ValueError: a state key cannot be written as JSON.
     """
     path = os.fspath(path)
+    _check_save_target(path)
     directory = os.path.dirname(os.path.abspath(path))
     fd, temp = tempfile.mkstemp(prefix=".gdl-table-", suffix=".tmp", dir=directory)
     os.close(fd)
@@ -193,6 +213,23 @@ def save_table(table: SolvedTable, path: str | os.PathLike[str]) -> None:
         with contextlib.suppress(OSError):
             os.remove(temp)
         raise
+
+
+def _check_save_target(path: str) -> None:
+    """Saving replaces a regular file or a symbolic link (the link, never what it points to), nothing else.
+
+    :raises TableError: the path is a directory, a device, a FIFO or a socket.
+    """
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return
+    if stat.S_ISREG(mode) or stat.S_ISLNK(mode):
+        return
+    kind = ("a directory" if stat.S_ISDIR(mode) else "a character device" if stat.S_ISCHR(mode)
+            else "a block device" if stat.S_ISBLK(mode) else "a FIFO" if stat.S_ISFIFO(mode)
+            else "a socket" if stat.S_ISSOCK(mode) else "not a regular file")
+    raise TableError(f"{path!r} is {kind}; a solved table is saved only as a regular file (or in place of a link)")
 
 
 def _write(table: SolvedTable, path: str) -> None:
@@ -229,16 +266,28 @@ def load_table(path: str | os.PathLike[str], game: Any = None) -> SolvedTable:
     path = os.fspath(path)
     if not os.path.exists(path):
         raise FileNotFoundError(f"no solved table at {path!r}")
+    info = os.stat(path)
+    if not stat.S_ISREG(info.st_mode):
+        raise CorruptTableError(f"{path!r} is not a regular file, so not a solved table")
     try:
-        connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        # The path is quoted into the URI: `#`, `?` and `%` in a file name stay part of the name.
+        uri = "file:" + urllib.parse.quote(os.path.abspath(path)) + "?mode=ro"
+        connection = sqlite3.connect(uri, uri=True)
     except sqlite3.Error as exc:
         raise CorruptTableError(f"{path!r} cannot be opened as a solved table: {exc}") from None
     try:
+        _bound(connection, info.st_size)
+        _check_schema(connection, path)
         table = _read(connection, path)
     except sqlite3.DatabaseError as exc:
         raise CorruptTableError(f"{path!r} is not a gdl solved table ({exc})") from None
-    except (ValueError, KeyError, TypeError) as exc:
-        raise CorruptTableError(f"{path!r} is a damaged solved table ({exc})") from None
+    except _Damaged as exc:
+        raise CorruptTableError(f"{path!r} is a damaged solved table: {exc.what}") from None
+    except CorruptTableError:
+        raise
+    except (ValueError, KeyError, TypeError, OverflowError, RecursionError, MemoryError) as exc:
+        raise CorruptTableError(f"{path!r} is a damaged solved table ({type(exc).__name__}: "
+                                f"{_shown(str(exc))})") from None
     finally:
         connection.close()
     if game is not None:
@@ -246,28 +295,207 @@ def load_table(path: str | os.PathLike[str], game: Any = None) -> SolvedTable:
     return table
 
 
+MAX_TEXT = 100_000
+"""The longest header value, state key or move list (characters) a table may hold."""
+MAX_DEPTH = 32
+"""The deepest nesting of JSON arrays and objects in a state key or the parameters."""
+MAX_BEST = 10_000
+"""The most optimal moves stored for one state."""
+_PROGRESS_STEP = 1000
+_OPS_PER_BYTE = 64
+
+
+def _bound(connection: sqlite3.Connection, size: int) -> None:
+    """Cap the work SQLite may do on this file: proportional to its size, so a legitimate table always
+    loads and nothing can run for ever (the schema check already refuses views and triggers)."""
+    connection.execute("PRAGMA trusted_schema = OFF")
+    connection.execute("PRAGMA query_only = ON")
+    budget = [(size * _OPS_PER_BYTE) // _PROGRESS_STEP + 10_000]
+
+    def tick() -> int:
+        budget[0] -= 1
+        return 1 if budget[0] < 0 else 0  # non-zero interrupts the statement
+
+    connection.set_progress_handler(tick, _PROGRESS_STEP)
+
+
+def _check_schema(connection: sqlite3.Connection, path: str) -> None:
+    """Exactly the two plain tables (and their primary-key indexes): no views, triggers or virtual tables."""
+    try:
+        rows = connection.execute("SELECT type, name, sql FROM sqlite_master").fetchall()
+    except sqlite3.DatabaseError as exc:
+        raise CorruptTableError(f"{path!r} is not a gdl solved table ({exc})") from None
+    for kind, name, sql in rows:
+        plain_table = kind == "table" and name in ("header", "states") and isinstance(sql, str) \
+            and sql.lstrip().upper().startswith("CREATE TABLE")
+        own_index = kind == "index" and isinstance(name, str) and name.startswith("sqlite_autoindex_") and sql is None
+        if not (plain_table or own_index):
+            raise CorruptTableError(f"{path!r} is not a gdl solved table (its schema has {_shown(kind)} "
+                                    f"{_shown(name)}, which a solved table never has)")
+
+
+def _shown(value: Any, limit: int = 60) -> str:
+    """A value for an error message: quoted, control characters escaped, shortened."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 def _read(connection: sqlite3.Connection, path: str) -> SolvedTable:
     try:
-        header = dict(connection.execute("SELECT name, value FROM header").fetchall())
+        rows = connection.execute(f"SELECT substr(name, 1, 100), {_CAPPED.format('value')} FROM header").fetchall()
     except sqlite3.OperationalError:
         raise CorruptTableError(f"{path!r} is an SQLite file but not a gdl solved table (no header)") from None
+    header = {name: _typed(value, kind) for name, value, kind in rows if isinstance(name, str)}
     if header.get("format") != FORMAT:
         raise CorruptTableError(f"{path!r} is an SQLite file but not a gdl solved table")
     if header.get("version") != VERSION:
-        raise CorruptTableError(f"{path!r} is a solved table of version {header.get('version')!r}; "
+        raise CorruptTableError(f"{path!r} is a solved table of version {_shown(header.get('version'))}; "
                                 f"this gdl reads version {VERSION}")
-    table = SolvedTable(header["game"], json.loads(header["parameters"]), header["fingerprint"],
-                        tuple(json.loads(header["players"])), header["method"], header["complete"] == "1")
-    values, best, plies = table.values, table.best, table.plies
+    table = _header(header)
+    values, best, plies, count = table.values, table.best, table.plies, len(table.players)
     columns = {row[1] for row in connection.execute("PRAGMA table_info(states)")}
-    distance = "plies" if "plies" in columns else "NULL"  # tables saved before the column existed
-    for key_text, value_text, best_text, distance_value in connection.execute(
-            f"SELECT key, value, best, {distance} FROM states"):
-        key = decode_key(key_text)
-        values[key] = tuple(float(x) for x in json.loads(value_text))
-        names = json.loads(best_text)
+    distance = "plies, typeof(plies)" if "plies" in columns else "NULL, 'null'"  # tables saved before the column
+    capped = ", ".join(_CAPPED.format(column) for column in ("key", "value", "best"))
+    for key_text, key_kind, value_text, value_kind, best_text, best_kind, distance_value, distance_kind in (
+            connection.execute(f"SELECT {capped}, {distance} FROM states")):
+        key_text, value_text, best_text = (_typed(key_text, key_kind), _typed(value_text, value_kind),
+                                           _typed(best_text, best_kind))
+        key = _key(key_text)
+        if key in values:
+            raise ValueError(f"the state {_shown(key_text)} appears twice")
+        values[key] = _value(value_text, count)
+        names = _best(best_text)
         if names:
-            best[key] = tuple(names)
-        if distance_value is not None:
-            plies[key] = float(distance_value)
+            best[key] = names
+        if distance_kind != "null":
+            plies[key] = _plies(distance_value, distance_kind)
     return table
+
+
+class _Damaged(CorruptTableError):
+    def __init__(self, what: str) -> None:
+        super().__init__(f"damaged solved table: {what}")
+        self.what = what
+
+
+def _damaged(what: str) -> CorruptTableError:
+    return _Damaged(what)
+
+
+_CAPPED = f"substr({{0}}, 1, {MAX_TEXT + 1}), typeof({{0}})"
+"""A column as at most one character more than :data:`MAX_TEXT` (a huge row never reaches Python), and its type."""
+
+
+class _NotText:
+    """A column that held a number, a blob or NULL where text belongs."""
+
+    def __init__(self, kind: str) -> None:
+        self.kind = kind
+
+    def __repr__(self) -> str:
+        return f"<{self.kind}>"
+
+
+def _typed(value: Any, kind: str) -> Any:
+    return value if kind == "text" else _NotText(kind)
+
+
+def _text(value: Any, what: str) -> str:
+    if not isinstance(value, str):
+        kind = value.kind if isinstance(value, _NotText) else type(value).__name__
+        raise _damaged(f"{what} is {kind}, not text")
+    if len(value) > MAX_TEXT:
+        raise _damaged(f"{what} is {len(value):,} characters long (at most {MAX_TEXT:,})")
+    return value
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a number a solved table may hold")
+
+
+def _json(text: Any, what: str) -> Any:
+    try:
+        return json.loads(_text(text, what), parse_constant=_no_constant)
+    except RecursionError:
+        raise _damaged(f"{what} is nested too deeply") from None
+    except ValueError as exc:
+        raise _damaged(f"{what} is not valid JSON ({_shown(str(exc))})") from None
+
+
+def _plain(value: Any, what: str, depth: int = 0) -> None:
+    """JSON data as gdl writes it: numbers (finite), strings, booleans, null, arrays and objects, not deep."""
+    if depth > MAX_DEPTH:
+        raise _damaged(f"{what} is nested more than {MAX_DEPTH} levels deep")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise _damaged(f"{what} holds {value!r}")
+    if isinstance(value, list):
+        for item in value:
+            _plain(item, what, depth + 1)
+    elif isinstance(value, dict):
+        for item in value.values():
+            _plain(item, what, depth + 1)
+
+
+def _header(header: dict[str, Any]) -> SolvedTable:
+    fields = {}
+    for name in ("game", "parameters", "fingerprint", "players", "method", "complete"):
+        if name not in header:
+            raise _damaged(f"the header has no {name!r}")
+        fields[name] = _text(header[name], f"the header's {name!r}")
+    parameters = _json(fields["parameters"], "the parameters")
+    if not isinstance(parameters, dict):
+        raise _damaged(f"the parameters are a {type(parameters).__name__}, not an object")
+    _plain(parameters, "the parameters")
+    players = _json(fields["players"], "the players")
+    if not (isinstance(players, list) and players and all(isinstance(p, str) and p for p in players)):
+        raise _damaged("the players are not a non-empty list of names")
+    if fields["complete"] not in ("0", "1"):
+        raise _damaged(f"'complete' is {_shown(fields['complete'])}, not '0' or '1'")
+    return SolvedTable(fields["game"], parameters, fields["fingerprint"], tuple(players), fields["method"],
+                       fields["complete"] == "1")
+
+
+def _key(text: Any) -> Hashable:
+    value = _json(text, "a state key")
+    _plain(value, "a state key")
+    key = _tuples(value)
+    try:
+        hash(key)
+    except TypeError:
+        raise _damaged(f"the state key {_shown(text)} is not a list of plain values") from None
+    return key
+
+
+def _value(text: Any, players: int) -> tuple[float, ...]:
+    value = _json(text, "a value")
+    if not isinstance(value, list) or len(value) != players:
+        raise _damaged(f"the value {_shown(text)} is not a list of {players} numbers (one per player)")
+    numbers = []
+    for number in value:
+        if isinstance(number, bool) or not isinstance(number, int | float):
+            raise _damaged(f"the value {_shown(text)} holds {_shown(number)}, not a number")
+        number = float(number)  # OverflowError for a huge integer: damaged
+        if not math.isfinite(number):
+            raise _damaged(f"the value {_shown(text)} is not finite")
+        numbers.append(number)
+    return tuple(numbers)
+
+
+def _plies(value: Any, kind: str) -> float:
+    """A distance to the end: a number >= 0, or infinity for endless play (``Inf`` in SQLite)."""
+    if kind not in ("real", "integer") or isinstance(value, bool):
+        raise _damaged(f"a distance to the end is {kind}, not a number")
+    distance = float(value)
+    if not distance >= 0:  # negative or NaN
+        raise _damaged(f"a distance to the end is {distance!r}")
+    return distance
+
+
+def _best(text: Any) -> tuple[str, ...]:
+    names = _json(text, "a list of best moves")
+    if not isinstance(names, list) or len(names) > MAX_BEST:
+        raise _damaged(f"the best moves {_shown(text)} are not a list of at most {MAX_BEST} moves")
+    for name in names:
+        if not isinstance(name, str) or not name:
+            raise _damaged(f"the best moves {_shown(text)} hold {_shown(name)}, not a move name")
+    return tuple(names)

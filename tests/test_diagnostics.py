@@ -30,6 +30,7 @@ CASES = ROOT / "tests" / "diagnostics"
 # code -> (line, column, words the message must contain, words the hint must contain or None)
 EXPECTED: dict[str, tuple[int, int | None, str, str | None]] = {
     "syntax": (5, 6, "expected a move name after `move`, found `(`", None),
+    "line-break": (4, 12, "a form feed (\\f) in a rule file; lines end only with \\n or \\r\\n", "plain newline"),
     "indentation": (7, 1, "indentation matches no enclosing block", "indent it exactly"),
     "too-deep": (6, None, "nested 255 levels deep; at most 200", None),  # where the limit is passed
     "unknown-aggregate": (6, 13, "`avg k in ...` is not an aggregate", None),

@@ -1,0 +1,171 @@
+"""Rule-file mistakes found while a command runs, as the diagnostics ``gdl check`` prints.
+
+A command that runs the rules (``solve``, ``play``, ``match``, ``info``) may meet
+two kinds of bug in them: a *dead end* (a state where the player to move has no
+legal move and the game is not over; the solvers raise
+:class:`solver.game.DeadEndError`) and a *run-time rule error* (a value outside
+its domain, an index out of range, a division by zero: a
+:class:`gdl.runtime.RuleRuntimeError` or a Python error raised inside the
+generated code). :func:`rule_errors` turns either into a :class:`gdl.cli.Problem`
+holding one diagnostic (``file:line:col``, caret, the moves that reach it), so
+the command exits 1 without a traceback.
+"""
+
+from __future__ import annotations
+
+import time
+import traceback
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from gdl.check import MOVES_NOTE, join_moves
+from gdl.cli import Problem
+from gdl.diagnostics import Diagnostic, Span
+from gdl.runtime import GENERATED_FILENAME, RuleRuntimeError
+from solver.game import CHANCE, TERMINAL, DeadEndError
+
+REPRODUCE_STATES = 200_000
+"""Most states the search for the shortest line to a run-time error visits."""
+REPRODUCE_SECONDS = 10.0
+"""Most seconds it takes."""
+
+DEAD_END_HINT = ("end the game when the mover is stuck (`lose turn when no_moves`, `draw when no_moves`), "
+                 "or add a pass move (`move pass otherwise`)")
+
+
+def is_rule_error(error: BaseException) -> bool:
+    """A run-time rule error: raised by the rules' helpers or inside the code generated from them."""
+    if isinstance(error, RuleRuntimeError):
+        return True
+    if not isinstance(error, Exception) or isinstance(error, DeadEndError):
+        return False
+    return any(frame.f_code.co_filename == GENERATED_FILENAME for frame, _ in traceback.walk_tb(error.__traceback__))
+
+
+@contextmanager
+def rule_errors(game: Any, start: Any = None, prefix: Sequence[str] = (),
+                line: Callable[[], Sequence[str]] | None = None) -> Iterator[None]:
+    """Turn a dead end or a run-time rule error raised inside into a :class:`Problem` (exit status 1).
+
+    ``start`` is the state the work began from (default: the initial state) and ``prefix``
+    the moves that reached it. A dead end carries its line from ``start``. For a run-time
+    error, ``line()`` (when given) returns the moves played from ``start`` when it was raised
+    (``play``); otherwise the shortest line from the initial state that raises it is searched for.
+    """
+    try:
+        yield
+    except DeadEndError as error:
+        raise problem(game, dead_end_diagnostic(game, error, prefix), [*prefix, *map(str, error.moves)]) from None
+    except Exception as error:
+        if isinstance(error, Problem) or not is_rule_error(error):
+            raise
+        diagnostic = game.explain(error)
+        if line is not None:
+            moves: list[str] | None = [*prefix, *line()]
+        else:
+            moves = shortest_line(game, diagnostic)
+        raise problem(game, with_moves(diagnostic, moves), moves) from None
+
+
+def problem(game: Any, diagnostic: Diagnostic, moves: Sequence[str] | None) -> Problem:
+    return Problem("", [diagnostic], getattr(game, "source", None), moves)
+
+
+def dead_end_diagnostic(game: Any, error: DeadEndError, prefix: Sequence[str] = ()) -> Diagnostic:
+    """The ``dead-end`` diagnostic: who is to move, at the game's first move rule, and the moves that reach it."""
+    source = getattr(game, "source", "") or ""
+    span = _first_line(source, ("move ", "move\t")) if error.player != CHANCE else _first_line(source, ("chance",))
+    moves = [*prefix, *map(str, error.moves)]
+    diagnostic = Diagnostic("error", "dead-end", error.message, span, getattr(game, "filename", "<string>"),
+                            DEAD_END_HINT if error.player != CHANCE else None)
+    return with_moves(diagnostic, moves)
+
+
+def with_moves(diagnostic: Diagnostic, moves: Sequence[str] | None) -> Diagnostic:
+    """``diagnostic`` with a note of the moves that reach it (or that they are not known)."""
+    if moves is None:
+        note = ("found during the search; the moves that reach it were not found (run `gdl check "
+                f"{diagnostic.file}` to find them)")
+    elif moves:
+        note = MOVES_NOTE + join_moves(moves)
+    else:
+        note = "it happens in the initial state"
+    return Diagnostic(diagnostic.severity, diagnostic.code, diagnostic.message, diagnostic.span, diagnostic.file,
+                      diagnostic.hint, (*diagnostic.notes, note))
+
+
+def _first_line(source: str, starts: tuple[str, ...]) -> Span:
+    for number, text in enumerate(source.split("\n"), 1):
+        if text.lstrip().startswith(starts):
+            return Span(number, 1, number, max(2, len(text.rstrip()) + 1))
+    return Span(1, 1, 1, 2)
+
+
+def shortest_line(game: Any, target: Diagnostic, states: int = REPRODUCE_STATES,
+                  seconds: float = REPRODUCE_SECONDS) -> list[str] | None:
+    """The shortest move sequence from the initial state after which running the rules raises ``target``.
+
+    Breadth-first over the states, running every rule a command may run on each (whose turn,
+    legal moves or chance outcomes, each move, utilities, heuristic); None if the error is not
+    met within ``states`` states and ``seconds``.
+    """
+    deadline = time.monotonic() + seconds
+    wanted = (target.message, target.span)
+    try:
+        start = game.initial_state()
+    except Exception as error:  # the same error, before any move
+        return [] if _same(game, error, wanted) else None
+    parents: dict[Any, tuple[Any, str] | None] = {game.key(start): None}
+    queue = deque([start])
+    while queue and len(parents) <= states and time.monotonic() < deadline:
+        state = queue.popleft()
+        here = game.key(state)
+        try:
+            moves = _moves(game, state)
+        except Exception as error:  # a rule failed: is it the one we look for?
+            if _same(game, error, wanted):
+                return _line(parents, here)
+            continue
+        for move in moves:
+            try:
+                child = game.apply(state, move)
+            except Exception as error:  # the move itself fails
+                if _same(game, error, wanted):
+                    return [*_line(parents, here), str(move)]
+                continue
+            k = game.key(child)
+            if k not in parents:
+                parents[k] = (here, str(move))
+                queue.append(child)
+    return None
+
+
+def _moves(game: Any, state: Any) -> list[Any]:
+    """The moves (or outcomes) of ``state``, after running every rule a command may run on it."""
+    player = game.to_move(state)
+    if player == TERMINAL:
+        game.utilities(state)
+        return []
+    if player == CHANCE:
+        return [outcome for outcome, _ in game.chance_outcomes(state)]
+    game.heuristic(state)
+    return list(game.legal_moves(state))
+
+
+def _same(game: Any, error: BaseException, wanted: tuple[str, Span]) -> bool:
+    if not is_rule_error(error) and not isinstance(error, RecursionError):
+        return False
+    diagnostic = game.explain(error)
+    return (diagnostic.message, diagnostic.span) == wanted
+
+
+def _line(parents: dict[Any, tuple[Any, str] | None], key: Any) -> list[str]:
+    moves = []
+    step = parents[key]
+    while step is not None:
+        key, name = step
+        moves.append(name)
+        step = parents[key]
+    return moves[::-1]

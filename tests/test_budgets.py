@@ -1,0 +1,305 @@
+"""Every run is bounded (issue 12): hostile rule files through the real ``gdl`` executable, each within 5 s.
+
+Each case is a shape that used to hang or print a Python traceback: a rule evaluation longer than any
+budget, a load that never ends, or Python's own limits (int() of 4,300 digits, 20 nested loops,
+recursion). Now each ends with a diagnostic (file:line:col, caret) or a clean stop by the budget.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+import gdl
+from gdl.runtime import rule_budget
+from solver.limits import SearchStopped
+
+GDL = shutil.which("gdl")
+ENV = {**os.environ, "NO_COLOR": "1", "COLUMNS": "100"}
+WALL = 5.0
+"""Seconds each command may take, start-up and loading included."""
+
+HEAD = 'game T "budgets"\nplayers A, B\n'
+
+
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    """The real executable, killed (and the test failed) past ``WALL`` seconds."""
+    if GDL is None:
+        pytest.skip("the gdl console script is not installed (pip install -e .)")
+    return subprocess.run([GDL, *args], capture_output=True, text=True, timeout=WALL, env=ENV)
+
+
+def no_traceback(result: subprocess.CompletedProcess[str]) -> str:
+    output = result.stdout + result.stderr
+    assert "Traceback" not in output, output[-3000:]
+    return output
+
+
+def write(tmp_path: Path, name: str, text: str) -> str:
+    path = tmp_path / name
+    path.write_text(text)
+    return str(path)
+
+
+def doubling_defs(levels: int) -> str:
+    lines = [HEAD + "state x: 0..3 = 0", "def f0(k: 0..3) = k + x"]
+    lines += [f"def f{i}(k: 0..3) = f{i - 1}(k) + f{i - 1}(k)" for i in range(1, levels)]
+    lines += [f"move m when f{levels - 1}(1) > 0:", "    x = 1", "win A when x == 1"]
+    return "\n".join(lines) + "\n"
+
+
+def nested_blocks(keyword: str, depth: int) -> str:
+    body = "".join("    " * (i + 1) + (f"for i{i} in 0..1:\n" if keyword == "for" else "if x == 0:\n")
+                   for i in range(depth))
+    inner = "    " * (depth + 1) + "x = 1\n"
+    return HEAD + "state x: 0..3 = 0\nmove m when x == 0:\n" + body + inner + "win A when x == 1\n"
+
+
+TWO_HUGE_PARAMETERS = (HEAD + "state x: 0..3 = 0\nmove m(a: 0..999999, b: 0..999999) when a + b == 3 and x == 0:\n"
+                       "    x = 1\nwin A when x == 1\n")
+NESTED_RUNTIME_AGGREGATES = (HEAD + "state x: 0..3 = 1\nmove m when (sum a in 0..(x * 999999): sum b in "
+                             "0..(x * 999999): a + b) > 0:\n    x = 0\nwin A when x == 0\n")
+NESTED_UNROLLED = (HEAD + "state x: 0..3 = 0\nmove m when (sum a in 0..127: sum b in 0..127: sum c in 0..127: "
+                   "sum d in 0..127: a + b + c + d + x) > 0:\n    x = 1\nwin A when x == 1\n")
+
+
+# ------------------------------------------------------------ run-time budgets
+
+
+@pytest.mark.parametrize("text", [TWO_HUGE_PARAMETERS, doubling_defs(40), NESTED_RUNTIME_AGGREGATES, NESTED_UNROLLED],
+                         ids=["two-huge-parameters", "doubling-defs", "nested-runtime-aggregates",
+                              "nested-unrolled-aggregates"])
+def test_solve_time_stops_inside_one_rule_evaluation(tmp_path, text):
+    result = run("solve", write(tmp_path, "long.gdl", text), "--time", "1")
+    output = no_traceback(result)
+    assert result.returncode == 0, output
+    assert "out of time (--time)" in output
+
+
+def test_solve_max_nodes_stops_inside_one_rule_evaluation(tmp_path):
+    result = run("solve", write(tmp_path, "long.gdl", TWO_HUGE_PARAMETERS), "--max-nodes", "100", "--json")
+    no_traceback(result)
+    report = json.loads(result.stdout)
+    assert report["stopped"] and report["stop_reason"] == "nodes"
+
+
+@pytest.mark.parametrize("text", [TWO_HUGE_PARAMETERS, doubling_defs(40), NESTED_RUNTIME_AGGREGATES],
+                         ids=["two-huge-parameters", "doubling-defs", "nested-runtime-aggregates"])
+def test_check_time_stops_inside_one_rule_evaluation(tmp_path, text):
+    result = run("check", write(tmp_path, "long.gdl", text), "--time", "0.2")  # CPU seconds
+    output = no_traceback(result)
+    assert result.returncode == 0, output
+    assert "the --time budget ran out during the first playout" in output
+
+
+def test_a_run_time_range_over_a_million_values_is_a_rule_error(tmp_path):
+    text = (HEAD + "state n: 0..3 = 1\nmove m when (sum i in 0..(n * 999999999999999): i) > 0:\n    n = 0\n"
+            "win A when n == 0\n")
+    result = run("check", write(tmp_path, "range.gdl", text))
+    output = no_traceback(result)
+    assert result.returncode == 1
+    assert ("range.gdl:4:23: error[runtime-error]: a loop over the 1,000,000,000,000,000 values of "
+            "0..999999999999999; at most 1,000,000") in output
+    assert "at most 1,000,000" in output and "^^^" in output
+
+
+def test_select_and_chance_over_huge_run_time_ranges_are_rule_errors(tmp_path):
+    select = (HEAD + "state x: 0..3 = 1\nmove m when len(select i in 0..(x * 999999999999): i >= 0) > 0:\n"
+              "    x = 0\nwin A when x == 0\n")
+    chance = HEAD + "state x: 0..3 = 1\nmove m when x == 1:\n    chance d in 0..(x * 999999999999):\n        x = 0\n" \
+        "win A when x == 0\n"
+    for name, text, message in [("select.gdl", select, "at most 1,000,000"), ("chance.gdl", chance, "at most 10,000")]:
+        result = run("check", write(tmp_path, name, text))
+        output = no_traceback(result)
+        assert result.returncode == 1
+        assert "error[runtime-error]" in output and message in output, output
+        assert "MemoryError" not in output
+
+
+def test_utilities_too_large_for_a_float_are_rule_errors(tmp_path):
+    defs = "".join(f"def u{i} = u{i - 1} * u{i - 1}\n" for i in range(1, 6))
+    text = (HEAD + "state x: 0..3 = 0\ndef u0 = (x + 1) * 999999999999999\n" + defs
+            + "move m:\n    x = 1\nterminal when x == 1\nutility p: u5\n")
+    result = run("check", write(tmp_path, "utility.gdl", text))
+    output = no_traceback(result)
+    assert result.returncode == 1
+    assert "utility.gdl:13:12: error[runtime-error]: a utility of 490 digits: utilities must lie within" in output
+
+
+# ------------------------------------------------------------ compile-time budgets
+
+
+def test_repeated_squaring_of_a_fraction_is_too_large(tmp_path):
+    squares = "".join(f"def q{i} = q{i - 1} * q{i - 1}\n" for i in range(1, 40))
+    text = HEAD + "state x: 0..3 = 0\ndef q0 = 3/7\n" + squares + "move m when q39 > 0:\n    x = 1\nwin A when x == 1\n"
+    result = run("check", write(tmp_path, "square.gdl", text))
+    output = no_traceback(result)
+    assert result.returncode == 1
+    assert "square.gdl:13:10: error[too-large]: this exact fraction needs more than 1024 bits" in output
+
+
+def test_nested_unrolled_aggregates_load_quickly(tmp_path):
+    result = run("check", write(tmp_path, "unrolled.gdl", NESTED_UNROLLED), "--time", "0.2")
+    output = no_traceback(result)
+    assert result.returncode == 0, output
+
+
+def test_thousands_of_errors_stop_at_a_hundred(tmp_path):
+    lines = [HEAD + "state x: 0..3 = 0"] + [f"def e{i} = undefined_name_{i} + 1" for i in range(5000)]
+    text = "\n".join(lines) + "\nmove m:\n    x = 1\nwin A when x == 1\n"
+    result = run("check", write(tmp_path, "errors.gdl", text))
+    output = no_traceback(result)
+    assert result.returncode == 1
+    assert output.count("error[undefined-name]") == 100
+    assert "error[too-large]: 100 errors: the rest of the file was not checked" in output
+
+
+def test_doubling_defs_compile_in_linear_time():
+    started = time.process_time()
+    game = gdl.load_source(doubling_defs(40), "doubling.gdl")
+    assert time.process_time() - started < 2.0  # 2^40 inlinings without the memo
+    assert "_tick()" in game.program.source  # the defs that call defs count their calls
+
+
+# ------------------------------------------------------------ tracebacks on input
+
+
+def test_a_literal_of_5000_digits_is_too_large(tmp_path):
+    text = HEAD + "state x: 0..3 = 0\nmove m when x == " + "9" * 5000 + ":\n    x = 1\nwin A when x == 1\n"
+    result = run("check", write(tmp_path, "literal.gdl", text))
+    output = no_traceback(result)
+    assert result.returncode == 1
+    assert "literal.gdl:4:18: error[too-large]: numbers in rule files are limited to 15 digits" in output
+    assert "^^^^" in output
+
+
+@pytest.mark.parametrize(("keyword", "depth", "message"), [
+    ("if", 99, "error[too-deep]: expression nested"),
+    ("if", 45, "error[too-deep]: blocks nested more than 40 deep"),
+    ("for", 21, "error[too-deep]: `for` loops nested more than 15 deep"),
+])
+def test_deep_nesting_is_too_deep(tmp_path, keyword, depth, message):
+    result = run("check", write(tmp_path, "deep.gdl", nested_blocks(keyword, depth)))
+    output = no_traceback(result)
+    assert result.returncode == 1
+    assert message in output and "^" in output
+
+
+def test_the_deepest_nesting_allowed_still_runs():
+    for keyword, depth in [("if", 40), ("for", 15)]:
+        game = gdl.load_source(nested_blocks(keyword, depth), "deep.gdl")
+        state = game.apply(game.initial_state(), game.legal_moves(game.initial_state())[0])
+        assert game.values(state)["x"] == 1
+
+
+def test_a_chain_of_246_defs_is_too_deep(tmp_path):
+    lines = [HEAD + "state x: 0..3 = 0", "def d0 = x"] + [f"def d{i} = d{i - 1} + 1" for i in range(1, 246)]
+    text = "\n".join(lines) + "\nmove m when d245 > 0:\n    x = 1\nwin A when x == 1\n"
+    result = run("check", write(tmp_path, "chain.gdl", text))
+    output = no_traceback(result)
+    assert result.returncode == 1
+    assert "error[too-deep]" in output and "defs that call one another" in output
+
+
+def test_a_move_with_too_many_parameters_is_too_deep(tmp_path):
+    params = ", ".join(f"p{i}: 0..1" for i in range(21))
+    text = HEAD + f"state x: 0..3 = 0\nmove m({params}) when x == 0:\n    x = 1\nwin A when x == 1\n"
+    result = run("check", write(tmp_path, "params.gdl", text))
+    output = no_traceback(result)
+    assert result.returncode == 1
+    assert "error[too-deep]: move `m` has 21 parameters; at most 15" in output
+
+
+def test_a_fractional_parameter(tmp_path):
+    path = write(tmp_path, "bonus.gdl", 'game T "fp"\nparam bonus = 0.5\nplayers A, B\nstate x: 0..3 = 0\n'
+                 "move m:\n    x = 1\nwin A when x == 1 and bonus > 0\n")
+    assert run("check", path).returncode == 0
+    report = json.loads(run("solve", path, "--json").stdout)
+    assert report["parameters"] == {"bonus": 0.5}
+    assert run("solve", path, "-p", "bonus=1/3").returncode == 0
+    for bad, message in [("1/0", "divides by zero"), ("1e99999999999", "takes a number like 0.5 or 1/3"),
+                         ("99999", "out of the range")]:
+        result = run("solve", path, "-p", f"bonus={bad}")
+        output = no_traceback(result)
+        assert result.returncode == 2 and message in output, output
+
+
+# ------------------------------------------------------------ the rule budget itself
+
+
+def test_rule_budget_stops_a_long_evaluation_and_restores():
+    game = gdl.load_source(TWO_HUGE_PARAMETERS, "long.gdl")
+    started = time.perf_counter()
+    with pytest.raises(SearchStopped) as stop, rule_budget(seconds=0.2):
+        game.legal_moves(game.initial_state())
+    assert stop.value.reason == "time"
+    assert time.perf_counter() - started < 3.0
+    with pytest.raises(SearchStopped) as stop, rule_budget(nodes=1):
+        game.legal_moves(game.initial_state())
+    assert stop.value.reason == "nodes"
+    small = gdl.load_source(HEAD + "state x: 0..3 = 0\nmove m(a: 0..3) when x == 0:\n    x = 1\nwin A when x == 1\n",
+                            "small.gdl")
+    with rule_budget(seconds=0.0):  # short loops are never counted: nothing to stop
+        assert len(small.legal_moves(small.initial_state())) == 4
+
+
+def test_budgets_keep_the_values():
+    """Unrolling, inlining and polling stop at their budgets; the values stay the same."""
+    expected = 2 ** 17 + (127 * 128 // 2) ** 3 + 199999 * 200000 // 2
+    for total, legal in [(expected, 1), (expected + 1, 0)]:
+        text = (HEAD + "state x: 0..3 = 1\ndef f0(k: 0..3) = k + x\n"
+                + "".join(f"def f{i}(k: 0..3) = f{i - 1}(k) + f{i - 1}(k)\n" for i in range(1, 17))
+                + "move m when f16(1) + (sum a in 0..127: sum b in 0..127: sum c in 0..127: a * b * c * x) + "
+                f"(sum i in 0..(x * 199999): i) == {total}:\n    x = 0\nwin A when x == 0\n")
+        game = gdl.load_source(text, "values.gdl")
+        assert len(game.legal_moves(game.initial_state())) == legal
+
+
+def test_a_setup_that_never_ends_is_too_large(monkeypatch):
+    import gdl.runtime
+    from gdl.check import check_source
+
+    monkeypatch.setattr(gdl.runtime, "SETUP_SECONDS", 0.2)  # 5 s of CPU by default
+    text = (HEAD + "state x: 0..3 = 0\nsetup:\n    for i in 0..999999:\n        for j in 0..999999:\n"
+            "            x = 1\nmove m:\n    x = 1\nwin A when x == 1\n")
+    with pytest.raises(gdl.RuleFileError) as caught:
+        gdl.load_source(text, "setup.gdl")
+    assert caught.value.diagnostics[0].code == "too-large"
+    report = check_source(text, "setup.gdl")
+    assert [d.format() for d in report.diagnostics if d.is_error] == [
+        "setup.gdl:6:9: error[too-large]: building the initial state took more than 0.2 s"]
+
+
+def test_hostile_fuzz_cases_never_crash():
+    """One case of each shape of `bench/fuzz.py --generator hostile` (the campaign runs thousands)."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+    import fuzz
+
+    first: dict[str, int] = {}
+    for seed in range(200):
+        first.setdefault(fuzz.make_case(seed, "hostile")[0].split("+")[0], seed)
+    assert len(first) == len(fuzz.HOSTILE_SHAPES)
+    for shape, seed in sorted(first.items()):
+        _, _, sig, trace = fuzz.check_seed((seed, 20.0, "hostile"))
+        assert sig is None, f"{shape} (seed {seed}): {sig}\n{trace}"
+
+
+@pytest.mark.parametrize(("base", "line"), [("(x + 2) / 7", 15), ("(x + 2) * 999999999", 12)],
+                         ids=["fraction", "whole-number"])
+def test_repeated_squaring_at_run_time_is_a_rule_error(tmp_path, base, line):
+    """One multiplication of two huge numbers cannot be interrupted: products are bounded instead."""
+    squares = "".join(f"def q{i} = q{i - 1} * q{i - 1}\n" for i in range(1, 31))
+    text = (HEAD + f"state x: 0..3 = 0\ndef q0 = {base}\n" + squares
+            + "move m when q30 > 0:\n    x = 1\nwin A when x == 1\n")
+    result = run("check", write(tmp_path, "squares.gdl", text))
+    output = no_traceback(result)
+    assert result.returncode == 1
+    assert f"squares.gdl:{line}:" in output and "error[runtime-error]: a number of more than 4,096 bits" in output
