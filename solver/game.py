@@ -15,7 +15,10 @@ Turn encoding (the value of ``game.to_move(state)``):
 * ``0 .. len(players) - 1`` -- the index of the player who decides;
 * :data:`CHANCE` -- nature picks one of ``game.chance_outcomes(state)``;
 * :data:`TERMINAL` -- the game is over; ``game.utilities(state)`` gives one
-  number per player.
+  number per player;
+* :data:`SIMULTANEOUS` -- every player picks one of ``game.legal_moves(state, p)``
+  at once and ``game.apply_joint(state, moves)`` applies the joint move (only in
+  games with ``simultaneous = True``; see :mod:`solver.simgame`).
 
 Moves are any hashable values whose ``str()`` is a stable, human-readable name
 that ``game.parse_move(state, name)`` turns back into the same move (for the
@@ -32,6 +35,9 @@ CHANCE = -1
 
 TERMINAL = -2
 """``to_move`` value of a finished game."""
+
+SIMULTANEOUS = -3
+"""``to_move`` value of a state where all players move at once (:mod:`solver.simgame`)."""
 
 State: TypeAlias = Hashable
 Player: TypeAlias = int

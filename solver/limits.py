@@ -245,9 +245,12 @@ def iterative_deepening(search: Callable[[Limits], SearchResult], limits: Limits
 
 
 def check_players(game: Any, what: str) -> None:
-    """Every search needs at least one player."""
+    """Every search needs at least one player; only :mod:`solver.simultaneous` solves simultaneous moves."""
     if not game.players:
         raise ValueError(f"{what} needs a game with at least one player; {game.name} has none")
+    if getattr(game, "simultaneous", False):
+        raise ValueError(f"{what} cannot search {game.name}: its players move simultaneously "
+                         "(use the simultaneous-move solver)")
 
 
 def is_two_player_zero_sum(game: Any) -> bool:
