@@ -66,6 +66,7 @@ def test_time_that_runs_out_says_the_answer_is_not_proven(capsys):
     assert report["value"] is None
 
 
+@pytest.mark.slow
 def test_time_that_runs_out_in_text(capsys):
     code, out, _ = run(capsys, "solve", "connect4", "--time", "1")
     assert code == 0
