@@ -145,6 +145,7 @@ def test_repeated_squaring_of_a_fraction_is_too_large(tmp_path):
     assert "square.gdl:13:10: error[too-large]: this exact fraction needs more than 1024 bits" in output
 
 
+@pytest.mark.slow
 def test_nested_unrolled_aggregates_load_quickly(tmp_path):
     result = run("check", write(tmp_path, "unrolled.gdl", NESTED_UNROLLED), "--time", "0.2")
     output = no_traceback(result)
@@ -279,6 +280,7 @@ def test_a_setup_that_never_ends_is_too_large(monkeypatch):
         "setup.gdl:6:9: error[too-large]: building the initial state took more than 0.2 s"]
 
 
+@pytest.mark.slow
 def test_hostile_fuzz_cases_never_crash():
     """One case of each shape of `bench/fuzz.py --generator hostile` (the campaign runs thousands)."""
     import sys

@@ -95,6 +95,7 @@ def test_solve_tictactoe_json():
     assert report["parameters"] == {}
 
 
+@pytest.mark.slow
 def test_solve_connect4_4x4_is_a_draw():
     result = gdl("solve", "connect4", "-p", "cols=4", "-p", "rows=4", "--json")
     assert result.returncode == 0, result.stderr

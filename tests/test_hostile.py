@@ -460,6 +460,7 @@ def test_the_cli_and_the_library_share_one_reader():
 # ================================================================== 6. reading odd files
 
 
+@pytest.mark.slow
 @needs_gdl
 def test_check_refuses_fifos_and_devices_without_hanging(tmp_path):
     fifo = tmp_path / "rules.gdl"
@@ -507,6 +508,7 @@ def test_bad_real_parameters_are_usage_errors(tmp_path, value):
     assert "bonus" in one_line_error(gdl_run("solve", str(path), "-p", f"bonus={value}", timeout=HANG * 4), 2)
 
 
+@pytest.mark.slow
 @needs_gdl
 def test_fractional_parameters_work_everywhere(tmp_path):
     path = write(tmp_path / "frac.gdl", FRACTION)

@@ -33,6 +33,7 @@ def run(capsys, *argv: str) -> tuple[int, str, str]:
 # ---------------------------------------------------------------- budgets of `gdl solve`
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("option", [["--max-nodes", "3000"], ["--max-table", "3000"], ["--memory", "1"]])
 def test_solve_caps_stop_with_an_estimate(capsys, option):
     code, out, _ = run(capsys, "solve", "connect4", *option, "--json")
