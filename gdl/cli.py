@@ -173,8 +173,16 @@ def replay(game: Any, moves_text: str | None) -> tuple[Any, list[str]]:
 
     state = game.initial_state()
     played: list[str] = []
+    names = split_moves(moves_text or "")
+    if moves_text and moves_text.startswith("@"):  # the moves of a game record (docs/records.md)
+        from gdl.records import RecordError, moves_argument
+
+        try:
+            names = moves_argument(moves_text[1:], game)
+        except RecordError as error:
+            raise UsageError(f"--moves: {error}") from None
     with rule_errors(game, line=lambda: played):  # a rule that fails on the way: the moves so far reach it
-        for index, name in enumerate(split_moves(moves_text or "")):
+        for index, name in enumerate(names):
             if game.to_move(state) == TERMINAL:
                 raise UsageError(f"--moves: the game is over after {index} moves; {name!r} cannot be played")
             try:
@@ -597,7 +605,12 @@ EXAMPLES = {
   gdl play tictactoe --as none --vs random --vs perfect   # watch two agents""",
     "match": """examples:
   gdl match tictactoe random perfect --games 20
-  gdl match connect4 -p cols=5 -p rows=4 alphabeta:depth=4 mcts:iterations=500 --games 10 --json""",
+  gdl match connect4 -p cols=5 -p rows=4 alphabeta:depth=4 mcts:iterations=500 --games 10 --json
+  gdl match tictactoe random mcts alphabeta:depth=2 --games 6 --record games.json""",
+    "replay": """examples:
+  gdl replay games.json
+  gdl replay games.json --game 3
+  gdl solve tictactoe --moves @games.json:4""",
 }
 
 
@@ -684,10 +697,17 @@ def build_parser() -> argparse.ArgumentParser:
     cli_solve.add_play_options(p)
     p.set_defaults(run=cli_solve.cmd_play)
 
-    p = command("match", "Play agents against each other with alternating seats; wins, draws, losses, Elo.")
+    from gdl import cli_match
+
+    p = command("match", "A round robin of two or more agents, seats rotated: wins, draws, losses per agent and "
+                         "per seat, Elo with confidence intervals.")
     game_options(p)
-    cli_solve.add_match_options(p)
-    p.set_defaults(run=cli_solve.cmd_match)
+    cli_match.add_match_options(p)
+    p.set_defaults(run=cli_match.cmd_match)
+
+    p = command("replay", "Step through a game record written by `play --record` or `match --record`.")
+    cli_match.add_replay_options(p)
+    p.set_defaults(run=cli_match.cmd_replay)
 
     from gdl import cli_editor  # fmt, new, show, lsp
 

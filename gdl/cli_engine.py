@@ -348,6 +348,10 @@ def make_agent(spec: str, game: Any, seed: int | None = None) -> agents.Agent:
     spec = spec.strip()
     if name in ("minimax", "alphabeta", "expectimax") and not any(k in options for k in SEARCH_BUDGETS):
         spec += ("," if ":" in spec else ":") + "depth=4"
+    if name == "mcts" and not any(k in options for k in ("iterations", "seconds", "nodes", "tt")):
+        from solver.mcts import DEFAULT_ITERATIONS  # stated in the label: `mcts:iterations=1000`
+
+        spec += ("," if ":" in spec else ":") + f"iterations={DEFAULT_ITERATIONS}"
     try:
         return agents.make_agent(game, spec, seed)
     except TableError as error:
@@ -376,15 +380,6 @@ def table_from_solution(game: Any, state: Any, solution: Solution) -> Any:
         if value is not None:
             table.values[game.key(game.apply(state, move))] = tuple(value)
     return table
-
-
-def winner_scores(utilities: tuple[float, ...]) -> list[float]:
-    """Match points per player: 1 for the best utility (shared equally on a tie), 0 otherwise."""
-    top = max(utilities)
-    winners = [i for i, u in enumerate(utilities) if abs(u - top) <= 1e-9]
-    if len(winners) == len(utilities):
-        return [0.5] * len(utilities) if len(utilities) == 2 else [1 / len(utilities)] * len(utilities)
-    return [1 / len(winners) if i in winners else 0.0 for i in range(len(utilities))]
 
 
 __all__ = ["ALGORITHMS", "EngineError", "Solution", "make_agent", "search", "solve_with_moves"]

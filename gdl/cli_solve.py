@@ -19,7 +19,6 @@ from gdl import cli_engine as engine
 from gdl.cli import (
     EXIT_INTERRUPTED,
     EXIT_OK,
-    DelayedProgress,
     Problem,
     UsageError,
     dump_json,
@@ -33,7 +32,6 @@ from gdl.cli import (
 )
 from gdl.cli_errors import rule_errors
 from gdl.console import board_text, format_number, make_console
-from solver.agents import play_game
 from solver.game import (
     CHANCE,
     TERMINAL,
@@ -121,6 +119,8 @@ def add_play_options(p: argparse.ArgumentParser) -> None:
                    help=f"pause after each agent move (at most {MAX_DELAY:g})")
     p.add_argument("--max-plies", type=int, default=DEFAULT_PLAY_PLIES, metavar="N",
                    help=f"stop a game that has not ended after this many plies (default {DEFAULT_PLAY_PLIES:,})")
+    p.add_argument("--record", metavar="FILE.json", help="write the game (moves, chance outcomes, result) to this "
+                   "record file when it ends, also on quit or Ctrl-C (docs/records.md; `gdl replay FILE`)")
 
 
 DEFAULT_PLAY_PLIES = 100_000
@@ -161,6 +161,12 @@ PLAY_HELP = """commands:
 
 
 def cmd_play(args: argparse.Namespace) -> int:
+    from gdl.cli_match import recorded
+
+    return recorded(args, _play)  # with --record, the game is written however it ends
+
+
+def _play(args: argparse.Namespace, watch: Any = None) -> int:
     out = make_console()
     game = load_game(args.game, parse_params(args.param))
     state, played = replay(game, args.moves)
@@ -174,6 +180,8 @@ def cmd_play(args: argparse.Namespace) -> int:
     for number, seat in enumerate(seats):
         spec = specs[number] if len(specs) > 1 else specs[0]
         agents[seat] = make_agent(spec, game, None if args.seed is None else args.seed + number)
+    if watch is not None:  # the recorder reads `played` when the game ends (undo rebinds it)
+        watch(game, lambda: played, {p: "you" if p == human else agents[p].name for p in range(len(game.players))})
     out.print(Text(game_label(game), style="bold") + Text(f"  {getattr(game, 'description', '')}", style="dim"))
     for seat in range(len(game.players)):
         who = "you" if seat == human else getattr(agents[seat], "name", specs[0])
@@ -324,16 +332,6 @@ def choose_or_stop(agent: Any, state: Any) -> Any:
     if _Interrupts.count != pressed:
         raise KeyboardInterrupt
     return move
-
-
-class _Stoppable:
-    """An agent seat in ``gdl match`` whose Ctrl-C stops the match (see :func:`choose_or_stop`)."""
-
-    def __init__(self, agent: Any) -> None:
-        self.agent = agent
-
-    def choose(self, state: Any) -> Any:
-        return choose_or_stop(self.agent, state)
 
 
 def _hint(out: Any, game: Any, state: Any) -> None:
@@ -497,13 +495,17 @@ def size_estimate(game: Any, state: Any, explored: int, seconds: float = 0.0) ->
     reference only (it counts every combination of values, reachable or not).
     """
     from gdl.cli import state_space
+    from gdl.runtime import rule_budget
 
     estimate: dict[str, Any] = {"states_explored": int(explored)}
     if seconds > 0 and explored:
         estimate["states_per_second"] = round(explored / seconds, 1)
     try:
         log10 = state_space(game).get("log10_encodings")
-        estimate.update(_growth(game, state))
+        # One rule evaluation may outlast the probe's own clock; when the search explored nothing, one
+        # evaluation already outlasted the search's budget: the probe gets only a moment.
+        with rule_budget(GROWTH_SECONDS + 0.5 if explored else 0.5):
+            estimate.update(_growth(game, state))
     except Exception:  # an estimate must never turn a result into a crash (the solve has its answer)
         log10 = None
     if log10 is not None:
@@ -856,110 +858,3 @@ def _verdict(game: Any, value: Sequence[float]) -> str:
     if len(game.players) == 1:
         return "the best reachable utility"
     return "each player's utility under optimal play"
-
-
-# ================================================================== match
-
-
-def add_match_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("agents", nargs=2, metavar="AGENT", help="two agent specs. " + AGENT_HELP)
-    p.add_argument("--games", type=int, default=10, metavar="N", help="games to play (default 10)")
-    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
-
-
-def cmd_match(args: argparse.Namespace) -> int:
-    out = make_console()
-    err = make_console(stderr=True)
-    game = load_game(args.game, parse_params(args.param))
-    if args.games < 1:
-        raise UsageError("--games must be at least 1")
-    n = len(game.players)
-    specs = list(args.agents)
-    agents = [make_agent(spec, game, args.seed + i) for i, spec in enumerate(specs)]
-    rng = random.Random(args.seed)
-    tallies = [{"wins": 0, "draws": 0, "losses": 0, "points": 0.0} for _ in specs]
-    games: list[dict[str, Any]] = []
-    started = time.perf_counter()
-    with rule_errors(game), DelayedProgress(err, "match", args.games, enabled=not args.json) as progress:
-        for number in range(args.games):
-            # seats alternate: in even games A takes the first seat, in odd games B does
-            order = [(number + seat) % 2 for seat in range(n)]
-            seated = [_Stoppable(agents[index]) for index in order]
-            record = play_game(game, seated, tuple(order), rng)
-            utilities, moves = record.utilities, list(record.moves)
-            points = engine.winner_scores(utilities)
-            agent_points = [0.0, 0.0]
-            for seat, index in enumerate(order):
-                agent_points[index] += points[seat] / max(1, order.count(index))
-            for index in range(2):
-                tally = tallies[index]
-                mine, other = agent_points[index], agent_points[1 - index]
-                outcome = "wins" if mine > other else "losses" if mine < other else "draws"
-                tally[outcome] += 1
-                tally["points"] += 1.0 if outcome == "wins" else 0.5 if outcome == "draws" else 0.0
-            games.append({"seats": {game.players[s]: specs[i] for s, i in enumerate(order)},
-                          "utilities": [json_value(u) for u in utilities], "plies": len(moves)})
-            progress.update(number + 1)
-    seconds = time.perf_counter() - started
-    score = tallies[0]["points"] / args.games
-    low, high = wilson_interval(score, args.games)
-    summary = {
-        "game": game.name,
-        "parameters": {k: json_value(v) for k, v in game.parameters.items()},
-        "agents": specs,
-        "games": args.games,
-        "seed": args.seed,
-        "results": {spec: {k: (v if k != "points" else float(v)) for k, v in tally.items()}
-                    for spec, tally in zip(_unique(specs), tallies, strict=True)},
-        "score": score,
-        "score_ci95": [low, high],
-        "elo": elo(score),
-        "elo_ci95": [elo(low), elo(high)],
-        "seconds": round(seconds, 3),
-        "game_log": games,
-    }
-    if args.json:
-        print(dump_json(summary))
-        return EXIT_OK
-    table = Table(title=f"{game_label(game)}: {args.games} games, seats alternating, seed {args.seed}",
-                  header_style="bold", title_style="bold")
-    for column in ("agent", "wins", "draws", "losses", "score", "95% CI"):
-        table.add_column(column, justify="left" if column == "agent" else "right")
-    for spec, tally in zip(_unique(specs), tallies, strict=True):
-        s = tally["points"] / args.games
-        lo, hi = wilson_interval(s, args.games)
-        table.add_row(Text(spec, style="bold cyan"), str(tally["wins"]), str(tally["draws"]), str(tally["losses"]),
-                      f"{100 * s:.1f}%", f"{100 * lo:.1f}%..{100 * hi:.1f}%")
-    out.print(table)
-    out.print(Text(f"Elo difference ({specs[0]} - {specs[1]}): {_elo_text(summary['elo'], score)} ")
-              + Text(f"(95% CI {_elo_text(summary['elo_ci95'][0], low)}..{_elo_text(summary['elo_ci95'][1], high)})",
-                     style="dim"))  # the specs are user text, not markup
-    return EXIT_OK
-
-
-def _unique(specs: list[str]) -> list[str]:
-    return [specs[0], specs[1] if specs[1] != specs[0] else specs[1] + " (B)"]
-
-
-def wilson_interval(score: float, n: int, z: float = 1.959964) -> tuple[float, float]:
-    """The 95% Wilson score interval of a proportion (draws count as half a win)."""
-    if n == 0:
-        return 0.0, 1.0
-    denominator = 1 + z * z / n
-    centre = (score + z * z / (2 * n)) / denominator
-    half = z * math.sqrt(score * (1 - score) / n + z * z / (4 * n * n)) / denominator
-    return max(0.0, centre - half), min(1.0, centre + half)
-
-
-def elo(score: float) -> float | None:
-    """The Elo difference that predicts ``score``; None (infinite) at 0 or 1."""
-    if score <= 0 or score >= 1:
-        return None
-    return -400 * math.log10(1 / score - 1)
-
-
-def _elo_text(value: float | None, score: float) -> str:
-    if value is None:
-        return "+inf" if score >= 1 else "-inf"
-    return f"{value:+.0f}"

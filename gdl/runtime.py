@@ -110,7 +110,7 @@ POLL_EVERY = 1 << 14
 """Units of work (loop iterations, def calls) between two looks at the clock."""
 MAX_RANGE = 1_000_000
 """The most values a range computed at run time may hold (as a load-time range: `too-large` past it)."""
-WORK_PER_NODE = 100_000
+WORK_PER_NODE = 10_000
 """Units of rule work allowed per node of ``--max-nodes`` (one evaluation may not outlast the node budget)."""
 
 _count = 0

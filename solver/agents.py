@@ -1,4 +1,4 @@
-"""Agents (``choose(state) -> move``) for every algorithm, a spec parser, and a match runner.
+"""Agents (``choose(state) -> move``) for every algorithm and a spec parser (matches: :mod:`solver.match`).
 
 Agent specs, as the CLI takes them::
 
@@ -20,24 +20,23 @@ search's move; alpha-beta always does. ``perfect`` stops at
 the best move so far (proven bounds, or a heuristic guess) and says so in
 ``last.note``.
 
-A match (:func:`play_match`) plays N games with the seats rotating between
-games, chance outcomes drawn from one seeded generator, and reports wins,
-draws and losses per agent; :func:`score_interval` and :func:`elo_difference`
-turn a record into a 95% confidence interval and an Elo difference.
+Matches between agents (round robins, scoring, intervals, Elo) are
+:mod:`solver.match`.
 """
 
 from __future__ import annotations
 
+import difflib
 import math
 import random
-from collections.abc import Callable, Hashable, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Hashable, Iterable
+from dataclasses import replace
 from typing import Any, Protocol
 
 from solver.alphabeta import alphabeta, check_alphabeta
 from solver.exact import solve
 from solver.expectimax import check_expectimax, expectimax
-from solver.game import CHANCE, TERMINAL, DeadEndError, Game, State, dead_end
+from solver.game import Game, State, dead_end
 from solver.limits import Limits, SearchResult, SearchStats, is_two_player_zero_sum, iterative_deepening
 from solver.mcts import check_mcts, mcts
 from solver.minimax import minimax
@@ -262,7 +261,8 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     name, _, rest = spec.strip().partition(":")
     name = name.strip().lower()
     if name not in OPTIONS:
-        raise ValueError(f"unknown agent {name!r} in {spec!r}; agents: {', '.join(OPTIONS)}")
+        raise ValueError(f"unknown agent {name!r} in {spec!r}{_did_you_mean(name, OPTIONS)}; "
+                         f"agents: {', '.join(OPTIONS)}")
     allowed = OPTIONS[name]
     options: dict[str, Any] = {}
     for item in filter(None, (part.strip() for part in rest.split(","))):
@@ -272,12 +272,18 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
             raise ValueError(f"option {item!r} of {spec!r} needs a value: write {key}=VALUE")
         if key not in allowed:
             known = ", ".join(allowed) or "none"
-            raise ValueError(f"agent {name!r} has no option {key!r} (options: {known})")
+            raise ValueError(f"agent {name!r} has no option {key!r}{_did_you_mean(key, [*allowed, *ALIASES])} "
+                             f"(options: {known})")
         try:
             options[key] = allowed[key](text.strip())
         except ValueError as exc:
             raise ValueError(f"bad value {text.strip()!r} for {name} option {key!r}: {exc}") from None
     return name, options
+
+
+def _did_you_mean(word: str, known: Iterable[str]) -> str:
+    close = difflib.get_close_matches(word, list(known), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 def make_agent(game: Game, spec: str, seed: int | None = None) -> Agent:
@@ -325,148 +331,3 @@ def make_agent(game: Game, spec: str, seed: int | None = None) -> Agent:
     agent = PerfectAgent(game, table, caps)
     agent.name = label
     return agent
-
-
-# ------------------------------------------------------------------ matches
-
-
-@dataclass(frozen=True)
-class AgentRecord:
-    """One agent's results in a match."""
-
-    agent: str
-    wins: int
-    draws: int
-    losses: int
-
-    @property
-    def games(self) -> int:
-        return self.wins + self.draws + self.losses
-
-    @property
-    def score(self) -> float:
-        """Wins plus half the draws, per game."""
-        return (self.wins + 0.5 * self.draws) / self.games if self.games else 0.0
-
-
-@dataclass(frozen=True)
-class GameRecord:
-    seats: tuple[int, ...]
-    """``seats[p]`` is the index of the agent that played player p."""
-    utilities: tuple[float, ...]
-    """Per player (seat), at the end."""
-    moves: tuple[str, ...]
-    """Every move and chance outcome, by name."""
-    truncated: bool = False
-    """Stopped at ``max_moves`` and scored as a draw."""
-
-
-@dataclass(frozen=True)
-class MatchResult:
-    records: tuple[AgentRecord, ...]
-    games: tuple[GameRecord, ...]
-    seed: int
-
-
-def play_match(game: Game, agents: Sequence[Agent | str], games: int = 10, *, seed: int = 0,
-               max_moves: int = 10_000) -> MatchResult:
-    """Play ``games`` games; in game i the agents sit rotated by i seats (so two agents alternate colours).
-
-    Agents may be given as specs (each then gets its own seed derived from
-    ``seed``). An agent wins a game when its utility is strictly the highest,
-    draws when it ties for the highest, and loses otherwise. A game longer than
-    ``max_moves`` is stopped and counted as a draw for everyone.
-
-    :raises ValueError: the number of agents is not the number of players.
-    """
-    n = len(game.players)
-    if len(agents) != n:
-        raise ValueError(f"{game.name} has {n} players but {len(agents)} agents were given")
-    players = [make_agent(game, a, seed * 1000 + i) if isinstance(a, str) else a for i, a in enumerate(agents)]
-    names = [getattr(a, "name", str(a)) for a in players]
-    rng = random.Random(seed)
-    tallies = [[0, 0, 0] for _ in players]
-    played = []
-    for i in range(games):
-        seats = tuple((p + i) % n for p in range(n))
-        record = play_game(game, [players[s] for s in seats], seats, rng, max_moves)
-        played.append(record)
-        for seat, agent_index in enumerate(seats):
-            others = [u for j, u in enumerate(record.utilities) if j != seat]
-            mine = record.utilities[seat]
-            best_other = max(others) if others else -math.inf
-            tallies[agent_index][0 if mine > best_other else 1 if mine == best_other else 2] += 1
-    records = tuple(AgentRecord(name, *t) for name, t in zip(names, tallies, strict=True))
-    return MatchResult(records, tuple(played), seed)
-
-
-def play_game(game: Game, seated: Sequence[Agent], seats: tuple[int, ...], rng: random.Random,
-              max_moves: int = 10_000) -> GameRecord:
-    """One game, ``seated[p]`` choosing for player ``p``; a game longer than ``max_moves`` is truncated."""
-    state = game.initial_state()
-    moves: list[str] = []
-    played: list[Hashable] = []
-    while len(moves) < max_moves:
-        player = game.to_move(state)
-        if player == TERMINAL:
-            return GameRecord(seats, tuple(game.utilities(state)), tuple(moves))
-        try:
-            move = _play_one(game, state, player, seated, rng)
-        except DeadEndError as error:  # here, or deeper in an agent's search: the line from the start
-            for earlier in reversed(played):
-                error.prepend(earlier)
-            raise
-        played.append(move)
-        moves.append(str(move))
-        state = game.apply(state, move)
-    if game.to_move(state) == TERMINAL:
-        return GameRecord(seats, tuple(game.utilities(state)), tuple(moves))
-    return GameRecord(seats, (0.0,) * len(game.players), tuple(moves), truncated=True)
-
-
-def _play_one(game: Game, state: State, player: int, seated: Sequence[Agent], rng: random.Random) -> Hashable:
-    """The next move of a game: a chance outcome, or the seated agent's choice.
-
-    :raises DeadEndError: the state has no legal move (or no outcome) and the game is not over.
-    """
-    if player == CHANCE:
-        outcomes = game.chance_outcomes(state)
-        if not outcomes:
-            raise dead_end(game, state, player)
-        return _sample(outcomes, rng)
-    if not game.legal_moves(state):
-        raise dead_end(game, state, player)
-    return seated[player].choose(state)
-
-
-def _sample(outcomes: Sequence[tuple[Hashable, float]], rng: random.Random) -> Hashable:
-    x = rng.random()
-    for outcome, p in outcomes:
-        x -= p
-        if x < 0:
-            return outcome
-    return outcomes[-1][0]
-
-
-def score_interval(record: AgentRecord, z: float = 1.96) -> tuple[float, float, float]:
-    """The score (wins + draws/2 per game) and its ~95% confidence interval (normal approximation).
-
-    60 wins, 20 draws, 20 losses: score 0.7, interval about (0.622, 0.778).
-    """
-    n = record.games
-    if n == 0:
-        return (0.0, 0.0, 1.0)
-    score = record.score
-    variance = (record.wins * (1 - score) ** 2 + record.draws * (0.5 - score) ** 2
-                + record.losses * score ** 2) / n
-    half = z * math.sqrt(variance / n)
-    return (score, max(0.0, score - half), min(1.0, score + half))
-
-
-def elo_difference(score: float) -> float:
-    """The Elo difference that predicts ``score`` (``400 log10(s / (1 - s))``; infinite at 0 and 1)."""
-    if score <= 0:
-        return -math.inf
-    if score >= 1:
-        return math.inf
-    return 400 * math.log10(score / (1 - score))

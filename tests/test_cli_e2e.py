@@ -132,3 +132,55 @@ def test_long_solve_without_a_terminal_has_no_progress_and_stops_on_sigint():
     assert "\x1b[" not in out
     assert "interrupted: the best result so far" in out
     assert "Traceback" not in out + err
+
+
+def test_match_of_three_agents_prints_a_three_way_table():
+    result = gdl("match", "tictactoe", "random", "mcts", "alphabeta:depth=2", "--games", "6")
+    assert result.returncode == 0, result.stdout + result.stderr
+    first_table = result.stdout.split("└")[0]
+    rows = [line for line in first_table.splitlines() if line.startswith("│")]
+    labels = [row.split("│")[1].strip() for row in rows]
+    assert labels == ["random", "mcts:iterations=1000", "alphabeta:depth=2"]  # settings in every label
+    for row in rows:  # each agent played 4 games: 2 as X and 2 as O
+        cells = [c.strip() for c in row.split("│")[1:-1]]
+        assert sum(map(int, cells[1].split("-"))) == 4
+        assert [sum(map(int, c.split("-"))) for c in cells[-2:]] == [2, 2]
+    assert "round robin of 3 agents" in result.stdout and "Elo 95% CI" in result.stdout
+    assert "head to head" in result.stdout
+
+
+def test_a_quit_game_record_replays(tmp_path):
+    record = tmp_path / "game.json"
+    child = pexpect.spawn(GDL, ["play", "tictactoe", "--vs", "random", "--seed", "5", "--record", str(record)],
+                          env=ENV, encoding="utf-8", timeout=30, dimensions=(40, 100))
+    try:
+        child.expect(r"X> ")
+        child.sendline("b2")
+        child.expect(r"O plays \S*?(place\(\w+\))")
+        reply = child.match.group(1)
+        child.expect(r"X> ")
+        child.sendline("quit")
+        child.expect(r"game recorded in")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close()
+    assert child.exitstatus == 0
+    entry = json.loads(record.read_text())["games"][0]
+    assert [m["move"] for m in entry["moves"]] == ["place(b2)", reply] and entry["result"]["end"] == "quit"
+
+    replay = gdl("replay", str(record))  # not a terminal: every position in turn
+    assert replay.returncode == 0, replay.stderr
+    assert "1. X: place(b2)" in replay.stdout and f"2. O: {reply}" in replay.stdout
+    assert "quit after 2 moves" in replay.stdout
+
+    child = pexpect.spawn(GDL, ["replay", str(record)], env=ENV, encoding="utf-8", timeout=30, dimensions=(40, 100))
+    try:  # on a terminal: Enter steps, q stops
+        child.expect(r"\[move 1/2\] Enter: next, q: quit")
+        child.sendline("")
+        child.expect(r"1\. X: \S*place\(b2\)")
+        child.expect(r"\[move 2/2\]")
+        child.sendline("q")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close()
+    assert child.exitstatus == 0

@@ -16,9 +16,10 @@ import pytest
 import gdl
 from gdl.cli import main
 from solver import alphabeta, exact, expectimax, mcts, minimax
-from solver.agents import RandomAgent, play_game
+from solver.agents import RandomAgent
 from solver.game import DeadEndError
 from solver.limits import Limits
+from solver.match import play_game
 from solver.shortest_path import solve_puzzle
 
 HERE = Path(__file__).parent / "deadends"

@@ -9,7 +9,7 @@ import pytest
 import gdl
 from gdl.cli import main
 from gdl.cli_engine import EngineError, make_agent, parse_spec
-from gdl.cli_solve import elo, match_move, wilson_interval
+from gdl.cli_solve import match_move
 from solver.game import AmbiguousMoveError, IllegalMoveError, UnknownMoveError, play_moves
 
 
@@ -129,9 +129,3 @@ def test_agent_specs():
     for bad in ("", "perfect:table", "mcts:depth=3", "alphabeta:time=-1"):
         with pytest.raises(EngineError):
             make_agent(bad, game)
-
-
-def test_statistics():
-    assert wilson_interval(0.5, 100) == pytest.approx((0.4038, 0.5962), abs=1e-3)
-    assert elo(0.5) == 0 and elo(0.0) is None
-    assert elo(0.75) == pytest.approx(190.8, abs=0.1)

@@ -176,7 +176,8 @@ def test_match_json_matches_the_schema(capsys):
     assert code == 0
     validate(data, SCHEMAS["match"])
     for entry in data["game_log"]:
-        assert set(entry) == {"seats", "utilities", "plies"}
+        assert set(entry) == {"seats", "utilities", "end", "plies", "moves", "chance"}
+        assert len(entry["moves"]) == entry["plies"]
 
 
 def test_match_json_with_fraction_utilities(capsys, tmp_path):

@@ -15,9 +15,10 @@ from test_remoteness import Doomed
 
 import gdl
 from gdl.cli import main
-from solver.agents import PerfectAgent, play_game
+from solver.agents import PerfectAgent
 from solver.exact import solve
 from solver.game import TERMINAL
+from solver.match import play_game
 from solver.shortest_path import solve_puzzle
 
 HANOI = str(Path(__file__).parent / "data" / "hanoi.gdl")
@@ -162,10 +163,16 @@ def test_perfect_play_takes_the_fastest_win_after_a_mistake() -> None:
             assert move in solution.fastest_moves, (first, reply, move, solution.fastest_moves)
 
 
-def test_a_match_of_perfect_players_solves_the_eight_puzzle_every_game(capsys) -> None:
-    code, out = run(capsys, "match", "eight_puzzle", "perfect", "perfect", "--games", "2", "--json")
-    assert code == 0
-    assert [g["plies"] for g in json.loads(out)["game_log"]] == [2, 2]
+def test_a_perfect_player_solves_the_eight_puzzle_in_two_moves_every_game(capsys, tmp_path: Path) -> None:
+    # A one-player puzzle is not a match (issue 16: no opponent): the games are watched with `gdl play`.
+    code, _ = run(capsys, "match", "eight_puzzle", "perfect", "perfect", "--games", "2", "--json")
+    assert code == 2
+    for seed in (0, 1):
+        record = tmp_path / f"puzzle{seed}.json"
+        code, _ = run(capsys, "play", "eight_puzzle", "--as", "none", "--vs", "perfect", "--seed", str(seed),
+                      "--record", str(record))
+        game = json.loads(record.read_text())["games"][0]
+        assert code == 0 and game["result"]["end"] == "finished" and len(game["moves"]) == 2
 
 
 def test_saved_tables_keep_the_distance_to_the_end(capsys, tmp_path: Path) -> None:

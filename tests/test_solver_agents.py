@@ -1,23 +1,18 @@
-"""Agents, agent specs and the match runner."""
+"""Agents and agent specs (the match runner: tests/test_match.py)."""
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 import pytest
 from refgames import Nim, Pig, Takeaway3, TicTacToe
 
 from solver.agents import (
-    AgentRecord,
     PerfectAgent,
     RandomAgent,
     SearchAgent,
-    elo_difference,
     make_agent,
     parse_spec,
-    play_match,
-    score_interval,
 )
 from solver.exact import solve
 from solver.table import StaleTableError, save_table
@@ -88,34 +83,6 @@ def test_perfect_agent_from_a_table(tmp_path: Path) -> None:
     assert solve(game, game.apply(game.initial_state(), move)).value[0] == 1.0
     with pytest.raises(StaleTableError):
         make_agent(Nim((1, 2)), f"perfect:table={path}")
-
-
-def test_match_alternates_seats_and_counts_results() -> None:
-    game = TicTacToe()
-    result = play_match(game, ["alphabeta", "random"], games=6, seed=2)
-    strong, weak = result.records
-    assert strong.games == weak.games == 6
-    assert strong.losses == 0 and strong.wins == weak.losses and strong.draws == weak.draws
-    assert [g.seats for g in result.games[:2]] == [(0, 1), (1, 0)]
-    again = play_match(game, ["alphabeta", "random"], games=6, seed=2)
-    assert [g.moves for g in again.games] == [g.moves for g in result.games]
-
-
-def test_match_with_chance_and_three_players() -> None:
-    pig = play_match(Pig(6), ["perfect", "random"], games=4, seed=1)
-    assert sum(r.wins for r in pig.records) == 4
-    three = play_match(Takeaway3(5), ["random", "random", "minimax"], games=3, seed=1)
-    assert all(r.games == 3 for r in three.records)
-    with pytest.raises(ValueError, match="3 players but 2 agents"):
-        play_match(Takeaway3(5), ["random", "random"])
-
-
-def test_score_interval_and_elo() -> None:
-    score, low, high = score_interval(AgentRecord("a", 60, 20, 20))
-    assert score == pytest.approx(0.7) and low == pytest.approx(0.6216) and high == pytest.approx(0.7784)
-    assert elo_difference(0.5) == 0
-    assert elo_difference(0.75) == pytest.approx(190.85, abs=0.01)
-    assert elo_difference(1.0) == math.inf
 
 
 # ---------------------------------------------------------------- budgets of every searching agent

@@ -18,9 +18,10 @@ from gdl.board import Board  # noqa: E402
 from gdl.diagnostics import RuleFileError  # noqa: E402
 from gdl.loader import load, load_source  # noqa: E402
 from gdl.symmetry import group  # noqa: E402
-from solver.agents import PerfectAgent, RandomAgent, play_game  # noqa: E402
+from solver.agents import PerfectAgent, RandomAgent  # noqa: E402
 from solver.exact import solve  # noqa: E402
 from solver.game import TERMINAL  # noqa: E402
+from solver.match import play_game  # noqa: E402
 from solver.table import StaleTableError, load_table, save_table  # noqa: E402
 
 TTT = """

@@ -1,0 +1,228 @@
+"""Game records: the JSON files written by ``--record`` and read by ``gdl replay`` and ``--moves @FILE``.
+
+The format is documented in docs/records.md. A record file holds one or more
+games of one game definition (``gdl play`` writes one, ``gdl match`` one per
+game played); each game lists every move and chance outcome in order, who made
+it, each chance outcome's probability, and how the game ended. Moves are
+stored by name, so a record is replayed by parsing each name in the position
+where it was played.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from solver.game import CHANCE, TERMINAL, MoveError
+
+FORMAT = "gdl-record"
+VERSION = 1
+
+
+class RecordError(ValueError):
+    """A record that cannot be read, or that does not fit the game it is used with (a usage error)."""
+
+
+def game_source(spec: str) -> str:
+    """How a record names the rule file: a bundled game by name, a file by its absolute path."""
+    path = Path(spec)
+    return str(path.resolve()) if path.is_file() else spec
+
+
+def _number(value: float) -> float | None:
+    return float(value) + 0.0 if math.isfinite(value) else None
+
+
+def _json_value(value: Any) -> Any:
+    if isinstance(value, tuple | list):
+        return [_json_value(v) for v in value]
+    if isinstance(value, float):
+        return _number(value)
+    return value
+
+
+def parameters_of(game: Any) -> dict[str, Any]:
+    return {k: _json_value(v) for k, v in (getattr(game, "parameters", {}) or {}).items()}
+
+
+def new_record(game: Any, spec: str, param_args: Sequence[str] | None, seed: int | None,
+               command: str) -> dict[str, Any]:
+    """An empty record of ``game`` (loaded from ``spec`` with ``-p param_args``)."""
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "command": command,
+        "game": game.name,
+        "source": game_source(spec),
+        "parameter_args": list(param_args or []),
+        "parameters": parameters_of(game),
+        "players": list(game.players),
+        "seed": seed,
+        "games": [],
+    }
+
+
+def game_entry(game: Any, moves: Sequence[str], agents: Mapping[str, str], end: str,
+               utilities: Sequence[float] | None = None) -> dict[str, Any]:
+    """One game: its seats, moves (replayed from the start to tell who moved) and result.
+
+    ``end`` is a :class:`solver.match.GameEnd` value; ``utilities`` are taken
+    from the final position when it is terminal (or given, for a game stopped
+    at the move limit and scored as a draw).
+    """
+    state = game.initial_state()
+    plies: list[dict[str, Any]] = []
+    for number, name in enumerate(moves, 1):
+        ply: dict[str, Any] = {"ply": number, "move": name}
+        try:
+            mover = game.to_move(state)
+            if mover == CHANCE:
+                ply["player"] = None
+                ply["chance"] = True
+                probability = next((p for o, p in game.chance_outcomes(state) if str(o) == name), None)
+                ply["probability"] = None if probability is None else _number(probability)
+            elif mover >= 0:
+                ply["player"] = game.players[mover]
+            state = game.apply(state, game.parse_move(state, name))
+        except (MoveError, ValueError, IndexError):  # a record is written even of a broken game
+            plies.append(ply)
+            plies.extend({"ply": n, "move": m} for n, m in enumerate(moves[number:], number + 1))
+            state = None
+            break
+        plies.append(ply)
+    result: dict[str, Any] = {"end": end, "utilities": None, "winners": None}
+    final = utilities
+    if final is None and state is not None and game.to_move(state) == TERMINAL:
+        final = game.utilities(state)
+    if final is not None:
+        result["utilities"] = {p: _number(u) for p, u in zip(game.players, final, strict=False)}
+        top = max(final)
+        result["winners"] = [p for p, u in zip(game.players, final, strict=False) if u >= top - 1e-9]
+    return {"agents": dict(agents), "moves": plies, "result": result}
+
+
+def write_record(record: Mapping[str, Any], path: str | os.PathLike[str]) -> None:
+    """Write ``record`` to ``path`` atomically (a Ctrl-C while writing leaves the previous file)."""
+    target = Path(path)
+    temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    try:
+        temporary.write_text(dumps(record), encoding="utf-8")
+        os.replace(temporary, target)
+    finally:
+        if temporary.exists():
+            temporary.unlink()
+
+
+def dumps(record: Mapping[str, Any]) -> str:
+    """A record as JSON that reads well in an editor: one line per move."""
+    head = json.dumps({k: v for k, v in record.items() if k != "games"}, indent=1)
+    games = []
+    for game in record.get("games", []):
+        rest = json.dumps({k: v for k, v in game.items() if k != "moves"})
+        moves = ",\n".join("   " + json.dumps(ply) for ply in game.get("moves", []))
+        games.append(f'  {{{rest[1:-1]}, "moves": [\n{moves}\n  ]}}')
+    return head[:-2] + ',\n "games": [\n' + ",\n".join(games) + "\n ]\n}\n"
+
+
+def check_writable(path: str) -> None:
+    """Fail now, before a game is played, if ``path`` cannot be written.
+
+    :raises RecordError: a directory, a missing folder, no permission.
+    """
+    target = Path(path)
+    if target.is_dir():
+        raise RecordError(f"--record: {path!r} is a directory")
+    folder = target.parent if str(target.parent) else Path(".")
+    if not folder.is_dir():
+        raise RecordError(f"--record: no such folder {str(folder)!r}")
+    if not os.access(folder, os.W_OK) or (target.exists() and not os.access(target, os.W_OK)):
+        raise RecordError(f"--record: cannot write {path!r} (permission denied)")
+
+
+def load_record(path: str) -> dict[str, Any]:
+    """Read a record file and check its shape.
+
+    :raises RecordError: no such file, not JSON, not a record, a version this program does not know.
+    """
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise RecordError(f"no such record file {path!r}") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise RecordError(f"cannot read {path!r}: {getattr(error, 'strerror', None) or error}") from None
+    try:
+        record = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise RecordError(f"{path}: not JSON ({error.msg} at line {error.lineno})") from None
+    if not isinstance(record, dict) or record.get("format") != FORMAT:
+        raise RecordError(f"{path}: not a game record (no \"format\": \"{FORMAT}\")")
+    if record.get("version") != VERSION:
+        raise RecordError(f"{path}: record version {record.get('version')!r}; this gdl reads version {VERSION}")
+    games = record.get("games")
+    if not isinstance(games, list) or not all(isinstance(g, dict) and isinstance(g.get("moves"), list)
+                                              for g in games):
+        raise RecordError(f"{path}: \"games\" must be a list of games, each with a \"moves\" list")
+    if not isinstance(record.get("game"), str) or not isinstance(record.get("source"), str):
+        raise RecordError(f"{path}: \"game\" and \"source\" must be strings")
+    return record
+
+
+def pick_game(record: Mapping[str, Any], number: int, path: str) -> dict[str, Any]:
+    """Game ``number`` (from 1) of a record.
+
+    :raises RecordError: no such game.
+    """
+    games = record["games"]
+    if not games:
+        raise RecordError(f"{path}: the record holds no game")
+    if not 1 <= number <= len(games):
+        raise RecordError(f"{path}: no game {number}; the record holds {len(games)}")
+    return games[number - 1]
+
+
+def move_names(entry: Mapping[str, Any], path: str) -> list[str]:
+    names = [ply.get("move") if isinstance(ply, dict) else None for ply in entry["moves"]]
+    if not all(isinstance(n, str) for n in names):
+        raise RecordError(f"{path}: every move must be an object with a \"move\" name")
+    return [str(n) for n in names]
+
+
+def check_fits(record: Mapping[str, Any], game: Any, path: str) -> None:
+    """The record must be of ``game`` with the same parameters.
+
+    :raises RecordError: another game or other parameters (with the ``-p`` that fixes it).
+    """
+    if record["game"] != game.name:
+        raise RecordError(f"{path} is a record of {record['game']}, not {game.name}")
+    if record.get("parameters", {}) != parameters_of(game):
+        given = " ".join(f"-p {a}" for a in record.get("parameter_args") or []) or "no -p"
+        raise RecordError(f"{path} was played with other parameters ({given}): "
+                          f"{record.get('parameters')} instead of {parameters_of(game)}")
+
+
+_SUFFIX = re.compile(r"^(?P<file>.*?)(?:#(?P<game>\d+))?(?::(?P<plies>\d+))?$")
+
+
+def moves_argument(text: str, game: Any) -> list[str]:
+    """The moves of ``--moves @FILE``, ``@FILE#G`` (game G of a match record) or ``@FILE:N`` (its first N).
+
+    :raises RecordError: as :func:`load_record`, :func:`pick_game`, :func:`check_fits`.
+    """
+    path, number, plies = text, 1, None
+    if not Path(text).is_file():
+        found = _SUFFIX.match(text)
+        assert found is not None  # the pattern matches every string
+        path = found["file"]
+        number = int(found["game"] or 1)
+        plies = int(found["plies"]) if found["plies"] else None
+    record = load_record(path)
+    check_fits(record, game, path)
+    names = move_names(pick_game(record, number, path), path)
+    if plies is not None and plies > len(names):
+        raise RecordError(f"{path}: game {number} has {len(names)} moves, not {plies}")
+    return names if plies is None else names[:plies]
