@@ -300,6 +300,8 @@ def cmd_check(args: argparse.Namespace) -> int:
             except ParameterError as error:
                 raise UsageError(f"{path}: {error}") from None
             reports.append(report)
+    if not reports and usage_problems:  # nothing was checked: the errors above are all there is to say
+        return EXIT_USAGE
     diagnostics = [d for report in reports for d in report.diagnostics]
     errors = sum(d.is_error for d in diagnostics)
     warnings = sum(d.severity == "warning" for d in diagnostics)  # an info (endless-cycle) is neither
@@ -653,7 +655,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--playouts", type=int, default=DEFAULT_PLAYOUTS, metavar="N",
                    help=f"most random playouts per file (default {DEFAULT_PLAYOUTS}; 0 for static checks only)")
     p.add_argument("--time", type=seconds, default=DEFAULT_TIME_BUDGET, metavar="SECONDS",
-                   help=f"CPU seconds of random play per file: the playouts stop when they are spent, but not "
+                   help=f"CPU (not wall-clock) seconds of random play per file: the playouts stop when they are "
+                        f"spent, but not "
                         f"before {MIN_PLAYOUTS} have finished or one reached --max-plies (default "
                         f"{DEFAULT_TIME_BUDGET:g}; 0 for no limit: exactly --playouts playouts on any machine)")
     p.add_argument("--seed", type=int, default=0, help="random seed of the playouts (default 0)")
@@ -682,7 +685,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--playouts", type=int, default=200, metavar="N", help="random playouts for the statistics")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument("--time", type=seconds, default=10.0, metavar="SECONDS",
-                   help="stop the playouts after this long (default 10)")
+                   help="wall-clock seconds of playouts: they stop after this long (default 10). Unlike "
+                        "`gdl check --time`, which counts CPU seconds so that its verdict does not depend on "
+                        "how busy the machine is")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(run=cmd_info)
 

@@ -117,6 +117,7 @@ def test_a_run_time_range_over_a_million_values_is_a_rule_error(tmp_path):
     assert "at most 1,000,000" in output and "^^^" in output
 
 
+@pytest.mark.slow
 def test_select_and_chance_over_huge_run_time_ranges_are_rule_errors(tmp_path):
     select = (HEAD + "state x: 0..3 = 1\nmove m when len(select i in 0..(x * 999999999999): i >= 0) > 0:\n"
               "    x = 0\nwin A when x == 0\n")
@@ -152,12 +153,14 @@ def test_repeated_squaring_of_a_fraction_is_too_large(tmp_path):
     assert "square.gdl:13:10: error[too-large]: this exact fraction needs more than 1024 bits" in output
 
 
+@pytest.mark.slow
 def test_nested_unrolled_aggregates_load_quickly(tmp_path):
     result = run("check", write(tmp_path, "unrolled.gdl", NESTED_UNROLLED), "--time", "0.2")
     output = no_traceback(result)
     assert result.returncode == 0, output
 
 
+@pytest.mark.slow
 def test_thousands_of_errors_stop_at_a_hundred(tmp_path):
     lines = [HEAD + "state x: 0..3 = 0"] + [f"def e{i} = undefined_name_{i} + 1" for i in range(5000)]
     text = "\n".join(lines) + "\nmove m:\n    x = 1\nwin A when x == 1\n"
@@ -257,6 +260,7 @@ def test_rule_budget_stops_a_long_evaluation_and_restores():
         assert len(small.legal_moves(small.initial_state())) == 4
 
 
+@pytest.mark.slow
 def test_budgets_keep_the_values():
     """Unrolling, inlining and polling stop at their budgets; the values stay the same."""
     expected = 2 ** 17 + (127 * 128 // 2) ** 3 + 199999 * 200000 // 2
@@ -284,6 +288,7 @@ def test_a_setup_that_never_ends_is_too_large(monkeypatch):
         "setup.gdl:6:9: error[too-large]: building the initial state took more than 0.2 s"]
 
 
+@pytest.mark.slow
 def test_hostile_fuzz_cases_never_crash():
     """One case of each shape of `bench/fuzz.py --generator hostile` (the campaign runs thousands)."""
     import sys

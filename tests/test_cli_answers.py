@@ -56,6 +56,7 @@ def test_time_proves_what_plain_solve_proves(capsys):
     assert timed["value"] == plain["value"]
 
 
+@pytest.mark.slow
 def test_time_that_runs_out_says_the_answer_is_not_proven(capsys):
     report = solve_json(capsys, "connect4", "--time", "1")
     assert not report["exact"] and report["value_kind"] != "proven"
@@ -66,6 +67,7 @@ def test_time_that_runs_out_says_the_answer_is_not_proven(capsys):
     assert report["value"] is None
 
 
+@pytest.mark.slow
 def test_time_that_runs_out_in_text(capsys):
     code, out, _ = run(capsys, "solve", "connect4", "--time", "1")
     assert code == 0
@@ -134,6 +136,7 @@ def test_a_small_game_gets_its_exact_size(capsys):
     assert report["estimate"]["reachable_states"] == 5478  # the reachable tic-tac-toe positions
 
 
+@pytest.mark.slow
 def test_a_huge_game_is_still_called_too_big(capsys):
     code, out, _ = run(capsys, "solve", "connect4", "--max-nodes", "3000")
     assert code == 0

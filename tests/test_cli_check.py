@@ -295,3 +295,18 @@ def test_check_help_documents_the_exploration(capsys):
 def test_check_exploration_usage_errors_exit_2(capsys, files, argv):
     code, out, err = run(capsys, "check", files("x.gdl", GOOD), *argv)
     assert code == 2 and "Traceback" not in out + err
+
+
+def test_check_only_missing_files_prints_only_the_error(capsys, tmp_path):
+    # "0 files checked: 0 errors" after "no such file" read as a success; nothing was checked
+    code, out, err = run(capsys, "check", str(tmp_path / "nope.gdl"))
+    assert code == 2
+    assert "no such file" in err and len(err.strip().splitlines()) == 1
+    assert "checked" not in out + err
+
+
+def test_time_is_cpu_in_check_and_wall_clock_in_info_and_help_says_so(capsys):
+    _, check_help, _ = run(capsys, "check", "--help")
+    _, info_help, _ = run(capsys, "info", "--help")
+    assert "CPU (not wall-clock) seconds" in " ".join(check_help.split())
+    assert "wall-clock seconds" in " ".join(info_help.split())

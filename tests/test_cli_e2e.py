@@ -28,6 +28,7 @@ def test_check_bundled_games_exit_zero():
     assert result.stderr == ""
 
 
+@pytest.mark.slow
 def test_user_mistakes_never_print_a_traceback(tmp_path):
     latin = tmp_path / "latin.gdl"
     latin.write_bytes(b"game T\n\xe9\n")
@@ -94,6 +95,7 @@ def test_solve_tictactoe_json():
     assert report["parameters"] == {}
 
 
+@pytest.mark.slow
 def test_solve_connect4_4x4_is_a_draw():
     result = gdl("solve", "connect4", "-p", "cols=4", "-p", "rows=4", "--json")
     assert result.returncode == 0, result.stderr

@@ -142,3 +142,41 @@ def test_every_compiler_diagnostic_code_is_documented() -> None:
     doc = DOC.read_text(encoding="utf-8")
     missing = [code for code in all_static_codes() if f"`{code}`" not in doc]
     assert not missing
+
+
+PYTHON_FENCE = re.compile(r"^```python[ \t]*\n(.*?)^```[ \t]*$", re.DOTALL | re.MULTILINE)
+
+
+def tutorial_sessions() -> list[tuple[int, str, str]]:
+    """Each ```python block written as a `>>>` session, with the complete game block that precedes it."""
+    text = DOC.read_text(encoding="utf-8")
+    found = []
+    for match in PYTHON_FENCE.finditer(text):
+        if ">>>" not in match.group(1):
+            continue
+        line = text.count("\n", 0, match.start()) + 2
+        before = [block for start, block in COMPLETE if start < line]
+        found.append((line, match.group(1), before[-1]))
+    return found
+
+
+SESSIONS = tutorial_sessions()
+
+
+def test_the_tutorial_has_python_sessions() -> None:
+    assert len(SESSIONS) >= 2
+
+
+@pytest.mark.parametrize(("line", "session", "rules"), SESSIONS, ids=[f"line{line}" for line, _, _ in SESSIONS])
+def test_tutorial_python_session_runs_as_shown(line: int, session: str, rules: str, tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """The session runs against the game just described: as `game`, and as `race.gdl` in the current directory."""
+    import doctest
+
+    (tmp_path / "race.gdl").write_text(rules, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    test = doctest.DocTestParser().get_doctest(session, {"game": gdl.load_source(rules), "gdl": gdl},
+                                               f"docs/language.md:{line}", str(DOC), line)
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    runner.run(test)
+    assert runner.summarize(verbose=False).failed == 0

@@ -123,6 +123,7 @@ def test_grammar_fuzz_file_formats_to_the_same_ast(seed: int) -> None:
     assert_same_meaning(source)
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(gs.rule_files())

@@ -36,12 +36,14 @@ def check(seed: int) -> None:
         pytest.fail(f"seed {seed}: {sig}\n{trace}")
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(seed=st.integers(0, 2**31))
 def test_fuzz_cases_never_crash(seed: int) -> None:
     check(seed)
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None, derandomize=True)
 @given(seed=st.integers(0, 2**31))
 def test_generated_games_are_syntactically_valid(seed: int) -> None:

@@ -50,7 +50,12 @@ def test_nim_first_player_wins_iff_xor_nonzero(heaps: tuple[int, int, int]) -> N
     assert first == (1 if heaps[0] ^ heaps[1] ^ heaps[2] else -1)
 
 
-@pytest.mark.parametrize("cols, rows, expected", [(4, 4, 0), (5, 4, 0), (4, 5, 0), (6, 4, -1)])
+SLOW = pytest.mark.slow
+
+
+@pytest.mark.parametrize("cols, rows, expected", [
+    (4, 4, 0), pytest.param(5, 4, 0, marks=SLOW), pytest.param(4, 5, 0, marks=SLOW), pytest.param(6, 4, -1, marks=SLOW),
+])
 def test_connect_four_small_boards(cols: int, rows: int, expected: int) -> None:
     assert value("connect4", cols=cols, rows=rows)[0] == expected
 

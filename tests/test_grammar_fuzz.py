@@ -17,6 +17,7 @@ import random
 import sys
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
@@ -33,12 +34,14 @@ SETTINGS = {"deadline": None, "derandomize": True,
             "suppress_health_check": [HealthCheck.too_slow, HealthCheck.data_too_large]}
 
 
+@pytest.mark.slow
 @settings(max_examples=80, **SETTINGS)
 @given(text=FILES)
 def test_generated_files_parse(text: str) -> None:
     parse(text, "generated.gdl")  # a RuleFileError here is a bug of the strategy or of the parser
 
 
+@pytest.mark.slow
 @settings(max_examples=40, **SETTINGS)
 @given(text=FILES)
 def test_check_reports_only_diagnostics_inside_the_file(text: str) -> None:
@@ -48,6 +51,7 @@ def test_check_reports_only_diagnostics_inside_the_file(text: str) -> None:
         fuzz.inside(diagnostic, text)
 
 
+@pytest.mark.slow
 @settings(max_examples=40, **SETTINGS)
 @given(text=gs.spliced_rule_files(BASES, max_count=1))
 def test_accepted_files_play_or_report_runtime_diagnostics(text: str) -> None:
@@ -57,6 +61,7 @@ def test_accepted_files_play_or_report_runtime_diagnostics(text: str) -> None:
         fuzz.run_case(text, seed=0)
 
 
+@pytest.mark.slow
 def test_the_walker_reaches_every_expansion_of_the_grammar() -> None:
     """Every alternative of every rule, and every terminal, shows up within 200 seeded files."""
     model = gs.grammar_model()
@@ -72,6 +77,7 @@ def test_the_walker_reaches_every_expansion_of_the_grammar() -> None:
     assert set(model.terminals) - set(model.ignore) <= terminals
 
 
+@pytest.mark.slow
 def test_the_strategy_reads_the_grammar_at_run_time(tmp_path: Path) -> None:
     """A rule added to the grammar is generated without any change to the strategy."""
     grammar = gs.grammar_path().read_text(encoding="utf-8")

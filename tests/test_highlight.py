@@ -224,6 +224,7 @@ def run_gdl(args: list[str], **env: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "gdl", *args], capture_output=True, text=True, env=environ)
 
 
+@pytest.mark.slow
 def test_show_and_check_colour_on_a_terminal_and_not_with_no_color(tmp_path: Path) -> None:
     coloured = run_gdl(["show", "tictactoe"], FORCE_COLOR="1", TERM="xterm-256color")
     assert coloured.returncode == 0 and colours(coloured.stdout)

@@ -104,6 +104,7 @@ class _Plant:
         return open, (self.marker, "w")
 
 
+@pytest.mark.slow
 @needs_gdl
 def test_a_pickle_planted_where_lark_caches_is_never_read(tmp_path):
     temp = tmp_path / "tmp"
@@ -178,6 +179,7 @@ def test_a_damaged_or_planted_cache_is_rebuilt(tmp_path, content):
     assert json.loads((cache / "parser-tables.json").read_text(encoding="utf-8"))["digest"]
 
 
+@pytest.mark.slow
 def test_the_cache_never_follows_links(tmp_path):
     cache = tmp_path / "cache"
     cache.mkdir(mode=0o700)
@@ -223,6 +225,7 @@ def test_save_refuses_dev_null_without_touching_it(monkeypatch, nim_table):
     assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
 
 
+@pytest.mark.slow
 @needs_gdl
 def test_save_refuses_fifo_directory_and_devices(tmp_path):
     fifo = tmp_path / "fifo.sqlite"
@@ -357,6 +360,7 @@ def assert_no_raw_controls(text: str, colour: bool = False) -> None:
         assert "\x1b]" not in text and "\x1b[2J" not in text and "\x1b[H" not in text
 
 
+@pytest.mark.slow
 @needs_gdl
 @pytest.mark.parametrize("colour", [False, True])
 def test_user_text_reaches_the_terminal_as_text(tmp_path, colour):
@@ -396,6 +400,7 @@ def test_library_diagnostics_show_control_characters_escaped(tmp_path):
     assert "\\x1b]52;c;aGVsbG8=" in text and "error[syntax]" in text
 
 
+@pytest.mark.slow
 @needs_gdl
 def test_markup_and_escapes_in_command_line_values_are_text(tmp_path):
     name = str(tmp_path / f"no{EVIL}[/]such.gdl")
@@ -455,6 +460,7 @@ def test_the_cli_and_the_library_share_one_reader():
 # ================================================================== 6. reading odd files
 
 
+@pytest.mark.slow
 @needs_gdl
 def test_check_refuses_fifos_and_devices_without_hanging(tmp_path):
     fifo = tmp_path / "rules.gdl"
@@ -502,6 +508,7 @@ def test_bad_real_parameters_are_usage_errors(tmp_path, value):
     assert "bonus" in one_line_error(gdl_run("solve", str(path), "-p", f"bonus={value}", timeout=HANG * 4), 2)
 
 
+@pytest.mark.slow
 @needs_gdl
 def test_fractional_parameters_work_everywhere(tmp_path):
     path = write(tmp_path / "frac.gdl", FRACTION)

@@ -230,6 +230,7 @@ BASES = tuple(text for name, text in sorted(fuzz.GAMES.items()) if name not in f
 GRAMMAR_FILES = st.one_of(gs.rule_files(max_tokens=80), gs.spliced_rule_files(BASES))
 
 
+@pytest.mark.slow
 @settings(max_examples=20, **SETTINGS)
 @given(text=GRAMMAR_FILES)
 def test_grammar_generated_programs_agree(text: str) -> None:
@@ -244,6 +245,7 @@ def test_scoped_programs_agree_away_from_the_known_bugs(seed: int) -> None:
     agree(scoped.generate(seed, known_bugs=False), playouts=2, plies=30)
 
 
+@pytest.mark.slow
 def test_scoped_programs_agree() -> None:
     """All of bench/scoped.py's constructs, the known bugs' too."""
     for seed in range(60):

@@ -33,6 +33,7 @@ def run(capsys, *argv: str) -> tuple[int, str, str]:
 # ---------------------------------------------------------------- budgets of `gdl solve`
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("option", [["--max-nodes", "3000"], ["--max-table", "3000"], ["--memory", "1"]])
 def test_solve_caps_stop_with_an_estimate(capsys, option):
     code, out, _ = run(capsys, "solve", "connect4", *option, "--json")
@@ -136,6 +137,7 @@ def test_cli_stopped_solve_prints_bounds_and_json_has_them(capsys):
     assert report["best_moves"] and "not proven" in report["note"]
 
 
+@pytest.mark.slow
 def test_cli_connect4_5x4_node_cap_gives_a_move(capsys):
     code, out, _ = run(capsys, "solve", "connect4", "-p", "cols=5", "-p", "rows=4", "--max-nodes", "100000",
                        "--json")
@@ -263,6 +265,7 @@ def test_long_game_cli_solve_and_check(capsys, tmp_path):
     assert "RecursionError" not in out + err
 
 
+@pytest.mark.slow
 def test_long_game_watched_through_play(capsys, tmp_path):
     path = tmp_path / "long.gdl"
     path.write_text(LONG)

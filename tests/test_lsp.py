@@ -98,6 +98,7 @@ def doc(uri: str) -> lsp.TextDocumentIdentifier:
     return lsp.TextDocumentIdentifier(uri=uri)
 
 
+@pytest.mark.slow
 def test_typo_gives_one_diagnostic_with_the_hint_and_a_quick_fix_and_clears_when_fixed(tmp_path: Path) -> None:
     uri = (tmp_path / "counter.gdl").as_uri()
 
@@ -121,6 +122,7 @@ def test_typo_gives_one_diagnostic_with_the_hint_and_a_quick_fix_and_clears_when
     run_session(scenario)
 
 
+@pytest.mark.slow
 def test_hover_definition_references_completion_rename_symbols_on_kalah() -> None:
     uri = KALAH.as_uri()
     lines = KALAH.read_text(encoding="utf-8").split("\n")
@@ -205,6 +207,7 @@ def apply_edits(lines: list[str], edits: list[Any]) -> str:
     return "\n".join(out)
 
 
+@pytest.mark.slow
 def test_syntax_error_then_playout_error(tmp_path: Path) -> None:
     uri = (tmp_path / "broken.gdl").as_uri()
     overflow = "game G\nplayers A\nstate n: 0..3 = 0\nmove inc: n += 2\nwin A when n == 3\n"

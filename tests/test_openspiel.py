@@ -238,6 +238,7 @@ def lockstep(case: Case) -> dict[str, int]:
     return seen
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_lockstep_against_openspiel(case: Case) -> None:
     start = time.perf_counter()
@@ -318,6 +319,7 @@ SIM_GAMES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("name", "params"), SIM_GAMES, ids=[f"{n}{p or ''}" for n, p in SIM_GAMES])
 def test_random_sim_test_on_rule_files(name: str, params: dict[str, Any]) -> None:
     game = pyspiel.load_game(registered(name), params)
@@ -344,6 +346,7 @@ def test_registered_game_type_and_parameters() -> None:
         f"d={i}" for i in range(1, 7)]
 
 
+@pytest.mark.slow
 def test_openspiel_search_on_rule_files() -> None:
     from open_spiel.python.algorithms import get_all_states, minimax
 

@@ -77,6 +77,7 @@ def test_solve_hanoi_says_solved_in_seven_moves(capsys) -> None:
     assert code == 0 and "solved in 7 moves" in out and "shortest solution (7 moves)" in out
 
 
+@pytest.mark.slow
 def test_an_unsolvable_puzzle_says_no_solution_without_valuing_its_moves(capsys) -> None:
     code, out = run(capsys, "solve", "eight_puzzle", "-p", UNSOLVABLE)
     assert code == 0

@@ -19,6 +19,7 @@ import random
 import re
 from collections.abc import Hashable
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -276,6 +277,7 @@ def test_grammar_shaped_text_gives_a_game_or_diagnostics(pieces: list[str]) -> N
     load_or_diagnose("".join(pieces))
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(text=mutated_games(), seed=st.integers(0, 2**16))
 def test_mutated_games_give_a_game_or_diagnostics(text: str, seed: int) -> None:

@@ -176,6 +176,7 @@ def test_bundled_games_agree_on_plies_across_methods() -> None:
         assert len(set(found.values())) == 1 and None not in found.values(), (name, found)
 
 
+@pytest.mark.slow
 def test_reference_games_agree_on_plies() -> None:
     for game in (Nim((1, 2, 3)), ConnectFour(4, 3)):
         found = {m: solve(game, method=m, plies=True).plies for m in DUEL_METHODS}

@@ -92,6 +92,7 @@ def test_deep_nesting_is_a_diagnostic_or_harmless(deep: str) -> None:
         play_out(game)
 
 
+@pytest.mark.slow
 def test_one_megabyte_line_is_handled() -> None:
     long_line = "def f = " + " + ".join(["1"] * 260_000) + "\n"
     assert len(long_line) > 1_000_000

@@ -63,6 +63,7 @@ def test_eight_puzzle_shortest_solutions(start: str | None, length: int) -> None
     assert game.to_move(end) == -2 and game.utilities(end) == (1,)
 
 
+@pytest.mark.slow
 def test_astar_equals_bfs_length_and_expands_fewer_states() -> None:
     game = gdl.load("eight_puzzle", {"start": "8,6,7,2,5,4,3,0,1"})
     astar = solve_puzzle(game)
@@ -71,6 +72,7 @@ def test_astar_equals_bfs_length_and_expands_fewer_states() -> None:
     assert bfs.nodes == 181440 and astar.nodes < bfs.nodes  # 9!/2 states are reachable
 
 
+@pytest.mark.slow
 def test_unsolvable_start_is_reported_after_a_complete_search() -> None:
     game = gdl.load("eight_puzzle", {"start": "1,2,3,4,5,6,8,7,0"})
     result = solve_puzzle(game, use_heuristic=False)

@@ -50,6 +50,7 @@ def test_connect_four_4x4_is_a_draw() -> None:
     assert solve(ConnectFour(4, 4)).value == (0.0, 0.0)
 
 
+@pytest.mark.slow
 def test_connect_four_6x4_is_a_second_player_win() -> None:
     # The slowest test of the suite (tens of seconds): a known value the issue asks for.
     assert solve(ConnectFour(6, 4)).value == (-1.0, 1.0)
@@ -378,6 +379,7 @@ def forever_sets(graph: StateGraph) -> set[int]:
     return keep
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(chance_graphs())
 def test_component_value_iteration_equals_plain_value_iteration(game: ChanceGraphGame) -> None:

@@ -95,6 +95,7 @@ def test_exact_solver_equals_brute_force_maxn(tree: tuple) -> None:
         assert solution.best_moves[0] == oracle.best_moves[0]  # the tie-break rule: first in game order
 
 
+@pytest.mark.slow
 @FAST
 @given(trees())
 def test_exact_alphabeta_lists_every_optimal_move(tree: tuple) -> None:

@@ -115,13 +115,18 @@ def test_graph_and_search_methods_agree_with_symmetry(method: str) -> None:
     _assert_line_is_optimal(plain, a.principal_variation, a.value)
 
 
-@settings(max_examples=30, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1))
-def test_a_symmetric_table_gives_optimal_moves_in_every_image(seed: int) -> None:
+@pytest.fixture(scope="module")
+def tictactoe_tables() -> tuple:
+    """Tic-tac-toe solved by backward induction with and without its symmetries: once for all the examples."""
     game = load("tictactoe")
     plain = load("tictactoe", symmetry=False)
-    table = solve(game, method="backward").table
-    exact = solve(plain, method="backward").table
+    return game, plain, solve(game, method="backward").table, solve(plain, method="backward").table
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_a_symmetric_table_gives_optimal_moves_in_every_image(tictactoe_tables: tuple, seed: int) -> None:
+    game, plain, table, exact = tictactoe_tables
     assert table is not None and exact is not None
     rng = random.Random(seed)
     state = game.initial_state()

@@ -28,6 +28,7 @@ def solve_command(path) -> list[str]:
     return [sys.executable, "-c", code, "solve", "nim", "-p", NEW, "--save", str(path), "--json"]
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs SIGKILL")
 def test_sigkill_during_solve_and_save_leaves_old_or_new_table(tmp_path):
     path = tmp_path / "nim.sqlite"
