@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
+import json
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -21,6 +25,7 @@ from gdl.check import (
     read_rule_file,
     split_moves,
 )
+from gdl.cli import main as cli_main
 from gdl.diagnostics import GdlError
 from solver.game import CHANCE, TERMINAL, Move, play_moves
 
@@ -463,3 +468,23 @@ def test_fraction_utilities_and_probabilities_check_clean(max_states):
     report = check_source(out_of_bounds, "half.gdl", max_states=max_states, playouts=20)
     assert [d.code for d in report.diagnostics] == ["bad-utility"]
     assert "utilities (0.5, -0.5) fall outside the declared bounds 0..1" in report.diagnostics[0].message
+
+
+@settings(max_examples=25, deadline=None)
+@given(counter_games(), st.sampled_from(["auto", "alphabeta", "backward", "retrograde", "value_iteration"]))
+def test_solve_never_reports_a_value_for_a_game_with_an_injected_dead_end(tmp_path_factory, case, algorithm):
+    # Issue 11: wherever the dead end is (behind a roll, one line of play only), `gdl solve` gives the
+    # dead-end diagnostic and exit 1, and its JSON carries no value.
+    source, stuck = case
+    assert stuck  # the smallest injected value is always reachable
+    path = tmp_path_factory.mktemp("deadend") / "counter.gdl"
+    path.write_text(source)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+        code = cli_main(["solve", str(path), "--algorithm", algorithm, "--json"])
+    report = json.loads(out.getvalue(), parse_constant=lambda name: pytest.fail(f"non-strict JSON: {name}"))
+    assert "value" not in report
+    if code == 2:  # an algorithm that does not fit the game (retrograde on a puzzle) is a usage error
+        assert algorithm != "auto" and "cannot search" in report["error"]["message"]
+    else:
+        assert code == 1 and report["error"]["code"] == "dead-end"
