@@ -9,7 +9,7 @@ import math
 import random
 import signal
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from rich.table import Table
@@ -33,6 +33,7 @@ from gdl.cli import (
 from gdl.cli_errors import rule_errors
 from gdl.console import board_text, format_number, make_console
 from gdl.moves import match_move
+from gdl.runtime import rule_budget
 from solver.game import (
     CHANCE,
     TERMINAL,
@@ -42,7 +43,7 @@ from solver.game import (
     UnknownMoveError,
     dead_end,
 )
-from solver.limits import Limits
+from solver.limits import Limits, SearchStopped
 from solver.table import TableError
 
 # ================================================================== agents
@@ -212,7 +213,8 @@ def _play_loop(out: Any, game: Any, state: Any, played: list[str], human: int | 
             out.print(Text(f"utilities: {utilities}", style="dim"))
             out.print(Text(f"moves: {','.join(played)}", style="dim"))
             return EXIT_OK
-        _check_not_stuck(game, state, player, played)
+        if player in (CHANCE, human):  # an agent's move checks this within its time (choose_or_stop)
+            _check_not_stuck(game, state, player, played)
         if player == CHANCE:
             outcome, probability = dice.outcome(len(played), game.chance_outcomes(state))
             out.print(Text("chance: ", style="bold magenta") + Text(f"{outcome}", style="bold")
@@ -228,7 +230,8 @@ def _play_loop(out: Any, game: Any, state: Any, played: list[str], human: int | 
                     SearchDisplay(out, f"{game.players[player]} is thinking") as display:
                 if hasattr(agent, "progress"):
                     agent.progress = display.update
-                move = choose_or_stop(agent, state)
+                move = choose_or_stop(agent, state,  # the line so far is added by rule_errors
+                                      lambda s=state, p=player: _check_not_stuck(game, s, p, []))
             out.print(Text(f"{game.players[player]} plays ", style="bold") + Text(str(move), style="bold cyan"))
             last = getattr(agent, "last", None)
             if last is not None and last.stopped and last.note:
@@ -306,16 +309,35 @@ class _Interrupts:
         raise KeyboardInterrupt
 
 
-def choose_or_stop(agent: Any, state: Any) -> Any:
-    """``agent.choose(state)``, but a Ctrl-C during it stops the command (the search may have caught it)."""
+def move_budget(seconds: float | None) -> float | None:
+    """The bound on rule evaluation while an agent with ``seconds`` to think chooses a move: a little
+    past its own deadline, so that its search stops itself first and this bound catches only a single
+    rule evaluation longer than the agent's whole time."""
+    return None if seconds is None else seconds * 1.25 + 1.0
+
+
+def choose_or_stop(agent: Any, state: Any, first: Callable[[], None] | None = None) -> Any:
+    """``agent.choose(state)``, but a Ctrl-C during it stops the command (the search may have caught it),
+    and an agent with a time cap is held to it even inside one evaluation of the rules (``first``, such
+    as a check that the position has a legal move, runs under the same bound).
+
+    :raises Problem: the agent found no move in its time (the rules take longer than that to evaluate
+        here), or its solved table is damaged.
+    """
     pressed = _Interrupts.count
     previous = None
     with contextlib.suppress(ValueError):  # not the main thread: the default handler stays
         previous = signal.signal(signal.SIGINT, _Interrupts.handler)
     try:
-        move = agent.choose(state)
+        with rule_budget(seconds=move_budget(agent.seconds)):
+            if first is not None:
+                first()
+            move = agent.choose(state)
     except TableError as error:  # a solved table found damaged while playing (an illegal best move)
         raise Problem(str(error)) from None
+    except SearchStopped:
+        raise Problem(f"{agent.name} found no move in its {format_number(agent.seconds)} s: evaluating the rules "
+                      "in this position takes longer than that") from None
     except Exception:
         if _Interrupts.count != pressed:  # a search stopped by the press found no move: still a stop
             raise KeyboardInterrupt from None

@@ -37,7 +37,14 @@ from solver.alphabeta import alphabeta, check_alphabeta
 from solver.exact import solve
 from solver.expectimax import check_expectimax, expectimax
 from solver.game import Game, State, dead_end
-from solver.limits import Limits, SearchResult, SearchStats, is_two_player_zero_sum, iterative_deepening
+from solver.limits import (
+    Limits,
+    SearchResult,
+    SearchStats,
+    SearchStopped,
+    is_two_player_zero_sum,
+    iterative_deepening,
+)
 from solver.mcts import check_mcts, mcts
 from solver.minimax import minimax
 from solver.shortest_path import solve_puzzle
@@ -46,8 +53,15 @@ from solver.table import SolvedTable, load_table
 
 class Agent(Protocol):
     name: str
+    seconds: float | None
+    """How long the agent may think about one move (``None``: no cap); a caller that bounds the
+    evaluation of rules (the CLI) gives each move this long."""
 
     def choose(self, state: State) -> Hashable: ...
+
+
+RANDOM_SECONDS = 10.0
+"""The random player's cap per move: listing one position's legal moves never needs longer in a real game."""
 
 
 class RandomAgent:
@@ -57,6 +71,7 @@ class RandomAgent:
         self.game = game
         self.rng = random.Random(seed)
         self.name = "random"
+        self.seconds: float | None = RANDOM_SECONDS
 
     def choose(self, state: State) -> Hashable:
         moves = list(self.game.legal_moves(state))
@@ -74,16 +89,20 @@ class SearchAgent:
     ``progress``, when set, is passed to the search (a live display of its statistics).
     """
 
-    def __init__(self, game: Game, name: str, search: Callable[[State, Progress | None], SearchResult]) -> None:
+    def __init__(self, game: Game, name: str, search: Callable[[State, Progress | None], SearchResult],
+                 seconds: float | None = None) -> None:
         self.game = game
         self.name = name
         self.search = search
+        self.seconds = seconds
         self.last: SearchResult | None = None
         self.progress: Progress | None = None
 
     def choose(self, state: State) -> Hashable:
         self.last = self.search(state, self.progress)
         move = self.last.best_move
+        if move is None and self.last.stopped:  # stopped before it could value a single move
+            raise SearchStopped(self.last.stop_reason or "time")
         if move is None:
             raise ValueError("no move to choose: the game is over")
         return move
@@ -116,6 +135,7 @@ class PerfectAgent:
         self.table = table
         self.loaded = table is not None
         self.limits = limits
+        self.seconds = limits.seconds if limits is not None else None
         self.name = "perfect"
         self.progress: Progress | None = None
         self.last: SearchResult | None = None
@@ -303,18 +323,20 @@ def make_agent(game: Game, spec: str, seed: int | None = None) -> Agent:
     if name == "minimax":
         if deepen:
             return SearchAgent(game, label, lambda s, p: iterative_deepening(
-                lambda lim: minimax(game, s, lim, progress=p), limits))
-        return SearchAgent(game, label, lambda s, p: minimax(game, s, limits, progress=p))
+                lambda lim: minimax(game, s, lim, progress=p), limits), limits.seconds)
+        return SearchAgent(game, label, lambda s, p: minimax(game, s, limits, progress=p), limits.seconds)
     if name == "alphabeta":
         paranoid = options.get("paranoid", not is_two_player_zero_sum(game))
         check_alphabeta(game, paranoid)
-        return SearchAgent(game, label, lambda s, p: alphabeta(game, s, limits, paranoid=paranoid, progress=p))
+        return SearchAgent(game, label, lambda s, p: alphabeta(game, s, limits, paranoid=paranoid, progress=p),
+                       limits.seconds)
     if name == "expectimax":
         pruning = check_expectimax(game, options.get("pruning", "auto"))
         if deepen:
             return SearchAgent(game, label, lambda s, p: iterative_deepening(
-                lambda lim: expectimax(game, s, lim, pruning=pruning, progress=p), limits))
-        return SearchAgent(game, label, lambda s, p: expectimax(game, s, limits, pruning=pruning, progress=p))
+                lambda lim: expectimax(game, s, lim, pruning=pruning, progress=p), limits), limits.seconds)
+        return SearchAgent(game, label, lambda s, p: expectimax(game, s, limits, pruning=pruning, progress=p),
+                           limits.seconds)
     if name == "mcts":
         c, rollout = options.get("c", math.sqrt(2)), options.get("rollout", "random")
         check_mcts(game, c, rollout)
@@ -324,7 +346,7 @@ def make_agent(game: Game, spec: str, seed: int | None = None) -> Agent:
         if "tt" in options:  # the tree grows by one node per iteration: cap the iterations
             tree = replace(limits, iterations=min(options["tt"], options.get("iterations", options["tt"])))
         return SearchAgent(game, label, lambda s, p: mcts(game, s, tree, exploration=c, rollout=rollout,
-                                                          solver=solver, rng=rng, progress=p))
+                                                          solver=solver, rng=rng, progress=p), limits.seconds)
     table = load_table(options["table"], game) if "table" in options else None
     caps = Limits(seconds=options.get("seconds", PERFECT_SECONDS), nodes=options.get("nodes"),
                   table_entries=options.get("tt", PERFECT_TABLE))

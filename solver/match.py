@@ -292,9 +292,16 @@ def _play_one(game: Game, state: State, player: int, seated: Sequence[Agent],
         if not outcomes:
             raise dead_end(game, state, player)
         return _sample(outcomes, rng)
-    if not game.legal_moves(state):
-        raise dead_end(game, state, player)
-    move = seated[player].choose(state)
+    try:
+        move = seated[player].choose(state)
+    except DeadEndError:
+        raise
+    except ValueError:  # an agent with nothing to play ("no move to choose")
+        # Listing the moves first would run the rules outside the agent's own time (a caller may
+        # bound each move): the dead end is told apart only when the agent fails.
+        if not game.legal_moves(state):
+            raise dead_end(game, state, player) from None
+        raise
     last = getattr(seated[player], "last", None)
     if last is not None and last.stopped and last.stop_reason == "interrupt":
         raise KeyboardInterrupt

@@ -316,3 +316,20 @@ def test_repeated_squaring_at_run_time_is_a_rule_error(tmp_path, base, line):
     output = no_traceback(result)
     assert result.returncode == 1
     assert f"squares.gdl:{line}:" in output and "error[runtime-error]: a number of more than 4,096 bits" in output
+
+
+AGENT_BOUND = (HEAD + "state x: 0..3 = 0\nmove m(a: 0..999999, b: 0..999999) when a + b == 3 and x == 0:\n"
+               "    x = 1\nmove n when x == 0: x = 2\nwin A when x == 1\ndraw when x == 2\n")
+
+
+@pytest.mark.parametrize("command", [["play", "--as", "none", "--vs", "alphabeta:seconds=1"],
+                                     ["match", "alphabeta:seconds=1", "random", "--games", "1"]],
+                         ids=["play", "match"])
+def test_an_agent_is_held_to_its_time_inside_one_rule_evaluation(tmp_path, command):
+    # The agent's own search checks its clock between rule evaluations; listing this position's moves is
+    # one evaluation longer than the agent's second, so the move budget stops it: a one-line error, exit 1.
+    name, *options = command
+    result = run(name, write(tmp_path, "slow.gdl", AGENT_BOUND), *options)
+    output = no_traceback(result)
+    assert result.returncode == 1, output
+    assert "found no move in its" in output and "evaluating the rules in this position takes longer" in output
