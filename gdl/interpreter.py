@@ -153,6 +153,7 @@ class VarInfo:
     allowed: Callable[[Any], bool]  # is a value inside the declared type?
     describe: str
     size: int
+    labels: str | None = None  # "column" or "row": a whole number shown as the board labels it
 
 
 # ------------------------------------------------------------------ the interpreter
@@ -245,6 +246,21 @@ class Interpreter:
             self.diagonal = tuple(by_name[n] for n in ("northeast", "southeast", "southwest", "northwest"))
         self.cell_names = {c.name: c for c in self.cells}
 
+    def _labels(self, domain: ast.Expr) -> str | None:
+        """``column`` or ``row`` when a domain is written as one: its numbers print as the board's labels."""
+        if self.board is not None and isinstance(domain, ast.Name) and domain.id in ("column", "row"):
+            return domain.id
+        return None
+
+    @staticmethod
+    def _show(value: Any, labels: str | None) -> str:
+        """A value in a move name or ``values``: a column as its letter, a row as its number from 1 (docs 2.5)."""
+        if labels == "column":
+            return LETTERS[value]
+        if labels == "row":
+            return str(value + 1)
+        return show(value)
+
     def _var_info(self, decl: ast.StateDecl) -> VarInfo:
         empty, scope = Frame({}, None), Scope()
         dims = [tuple(self.eval(i, scope, empty)) for i in decl.indices]
@@ -259,7 +275,7 @@ class Interpreter:
             # A set of numbers is stored as its range min..max (docs 2.7).
             lo, hi = min(values), max(values)
             return VarInfo(decl.name, dims, lambda v: isinstance(v, int) and not isinstance(v, bool)
-                           and lo <= v <= hi, f"{lo}..{hi}", size)
+                           and lo <= v <= hi, f"{lo}..{hi}", size, self._labels(texpr.domain))
         # Any set is stored as its range min..max (docs 2.7): for `orthogonal`, north..west by index.
         low, high = min(values), max(values)
         optional = texpr.optional
@@ -313,7 +329,8 @@ class Interpreter:
         """The state variables by name, arrays as nested lists, shown as ``CompiledGame.values`` shows them."""
         out: dict[str, Any] = {}
         for (name, info), flat in zip(self.vars.items(), state.vars, strict=True):
-            shown: list[Any] = [v if isinstance(v, int) and not isinstance(v, bool) else show(v) for v in flat]
+            shown: list[Any] = [self._show(v, info.labels) if info.labels and v is not None
+                                else v if isinstance(v, int) and not isinstance(v, bool) else show(v) for v in flat]
             for dim in reversed(info.dims[1:]):
                 shown = [shown[i : i + len(dim)] for i in range(0, len(shown), len(dim))]
             out[name] = shown if info.dims else shown[0]
@@ -390,7 +407,8 @@ class Interpreter:
             for args in self._combinations(decl.params, Scope(), frame):
                 scope = Scope().child(**{p.name: a for p, a in zip(decl.params, args, strict=True)})
                 if decl.guard is None or self.eval(decl.guard, scope, frame):
-                    out.append(Move(decl.name, tuple(show(a) for a in args), data=(index, args)))
+                    shown = (self._show(a, self._labels(p.type.domain)) for p, a in zip(decl.params, args, strict=True))
+                    out.append(Move(decl.name, tuple(shown), data=(index, args)))
         return normal or otherwise
 
     def _combinations(self, params: Sequence[ast.Param], scope: Scope, frame: Frame) -> Iterator[tuple[Any, ...]]:
@@ -512,7 +530,8 @@ class Interpreter:
                 if sum(weights) <= 0:
                     raise InterpreterError("the chance weights add up to 0", stmt.span)
             total = Fraction(sum(weights))
-            outcomes = [(v, f"{stmt.var}={show(v)}", Fraction(w) / total)
+            labels = self._labels(stmt.domain)
+            outcomes = [(v, f"{stmt.var}={self._show(v, labels)}", Fraction(w) / total)
                         for v, w in zip(domain, weights, strict=True) if w]
             raise _Suspend(outcomes, self._freeze(frame.vars))
         value = frame.picks.pop(0)
@@ -624,7 +643,8 @@ class Interpreter:
         if self.board is not None:
             rows, cols, _ = self.board
             found = {"cell": self.cells, "dir": self.directions, "orthogonal": self.orthogonal,
-                     "diagonal": self.diagonal, "rows": rows, "cols": cols}
+                     "diagonal": self.diagonal, "rows": rows, "cols": cols,
+                     "column": tuple(range(cols)), "row": tuple(range(rows))}
             if name in found:
                 return found[name]
             for direction in self.directions:
