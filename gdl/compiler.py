@@ -113,6 +113,7 @@ class DefInfo:
     result: Code | None = None  # set once compiled
     in_progress: bool = False
     used: bool = False
+    reads_turn: bool = False  # its body reads `turn`, directly or through defs it calls (not in `utility`)
 
 
 @dataclass(slots=True)
@@ -324,6 +325,7 @@ class Compiler:
         self.nvars = 0
         self.chance_points = 0
         self.has_chance = False
+        self.turn_reads = 0  # how many reads of `turn` were compiled (to find the defs that read it)
         self.turn_slot = 0
         self.status_slot = 0
         self.extra_base = 0
@@ -924,6 +926,7 @@ class Compiler:
                             "to move", span, "keep the player who moved last in a state variable, or say who won "
                             "with an end rule such as `win opponent(turn) when ...`")
         if name == "turn":
+            self.turn_reads += 1  # (a def that reads it cannot be called from `utility`: see call_def)
             # In a utility or heuristic the state may be terminal (-2) or chance (-1): an index made of
             # `turn` there is checked instead of reading another variable's slot.
             return Code("s[_T]", T.PLAYER, bounds=(-2, len(self.players) - 1) if ctx.scoring else None)
@@ -1324,6 +1327,13 @@ class Compiler:
         self.compile_def(info)
         if info.result is None:
             raise CompileFailed()
+        if info.reads_turn:
+            self.turn_reads += 1  # the caller reads `turn` through this def
+            if ctx.game_over:
+                raise self.fail("turn-in-utility", f"`turn` has no value in `utility`, and {_q(info.decl.name)} "
+                                "reads it: the game is over and nobody is to move", span,
+                                "keep the player who moved last in a state variable, or say who won with an end "
+                                "rule such as `win opponent(turn) when ...`")
         for i, (code, ptype) in enumerate(zip(args, info.param_types, strict=True)):
             where = arg_exprs[i].span if arg_exprs else span
             if not T.assignable(code.type.with_optional(False), ptype):
@@ -1415,7 +1425,9 @@ class Compiler:
                 info.param_bounds.append(bounds)
                 self.declare_local(ctx, p.name, Local(f"L_{p.name}", ptype, False, bounds=bounds), p.span)
                 params.append(f"L_{p.name}")
+            reads_before = self.turn_reads
             body = self.expr(decl.body, ctx)
+            info.reads_turn = self.turn_reads > reads_before
             if body.is_const:
                 info.result = body
                 return
