@@ -1856,6 +1856,9 @@ class Compiler:
         if ctx.in_loop:
             raise self.fail("chance-in-loop", "`chance` cannot appear inside a `for` loop", stmt.span,
                             "move the chance before or after the loop")
+        if ctx.in_setup:  # (docs 2.13) the game would start at a chance state, before anyone has moved
+            raise self.fail("chance-in-setup", "`chance` cannot appear in `setup`", stmt.span,
+                            "give the state its starting value, or make the first move a chance")
         self.has_chance = True
         cid = self.chance_points
         self.chance_points += 1
