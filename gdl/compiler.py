@@ -278,6 +278,44 @@ def _arith_bounds(op: str, a: tuple[Any, Any] | None, b: tuple[Any, Any] | None)
 _SLOT_NOT_EQUAL = re.compile(r"\(s\[(\d+)\] != (\(-?\d+\)|-?\d+)\)")
 
 
+_SLOT_READ = re.compile(r"\bs\[(\d+|_T)\]")
+_CALL = re.compile(r"(\w+|\])\s*[(\[]")  # a call or an index (either may be a rule error), or a keyword
+_KEYWORDS = frozenset({"not", "and", "or", "if", "else", "in", "is"})
+
+
+def _cannot_fail(code: Code) -> bool:
+    """Whether evaluating ``code`` surely raises no rule error: a constant, or only slot reads, locals,
+    numbers and operators (no call, no index but a fixed slot). Such code may be left out unevaluated."""
+    if code.is_const:
+        return True
+    rest = _SLOT_READ.sub("0", code.src)
+    return "/" not in rest and "*" not in rest and all(m.group(1) in _KEYWORDS for m in _CALL.finditer(rest))
+
+
+def _short_circuit(op: str, codes: list[Code], *, terms: bool = False) -> Code:
+    """``codes`` joined by ``and``/``or`` evaluated left to right, folding what load time decides.
+
+    A constant that decides the result drops the operands after it (they never run), but not the ones
+    before it: those run first and may be a rule error (`x or true` still evaluates `x`). With ``terms``,
+    a disjunction records its disjuncts (for the end rules' incremental check)."""
+    deciding = op == "or"
+    before: list[Code] = []
+    for code in codes:
+        if code.is_const and bool(code.const) == deciding:
+            kept = [c for c in before if not _cannot_fail(c)]
+            if not kept:
+                return Code(repr(deciding), T.BOOL, deciding)
+            return Code("(" + f" {op} ".join(c.src for c in kept) + f" {op} {deciding!r})", T.BOOL)
+        if not code.is_const:
+            before.append(code)
+    if not before:
+        return Code(repr(not deciding), T.BOOL, not deciding)
+    if len(before) == 1:
+        return before[0]
+    return Code("(" + f" {op} ".join(c.src for c in before) + ")", T.BOOL,
+                terms=_disjuncts(before) if terms else None)
+
+
 def _slice_scan(conds: list[Code]) -> Code | None:
     """``all c in cell: board[c] != none`` over consecutive slots as one C-level scan: ``-1 not in s[a:b]``."""
     if len(conds) < 4:
@@ -982,11 +1020,8 @@ class Compiler:
                 for rest in e.values[i + 1 :]:
                     with self.dead_code():
                         self.expr(rest, ctx)
-                return Code(repr(code.const), T.BOOL, code.const)
-        if all(p.is_const for p in parts):
-            result = all(p.const for p in parts) if e.op == "and" else any(p.const for p in parts)
-            return Code(repr(result), T.BOOL, result)
-        return Code("(" + f" {e.op} ".join(p.src for p in parts) + ")", T.BOOL)
+                break
+        return _short_circuit(e.op, parts)
 
     def expr_Binary(self, e: ast.Binary, ctx: Ctx) -> Code:
         left = self.expr(e.left, ctx)
@@ -1160,22 +1195,10 @@ class Compiler:
         return Code(f"(not {filt.src} or {body.src})", T.BOOL)
 
     def conjunction(self, codes: list[Code]) -> Code:
-        if any(c.is_const and not c.const for c in codes):
-            return Code("False", T.BOOL, False)
-        rest = [c for c in codes if not c.is_const]
-        if not rest:
-            return Code("True", T.BOOL, True)
-        return rest[0] if len(rest) == 1 else Code("(" + " and ".join(c.src for c in rest) + ")", T.BOOL)
+        return _short_circuit("and", codes)
 
     def disjunction(self, codes: list[Code]) -> Code:
-        if any(c.is_const and c.const for c in codes):
-            return Code("True", T.BOOL, True)
-        rest = [c for c in codes if not c.is_const]
-        if not rest:
-            return Code("False", T.BOOL, False)
-        if len(rest) == 1:
-            return rest[0]
-        return Code("(" + " or ".join(c.src for c in rest) + ")", T.BOOL, terms=_disjuncts(rest))
+        return _short_circuit("or", codes, terms=True)
 
     def indicator(self, cond: Code) -> Code:
         if cond.is_const:

@@ -1051,3 +1051,23 @@ win A when n == 3
     with pytest.raises(gdl.RuleFileError) as info:
         load(source.replace("BODY", "undefined_thing"))
     assert "undefined-name" in [d.code for d in info.value.diagnostics]
+
+
+def test_folding_keeps_the_operands_before_a_deciding_constant() -> None:
+    # Left to right: `x or true` still evaluates `x` (here a rule error: `max` over no values), and an `all`
+    # with a false term still evaluates the terms before it; what comes after the constant never runs.
+    text = """game Folded
+players A, B
+state n: 0..3 = 0
+move go when MODE: n = 1
+draw when n > 0
+"""
+    errors = {"(max k in 0..3 where k > n + 5: k) == 1 or true",
+              "all k in 0..3: (max x in 0..1 where k == 1: k) != k"}
+    for cond in errors:
+        game = gdl.load_source(text.replace("MODE", cond))
+        with pytest.raises(gdl.RuleRuntimeError):
+            game.legal_moves(game.initial_state())
+    for cond in ("true or (max k in 0..3 where k > n + 5: k) == 1", "n == 0 or true", "false and n == 1"):
+        game = gdl.load_source(text.replace("MODE", cond))
+        assert len(game.legal_moves(game.initial_state())) == (0 if cond.startswith("false") else 1)
