@@ -1364,6 +1364,13 @@ class Compiler:
                                 f"not {code.type}", where)
             args[i] = self.within_domain(self.coerce(code, ptype, where), info.param_bounds[i], info, i, where)
         if info.result.is_const:
+            # The arguments are still evaluated (and checked against their domains) first, unless they
+            # surely cannot fail: `one(n + 5)` is a rule error when 5 is outside `x: 0..3`.
+            evaluated = [a.src for a in args if not _cannot_fail(a)]
+            if evaluated:
+                const = info.result.const
+                bounds = (const, const) if isinstance(const, int) and not isinstance(const, bool) else None
+                return Code(f"({', '.join(evaluated)}, {info.result.src})[-1]", info.result.type, bounds=bounds)
             return Code(info.result.src, info.result.type, info.result.const)
         inlined = self.inline_def(info, args)
         if inlined is not None:

@@ -1071,3 +1071,19 @@ draw when n > 0
     for cond in ("true or (max k in 0..3 where k > n + 5: k) == 1", "n == 0 or true", "false and n == 1"):
         game = gdl.load_source(text.replace("MODE", cond))
         assert len(game.legal_moves(game.initial_state())) == (0 if cond.startswith("false") else 1)
+
+
+def test_a_def_with_a_constant_body_still_checks_its_arguments() -> None:
+    text = """game ConstantDef
+players A, B
+state n: 0..9 = 0
+def one(x: 0..3) = 1
+move go: n = one(ARG)
+terminal when n == 1
+utility p: n
+"""
+    game = gdl.load_source(text.replace("ARG", "n + 5"))
+    with pytest.raises(gdl.RuleRuntimeError, match="outside"):
+        game.apply(game.initial_state(), game.legal_moves(game.initial_state())[0])
+    game = gdl.load_source(text.replace("ARG", "n // 4"))  # within 0..3 by its bounds: folded to 1
+    assert game.values(game.apply(game.initial_state(), game.legal_moves(game.initial_state())[0]))["n"] == 1
