@@ -95,6 +95,10 @@ class StateVar:
     lo: int
     hi: int
     used: bool = False
+    values: frozenset[int] | None = None  # the values lo..hi allows, when not all of them (`orthogonal`)
+
+    def holds(self, value: int) -> bool:
+        return self.lo <= value <= self.hi and (self.values is None or value in self.values)
 
     @property
     def size(self) -> int:
@@ -759,14 +763,14 @@ class Compiler:
         offset = 0
         for decl in decls:
             try:
-                typ, lo, hi = self.value_type(decl.type, empty)
+                typ, lo, hi, allowed = self.value_type(decl.type, empty)
                 dims: list[tuple[int, int]] = []
                 index_types: list[Type] = []
                 for index in decl.indices:
                     itype, values = self.index_domain(index, empty)
                     dims.append((values[0], len(values)))
                     index_types.append(itype)
-                var = StateVar(decl.name, decl, typ, offset, dims, index_types, lo, hi)
+                var = StateVar(decl.name, decl, typ, offset, dims, index_types, lo, hi, values=allowed)
                 if var.size > MAX_STATE or offset + var.size > MAX_STATE:
                     raise self.fail("too-large", f"state {_q(decl.name)} has {var.size} slots; at most {MAX_STATE}",
                                     decl.span)
@@ -792,13 +796,13 @@ class Compiler:
             raise self.fail("bad-index-domain", "an array dimension must be a contiguous range", expr.span)
         return code.type.elem or T.INT, values
 
-    def value_type(self, texpr: ast.TypeExpr, ctx: Ctx) -> tuple[Type, int, int]:
-        """The type of a state variable or parameter, with its encoded bounds."""
+    def value_type(self, texpr: ast.TypeExpr, ctx: Ctx) -> tuple[Type, int, int, frozenset[int] | None]:
+        """The type of a state variable, with its encoded bounds and, if they have gaps, its values."""
         dom = texpr.domain
         if isinstance(dom, ast.Name) and dom.id == "bool":
             if texpr.optional:
                 raise self.fail("type", "a boolean cannot be none; use an enumeration", texpr.span)
-            return T.BOOL, 0, 1
+            return T.BOOL, 0, 1, None
         code = self.expr(dom, ctx)
         if code.type.kind != "seq" or not code.is_const:
             raise self.fail("bad-type", "expected a type: `bool`, `player`, `cell`, an enumeration name "
@@ -810,11 +814,13 @@ class Compiler:
         if elem.kind == "int":
             if texpr.optional:
                 raise self.fail("type", "a number cannot be none; widen its range instead", texpr.span)
-            return T.INT, min(values), max(values)
+            return T.INT, min(values), max(values), None
         if not elem.is_entity:
             raise self.fail("bad-type", f"a state cannot hold {elem.plural()}", dom.span)
         typ = elem.with_optional(texpr.optional)
-        return typ, (-1 if texpr.optional else min(values)), max(values)
+        gaps = len(set(values)) != max(values) - min(values) + 1  # (`orthogonal` is every other direction)
+        return typ, (-1 if texpr.optional else min(values)), max(values), \
+            frozenset([*values, -1] if texpr.optional else values) if gaps else None
 
     def declare_defs(self, decls: list[ast.DefDecl]) -> None:
         for decl in decls:
@@ -1814,9 +1820,8 @@ class Compiler:
                 raise self.fail("type", f"{_q(stmt.name)} is not an array", stmt.span)
             else:
                 target = f"s[{var.offset}]"
-            if stmt.op == "=" and value.is_const and isinstance(value.const, int) and not (
-                var.lo <= int(value.const) <= var.hi
-            ):  # (with `-=` and friends the constant is a change, not the new value)
+            # (with `-=` and friends the constant is a change, not the new value)
+            if stmt.op == "=" and value.is_const and isinstance(value.const, int) and not var.holds(int(value.const)):
                 raise self.fail("out-of-domain", f"{_show(value.const)} is outside the domain of "
                                 f"{_q(stmt.name)} ({self.describe_domain(var)})", stmt.value.span)
         else:
@@ -1853,12 +1858,16 @@ class Compiler:
             var = self.state[stmt.name] if local is None else None
             new = _bounds(value) if stmt.op == "=" else _arith_bounds(stmt.op[0], _var_bounds(var), _bounds(value)) \
                 if var is not None else None
-            proven = var is not None and new is not None and var.lo <= new[0] and new[1] <= var.hi
-            if var is not None and (var.type.kind == "int" or self.checked) and not proven:
+            proven = var is not None and new is not None and var.lo <= new[0] and new[1] <= var.hi and \
+                var.values is None
+            if var is not None and (var.type.kind == "int" or self.checked or not self.holds_every(var)) and not proven:
                 # Keep every state value inside its declared domain: the state space stays finite
                 # and a mistake in the rules is reported at its line instead of corrupting a solve.
-                # (Skipped where the value's bounds already lie inside the domain.)
-                src = f"_dom({src}, {var.lo}, {var.hi}, {self.span_id(stmt.value.span)})"
+                # (Skipped where the value's bounds already lie inside the domain, and for a player,
+                # cell, direction or enumeration state that holds every value of its type.)
+                sid = self.span_id(stmt.value.span)
+                src = f"_among({src}, {self.constant(var.values)}, {sid})" if var.values is not None else \
+                    f"_dom({src}, {var.lo}, {var.hi}, {sid})"
         return f"{prefix}{target} = {src}"
 
     def global_name_kind(self, name: str) -> str | None:
@@ -1873,6 +1882,16 @@ class Compiler:
         if name == "mover":
             return "the moving player"
         return None
+
+    def holds_every(self, var: StateVar) -> bool:
+        """Whether an entity state holds every value of its type (a value of that type needs no check)."""
+        kind = var.type.kind
+        if not var.type.is_entity:
+            return True
+        count = {"player": len(self.players), "enum": len(self.enums.get(var.type.name, ())),
+                 "cell": self.board.ncells if self.board else 0,
+                 "dir": len(self.board.directions) if self.board else 0}[kind]
+        return var.values is None and var.lo <= (-1 if var.type.optional else 0) and var.hi >= count - 1
 
     def describe_domain(self, var: StateVar) -> str:
         if var.type.kind == "int":
@@ -2099,7 +2118,7 @@ class Compiler:
         if not T.assignable(elem, var.type) and not (elem.kind == "int" and var.type.kind == "int"):
             raise self.fail("type", f"{_q(var.name)} holds {var.type}, not {elem}", decl.init.span)
         for value in values:
-            if not var.lo <= int(value) <= var.hi:
+            if not var.holds(int(value)):
                 raise self.fail("out-of-domain", f"initial value {_show(value)} is outside the domain of "
                                 f"{_q(var.name)} ({self.describe_domain(var)})", decl.init.span)
         return values

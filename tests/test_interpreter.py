@@ -41,8 +41,6 @@ SETTINGS = {"deadline": None, "derandomize": True,
             "suppress_health_check": [HealthCheck.too_slow, HealthCheck.data_too_large]}
 
 BUGS = {
-    "subset_state_type": "compiler bug: the unchecked build stores `northwest` in a state of type `orthogonal` "
-                         "(the docs and the checked build: a rule error)",
 }
 # Files the checker must refuse, with the code (the interpreter would run them, differently from before the fix).
 REFUSED = {
@@ -57,7 +55,7 @@ REFUSED = {
 # Fixed by branch `compiler` (merged): def_binder_capture, cells_in_row_negative, sibling_block_chances,
 # let_in_block_then_chance, weight_reads_mover, weight_reads_turn, the redeclarations and `turn` in utility.
 # Fixed by branch `compiler2`: def_reads_turn_in_utility and chance_in_setup (now refused, above),
-# folded_or_drops_operand, constant_def_drops_arguments.
+# folded_or_drops_operand, constant_def_drops_arguments, subset_state_type.
 
 
 def case_text(name: str) -> str:

@@ -1087,3 +1087,26 @@ utility p: n
         game.apply(game.initial_state(), game.legal_moves(game.initial_state())[0])
     game = gdl.load_source(text.replace("ARG", "n // 4"))  # within 0..3 by its bounds: folded to 1
     assert game.values(game.apply(game.initial_state(), game.legal_moves(game.initial_state())[0]))["n"] == 1
+
+
+@pytest.mark.parametrize("checked", [False, True])
+def test_a_state_of_a_narrower_type_refuses_the_other_values(checked: bool) -> None:
+    # `orthogonal` is every other direction: `northwest` (past its last) and `northeast` (between two of
+    # its values) are both outside it, in the default build as in the checked one.
+    text = """game Subset
+players A, B
+board 2 x 2
+state d: orthogonal = north
+state e: dir = DIR
+move copy: d = e
+win A when d == south
+draw when d == west
+"""
+    for name in ("northwest", "northeast"):
+        game = gdl.load_source(text.replace("DIR", name), checked=checked)
+        with pytest.raises(gdl.RuleRuntimeError, match="outside the variable's domain"):
+            game.apply(game.initial_state(), game.legal_moves(game.initial_state())[0])
+    game = gdl.load_source(text.replace("DIR", "south"), checked=checked)
+    assert game.to_move(game.apply(game.initial_state(), game.legal_moves(game.initial_state())[0])) == TERMINAL
+    with pytest.raises(gdl.RuleFileError):
+        gdl.load_source(text.replace("= north", "= northeast"))
