@@ -95,6 +95,10 @@ class StateVar:
     lo: int
     hi: int
     used: bool = False
+    values: frozenset[int] | None = None  # the values lo..hi allows, when not all of them (`orthogonal`)
+
+    def holds(self, value: int) -> bool:
+        return self.lo <= value <= self.hi and (self.values is None or value in self.values)
 
     @property
     def size(self) -> int:
@@ -113,6 +117,7 @@ class DefInfo:
     result: Code | None = None  # set once compiled
     in_progress: bool = False
     used: bool = False
+    reads_turn: bool = False  # its body reads `turn`, directly or through defs it calls (not in `utility`)
 
 
 @dataclass(slots=True)
@@ -281,6 +286,44 @@ def _arith_bounds(op: str, a: tuple[Any, Any] | None, b: tuple[Any, Any] | None)
 _SLOT_NOT_EQUAL = re.compile(r"\(s\[(\d+)\] != (\(-?\d+\)|-?\d+)\)")
 
 
+_SLOT_READ = re.compile(r"\bs\[(\d+|_T)\]")
+_CALL = re.compile(r"(\w+|\])\s*[(\[]")  # a call or an index (either may be a rule error), or a keyword
+_KEYWORDS = frozenset({"not", "and", "or", "if", "else", "in", "is"})
+
+
+def _cannot_fail(code: Code) -> bool:
+    """Whether evaluating ``code`` surely raises no rule error: a constant, or only slot reads, locals,
+    numbers and operators (no call, no index but a fixed slot). Such code may be left out unevaluated."""
+    if code.is_const:
+        return True
+    rest = _SLOT_READ.sub("0", code.src)
+    return "/" not in rest and "*" not in rest and all(m.group(1) in _KEYWORDS for m in _CALL.finditer(rest))
+
+
+def _short_circuit(op: str, codes: list[Code], *, terms: bool = False) -> Code:
+    """``codes`` joined by ``and``/``or`` evaluated left to right, folding what load time decides.
+
+    A constant that decides the result drops the operands after it (they never run), but not the ones
+    before it: those run first and may be a rule error (`x or true` still evaluates `x`). With ``terms``,
+    a disjunction records its disjuncts (for the end rules' incremental check)."""
+    deciding = op == "or"
+    before: list[Code] = []
+    for code in codes:
+        if code.is_const and bool(code.const) == deciding:
+            kept = [c for c in before if not _cannot_fail(c)]
+            if not kept:
+                return Code(repr(deciding), T.BOOL, deciding)
+            return Code("(" + f" {op} ".join(c.src for c in kept) + f" {op} {deciding!r})", T.BOOL)
+        if not code.is_const:
+            before.append(code)
+    if not before:
+        return Code(repr(not deciding), T.BOOL, not deciding)
+    if len(before) == 1:
+        return before[0]
+    return Code("(" + f" {op} ".join(c.src for c in before) + ")", T.BOOL,
+                terms=_disjuncts(before) if terms else None)
+
+
 def _slice_scan(conds: list[Code]) -> Code | None:
     """``all c in cell: board[c] != none`` over consecutive slots as one C-level scan: ``-1 not in s[a:b]``."""
     if len(conds) < 4:
@@ -328,6 +371,7 @@ class Compiler:
         self.nvars = 0
         self.chance_points = 0
         self.has_chance = False
+        self.turn_reads = 0  # how many reads of `turn` were compiled (to find the defs that read it)
         self.turn_slot = 0
         self.status_slot = 0
         self.extra_base = 0
@@ -729,14 +773,14 @@ class Compiler:
         offset = 0
         for decl in decls:
             try:
-                typ, lo, hi = self.value_type(decl.type, empty)
+                typ, lo, hi, allowed = self.value_type(decl.type, empty)
                 dims: list[tuple[int, int]] = []
                 index_types: list[Type] = []
                 for index in decl.indices:
                     itype, values = self.index_domain(index, empty)
                     dims.append((values[0], len(values)))
                     index_types.append(itype)
-                var = StateVar(decl.name, decl, typ, offset, dims, index_types, lo, hi)
+                var = StateVar(decl.name, decl, typ, offset, dims, index_types, lo, hi, values=allowed)
                 if var.size > MAX_STATE or offset + var.size > MAX_STATE:
                     raise self.fail("too-large", f"state {_q(decl.name)} has {var.size} slots; at most {MAX_STATE}",
                                     decl.span)
@@ -762,13 +806,13 @@ class Compiler:
             raise self.fail("bad-index-domain", "an array dimension must be a contiguous range", expr.span)
         return code.type.elem or T.INT, values
 
-    def value_type(self, texpr: ast.TypeExpr, ctx: Ctx) -> tuple[Type, int, int]:
-        """The type of a state variable or parameter, with its encoded bounds."""
+    def value_type(self, texpr: ast.TypeExpr, ctx: Ctx) -> tuple[Type, int, int, frozenset[int] | None]:
+        """The type of a state variable, with its encoded bounds and, if they have gaps, its values."""
         dom = texpr.domain
         if isinstance(dom, ast.Name) and dom.id == "bool":
             if texpr.optional:
                 raise self.fail("type", "a boolean cannot be none; use an enumeration", texpr.span)
-            return T.BOOL, 0, 1
+            return T.BOOL, 0, 1, None
         code = self.expr(dom, ctx)
         if code.type.kind != "seq" or not code.is_const:
             raise self.fail("bad-type", "expected a type: `bool`, `player`, `cell`, an enumeration name "
@@ -781,11 +825,13 @@ class Compiler:
             if texpr.optional:
                 raise self.fail("type", "a number cannot be none; widen its range instead", texpr.span)
             # A `column` (`row`) keeps its type, to print as the board labels it; any other range is a number.
-            return elem if elem in (T.COLUMN, T.ROW) else T.INT, min(values), max(values)
+            return elem if elem in (T.COLUMN, T.ROW) else T.INT, min(values), max(values), None
         if not elem.is_entity:
             raise self.fail("bad-type", f"a state cannot hold {elem.plural()}", dom.span)
         typ = elem.with_optional(texpr.optional)
-        return typ, (-1 if texpr.optional else min(values)), max(values)
+        gaps = len(set(values)) != max(values) - min(values) + 1  # (`orthogonal` is every other direction)
+        return typ, (-1 if texpr.optional else min(values)), max(values), \
+            frozenset([*values, -1] if texpr.optional else values) if gaps else None
 
     def declare_defs(self, decls: list[ast.DefDecl]) -> None:
         for decl in decls:
@@ -935,6 +981,7 @@ class Compiler:
                             "to move", span, "keep the player who moved last in a state variable, or say who won "
                             "with an end rule such as `win opponent(turn) when ...`")
         if name == "turn":
+            self.turn_reads += 1  # (a def that reads it cannot be called from `utility`: see call_def)
             # In a utility or heuristic the state may be terminal (-2) or chance (-1): an index made of
             # `turn` there is checked instead of reading another variable's slot.
             return Code("s[_T]", T.PLAYER, bounds=(-2, len(self.players) - 1) if ctx.scoring else None)
@@ -994,11 +1041,8 @@ class Compiler:
                 for rest in e.values[i + 1 :]:
                     with self.dead_code():
                         self.expr(rest, ctx)
-                return Code(repr(code.const), T.BOOL, code.const)
-        if all(p.is_const for p in parts):
-            result = all(p.const for p in parts) if e.op == "and" else any(p.const for p in parts)
-            return Code(repr(result), T.BOOL, result)
-        return Code("(" + f" {e.op} ".join(p.src for p in parts) + ")", T.BOOL)
+                break
+        return _short_circuit(e.op, parts)
 
     def expr_Binary(self, e: ast.Binary, ctx: Ctx) -> Code:
         left = self.expr(e.left, ctx)
@@ -1172,22 +1216,10 @@ class Compiler:
         return Code(f"(not {filt.src} or {body.src})", T.BOOL)
 
     def conjunction(self, codes: list[Code]) -> Code:
-        if any(c.is_const and not c.const for c in codes):
-            return Code("False", T.BOOL, False)
-        rest = [c for c in codes if not c.is_const]
-        if not rest:
-            return Code("True", T.BOOL, True)
-        return rest[0] if len(rest) == 1 else Code("(" + " and ".join(c.src for c in rest) + ")", T.BOOL)
+        return _short_circuit("and", codes)
 
     def disjunction(self, codes: list[Code]) -> Code:
-        if any(c.is_const and c.const for c in codes):
-            return Code("True", T.BOOL, True)
-        rest = [c for c in codes if not c.is_const]
-        if not rest:
-            return Code("False", T.BOOL, False)
-        if len(rest) == 1:
-            return rest[0]
-        return Code("(" + " or ".join(c.src for c in rest) + ")", T.BOOL, terms=_disjuncts(rest))
+        return _short_circuit("or", codes, terms=True)
 
     def indicator(self, cond: Code) -> Code:
         if cond.is_const:
@@ -1339,6 +1371,13 @@ class Compiler:
         self.compile_def(info)
         if info.result is None:
             raise CompileFailed()
+        if info.reads_turn:
+            self.turn_reads += 1  # the caller reads `turn` through this def
+            if ctx.game_over:
+                raise self.fail("turn-in-utility", f"`turn` has no value in `utility`, and {_q(info.decl.name)} "
+                                "reads it: the game is over and nobody is to move", span,
+                                "keep the player who moved last in a state variable, or say who won with an end "
+                                "rule such as `win opponent(turn) when ...`")
         for i, (code, ptype) in enumerate(zip(args, info.param_types, strict=True)):
             where = arg_exprs[i].span if arg_exprs else span
             if not T.assignable(code.type.with_optional(False), ptype):
@@ -1346,6 +1385,13 @@ class Compiler:
                                 f"not {code.type}", where)
             args[i] = self.within_domain(self.coerce(code, ptype, where), info.param_bounds[i], info, i, where)
         if info.result.is_const:
+            # The arguments are still evaluated (and checked against their domains) first, unless they
+            # surely cannot fail: `one(n + 5)` is a rule error when 5 is outside `x: 0..3`.
+            evaluated = [a.src for a in args if not _cannot_fail(a)]
+            if evaluated:
+                const = info.result.const
+                bounds = (const, const) if isinstance(const, int) and not isinstance(const, bool) else None
+                return Code(f"({', '.join(evaluated)}, {info.result.src})[-1]", info.result.type, bounds=bounds)
             return Code(info.result.src, info.result.type, info.result.const)
         inlined = self.inline_def(info, args)
         if inlined is not None:
@@ -1430,7 +1476,9 @@ class Compiler:
                 info.param_bounds.append(bounds)
                 self.declare_local(ctx, p.name, Local(f"L_{p.name}", ptype, False, bounds=bounds), p.span)
                 params.append(f"L_{p.name}")
+            reads_before = self.turn_reads
             body = self.expr(decl.body, ctx)
+            info.reads_turn = self.turn_reads > reads_before
             if body.is_const:
                 info.result = body
                 return
@@ -1790,9 +1838,8 @@ class Compiler:
                 raise self.fail("type", f"{_q(stmt.name)} is not an array", stmt.span)
             else:
                 target = f"s[{var.offset}]"
-            if stmt.op == "=" and value.is_const and isinstance(value.const, int) and not (
-                var.lo <= int(value.const) <= var.hi
-            ):  # (with `-=` and friends the constant is a change, not the new value)
+            # (with `-=` and friends the constant is a change, not the new value)
+            if stmt.op == "=" and value.is_const and isinstance(value.const, int) and not var.holds(int(value.const)):
                 raise self.fail("out-of-domain", f"{_show(value.const)} is outside the domain of "
                                 f"{_q(stmt.name)} ({self.describe_domain(var)})", stmt.value.span)
         else:
@@ -1829,12 +1876,16 @@ class Compiler:
             var = self.state[stmt.name] if local is None else None
             new = _bounds(value) if stmt.op == "=" else _arith_bounds(stmt.op[0], _var_bounds(var), _bounds(value)) \
                 if var is not None else None
-            proven = var is not None and new is not None and var.lo <= new[0] and new[1] <= var.hi
-            if var is not None and (var.type.kind == "int" or self.checked) and not proven:
+            proven = var is not None and new is not None and var.lo <= new[0] and new[1] <= var.hi and \
+                var.values is None
+            if var is not None and (var.type.kind == "int" or self.checked or not self.holds_every(var)) and not proven:
                 # Keep every state value inside its declared domain: the state space stays finite
                 # and a mistake in the rules is reported at its line instead of corrupting a solve.
-                # (Skipped where the value's bounds already lie inside the domain.)
-                src = f"_dom({src}, {var.lo}, {var.hi}, {self.span_id(stmt.value.span)})"
+                # (Skipped where the value's bounds already lie inside the domain, and for a player,
+                # cell, direction or enumeration state that holds every value of its type.)
+                sid = self.span_id(stmt.value.span)
+                src = f"_among({src}, {self.constant(var.values)}, {sid})" if var.values is not None else \
+                    f"_dom({src}, {var.lo}, {var.hi}, {sid})"
         return f"{prefix}{target} = {src}"
 
     def global_name_kind(self, name: str) -> str | None:
@@ -1850,6 +1901,16 @@ class Compiler:
             return "the moving player"
         return None
 
+    def holds_every(self, var: StateVar) -> bool:
+        """Whether an entity state holds every value of its type (a value of that type needs no check)."""
+        kind = var.type.kind
+        if not var.type.is_entity:
+            return True
+        count = {"player": len(self.players), "enum": len(self.enums.get(var.type.name, ())),
+                 "cell": self.board.ncells if self.board else 0,
+                 "dir": len(self.board.directions) if self.board else 0}[kind]
+        return var.values is None and var.lo <= (-1 if var.type.optional else 0) and var.hi >= count - 1
+
     def describe_domain(self, var: StateVar) -> str:
         if var.type.kind == "int":
             return f"{var.lo}..{var.hi}"
@@ -1862,6 +1923,9 @@ class Compiler:
         if ctx.in_loop:
             raise self.fail("chance-in-loop", "`chance` cannot appear inside a `for` loop", stmt.span,
                             "move the chance before or after the loop")
+        if ctx.in_setup:  # (docs 2.13) the game would start at a chance state, before anyone has moved
+            raise self.fail("chance-in-setup", "`chance` cannot appear in `setup`", stmt.span,
+                            "give the state its starting value, or make the first move a chance")
         self.has_chance = True
         cid = self.chance_points
         self.chance_points += 1
@@ -2072,7 +2136,7 @@ class Compiler:
         if not T.assignable(elem, var.type) and not (elem.kind == "int" and var.type.kind == "int"):
             raise self.fail("type", f"{_q(var.name)} holds {var.type}, not {elem}", decl.init.span)
         for value in values:
-            if not var.lo <= int(value) <= var.hi:
+            if not var.holds(int(value)):
                 raise self.fail("out-of-domain", f"initial value {_show(value)} is outside the domain of "
                                 f"{_q(var.name)} ({self.describe_domain(var)})", decl.init.span)
         return values

@@ -237,6 +237,13 @@ def _dom(value: Any, low: int, high: int, sid: int) -> Any:
     raise RuleRuntimeError(f"value {_show(value)} is outside the variable's domain {low}..{high}", sid)
 
 
+def _among(value: Any, allowed: frozenset[int], sid: int) -> Any:
+    """A value kept in a state whose domain has gaps (`orthogonal`: every other direction)."""
+    if value in allowed:
+        return value
+    raise RuleRuntimeError(f"value {_show(value)} is outside the variable's domain", sid)
+
+
 def _at(seq: Sequence[Any], index: int, sid: int) -> Any:
     if 0 <= index < len(seq):
         return seq[index]
@@ -391,6 +398,7 @@ RUNTIME_HELPERS: dict[str, Any] = {
     "_connected": _connected,
     "_ix": _ix,
     "_dom": _dom,
+    "_among": _among,
     "_some": _some,
     "_at": _at,
     "_board_arg": _board_arg,

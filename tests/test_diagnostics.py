@@ -44,6 +44,7 @@ EXPECTED: dict[str, tuple[int, int | None, str, str | None]] = {
     "board-size": (4, 1, "not 3 x 30", None),
     "break-outside-loop": (7, 5, "`break` outside a `for` loop", None),
     "chance-in-loop": (7, 9, "inside a `for` loop", "before or after the loop"),
+    "chance-in-setup": (6, 5, "`chance` cannot appear in `setup`", "starting value"),
     "division-by-zero": (7, 17, "division by zero", None),
     "duplicate": (5, 1, "`n` is already declared on line 4", None),
     "empty": (6, 17, "`min` of an empty list", None),

@@ -41,16 +41,6 @@ SETTINGS = {"deadline": None, "derandomize": True,
             "suppress_health_check": [HealthCheck.too_slow, HealthCheck.data_too_large]}
 
 BUGS = {
-    "def_reads_turn_in_utility": "compiler bug: `turn` in `utility` is refused, but through a def it is accepted "
-                                 "and compares as nobody (-2) instead of failing",
-    "chance_in_setup": "compiler bug: a `chance` in `setup` is accepted (docs 2.13: not allowed); the game "
-                       "starts at a chance state",
-    "folded_or_drops_operand": "compiler bug: constant folding drops operands before a constant (`x or true`, "
-                               "an `all` with a false term) and with them their rule errors",
-    "constant_def_drops_arguments": "compiler bug: a def whose body is a constant never evaluates its arguments "
-                                    "(`one(n + 5)` is no rule error though 5 is outside the parameter's 0..3)",
-    "subset_state_type": "compiler bug: the unchecked build stores `northwest` in a state of type `orthogonal` "
-                         "(the docs and the checked build: a rule error)",
 }
 # Files the checker must refuse, with the code (the interpreter would run them, differently from before the fix).
 REFUSED = {
@@ -59,9 +49,13 @@ REFUSED = {
     "redeclared_chance_after_let": "redeclared",
     "redeclared_nested_binder": "redeclared",
     "utility_reads_turn": "turn-in-utility",
+    "def_reads_turn_in_utility": "turn-in-utility",
+    "chance_in_setup": "chance-in-setup",
 }
 # Fixed by branch `compiler` (merged): def_binder_capture, cells_in_row_negative, sibling_block_chances,
 # let_in_block_then_chance, weight_reads_mover, weight_reads_turn, the redeclarations and `turn` in utility.
+# Fixed by branch `compiler2`: def_reads_turn_in_utility and chance_in_setup (now refused, above),
+# folded_or_drops_operand, constant_def_drops_arguments, subset_state_type.
 
 
 def case_text(name: str) -> str:

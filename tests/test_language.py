@@ -1051,3 +1051,62 @@ win A when n == 3
     with pytest.raises(gdl.RuleFileError) as info:
         load(source.replace("BODY", "undefined_thing"))
     assert "undefined-name" in [d.code for d in info.value.diagnostics]
+
+
+def test_folding_keeps_the_operands_before_a_deciding_constant() -> None:
+    # Left to right: `x or true` still evaluates `x` (here a rule error: `max` over no values), and an `all`
+    # with a false term still evaluates the terms before it; what comes after the constant never runs.
+    text = """game Folded
+players A, B
+state n: 0..3 = 0
+move go when MODE: n = 1
+draw when n > 0
+"""
+    errors = {"(max k in 0..3 where k > n + 5: k) == 1 or true",
+              "all k in 0..3: (max x in 0..1 where k == 1: k) != k"}
+    for cond in errors:
+        game = gdl.load_source(text.replace("MODE", cond))
+        with pytest.raises(gdl.RuleRuntimeError):
+            game.legal_moves(game.initial_state())
+    for cond in ("true or (max k in 0..3 where k > n + 5: k) == 1", "n == 0 or true", "false and n == 1"):
+        game = gdl.load_source(text.replace("MODE", cond))
+        assert len(game.legal_moves(game.initial_state())) == (0 if cond.startswith("false") else 1)
+
+
+def test_a_def_with_a_constant_body_still_checks_its_arguments() -> None:
+    text = """game ConstantDef
+players A, B
+state n: 0..9 = 0
+def one(x: 0..3) = 1
+move go: n = one(ARG)
+terminal when n == 1
+utility p: n
+"""
+    game = gdl.load_source(text.replace("ARG", "n + 5"))
+    with pytest.raises(gdl.RuleRuntimeError, match="outside"):
+        game.apply(game.initial_state(), game.legal_moves(game.initial_state())[0])
+    game = gdl.load_source(text.replace("ARG", "n // 4"))  # within 0..3 by its bounds: folded to 1
+    assert game.values(game.apply(game.initial_state(), game.legal_moves(game.initial_state())[0]))["n"] == 1
+
+
+@pytest.mark.parametrize("checked", [False, True])
+def test_a_state_of_a_narrower_type_refuses_the_other_values(checked: bool) -> None:
+    # `orthogonal` is every other direction: `northwest` (past its last) and `northeast` (between two of
+    # its values) are both outside it, in the default build as in the checked one.
+    text = """game Subset
+players A, B
+board 2 x 2
+state d: orthogonal = north
+state e: dir = DIR
+move copy: d = e
+win A when d == south
+draw when d == west
+"""
+    for name in ("northwest", "northeast"):
+        game = gdl.load_source(text.replace("DIR", name), checked=checked)
+        with pytest.raises(gdl.RuleRuntimeError, match="outside the variable's domain"):
+            game.apply(game.initial_state(), game.legal_moves(game.initial_state())[0])
+    game = gdl.load_source(text.replace("DIR", "south"), checked=checked)
+    assert game.to_move(game.apply(game.initial_state(), game.legal_moves(game.initial_state())[0])) == TERMINAL
+    with pytest.raises(gdl.RuleFileError):
+        gdl.load_source(text.replace("= north", "= northeast"))

@@ -462,3 +462,21 @@ win A when n > 0
 """)
     s = play_moves(game, ["go"])
     assert game.values(s)["n"] == (0 + 4) + (1 + 4) + (2 + 4)
+
+
+def test_turn_read_through_defs_in_a_utility_is_an_error_at_the_call() -> None:
+    # `turn` two defs away is still `turn`: refused at the call in `utility`, accepted in a heuristic and a guard.
+    text = """game TurnThroughDefs
+players A, B
+state n: 0..3 = 0
+def moving(p: player) = p == turn
+def still_moving(p: player) = moving(p) and n < 9
+move gain when still_moving(turn): n += 1
+terminal when n == 3
+heuristic p: 1 if still_moving(p) else 0
+utility p: n + (1 if still_moving(p) else 0)
+"""
+    with pytest.raises(gdl.RuleFileError) as info:
+        load(text)
+    assert [(d.code, d.span.line, d.span.column) for d in info.value.diagnostics] == [("turn-in-utility", 9, 22)]
+    load(text.replace("n + (1 if still_moving(p) else 0)", "n"))
