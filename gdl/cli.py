@@ -306,7 +306,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     errors = sum(d.is_error for d in diagnostics)
     warnings = sum(d.severity == "warning" for d in diagnostics)  # an info (endless-cycle) is neither
     if args.json:
-        print(json.dumps([d.to_json() for d in diagnostics], indent=2))
+        print(dump_json({"files": len(reports), "errors": errors, "warnings": warnings,
+                         "diagnostics": [d.to_json() for d in diagnostics]}, indent=2))
     else:
         for report in reports:
             print_diagnostics(out, report.diagnostics, report.source)
@@ -395,7 +396,7 @@ def cmd_list(args: argparse.Namespace) -> int:
             "description": game.description,
         })
     if args.json:
-        print(json.dumps(rows, indent=2))
+        print(dump_json({"games": rows}, indent=2))
         return EXIT_OK
     table = Table(title="Bundled games", title_style="bold", header_style="bold")
     table.add_column("name", style="bold cyan", no_wrap=True)
@@ -738,7 +739,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return status
     except UsageError as error:
         err.print(Text(f"gdl {args.command}: error: ", style="bold red") + Text(str(error)))
-        if getattr(args, "json", False) and args.command != "check":
+        if getattr(args, "json", False):
             print(error_json("usage", str(error)))
         return EXIT_USAGE
     except Problem as problem:
@@ -746,13 +747,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             print_diagnostics(err, problem.diagnostics, problem.source)
         if problem.message:
             err.print(Text("error: ", style="bold red") + Text(problem.message))
-        if getattr(args, "json", False) and args.command != "check":
+        if getattr(args, "json", False):
             first = next((d for d in problem.diagnostics if d.is_error), None)
             print(error_json(first.code if first else "problem", problem.message, problem))
         return EXIT_PROBLEM
     except KeyboardInterrupt:
         err.print("[yellow]interrupted[/]")
-        if getattr(args, "json", False) and args.command != "check":
+        if getattr(args, "json", False):
             print(error_json("interrupted", "interrupted (Ctrl-C) before the command finished"))
         return EXIT_INTERRUPTED
     except BrokenPipeError:  # the reader went away (`gdl list | head`): nothing more to say

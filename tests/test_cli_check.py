@@ -71,16 +71,18 @@ def test_check_json(capsys, files):
     code, out, _ = run(capsys, "check", "--json", good, broken, warn)
     assert code == 1
     data = json.loads(out)
-    assert [(d["file"], d["severity"], d["code"]) for d in data] == [
+    assert (data["schema_version"], data["files"], data["errors"], data["warnings"]) == (1, 3, 1, 1)
+    assert [(d["file"], d["severity"], d["code"]) for d in data["diagnostics"]] == [
         (broken, "error", "undefined-name"), (warn, "warning", "missing-game")]
-    assert {"file", "line", "column", "severity", "code", "message"} <= set(data[0])
-    assert (data[0]["line"], data[0]["column"]) == (5, 10)
+    first = data["diagnostics"][0]
+    assert {"file", "line", "column", "severity", "code", "message"} <= set(first)
+    assert (first["line"], first["column"]) == (5, 10)
 
 
 def test_check_json_lists_all_moves_of_a_dynamic_error(capsys, files):
     code, out, _ = run(capsys, "check", "--json", files("stuck.gdl", STUCK))
     assert code == 1
-    [diagnostic] = json.loads(out)
+    [diagnostic] = json.loads(out)["diagnostics"]
     assert diagnostic["code"] == "dead-end"
     assert diagnostic["notes"] == ["reproduce with the moves: inc,inc,inc"]
 
@@ -154,7 +156,7 @@ def test_check_non_utf8_is_a_one_line_error(capsys, files):
     assert f"{path}:2:1: error[encoding]: not a UTF-8 text file" in out
     assert "Traceback" not in out + err
     code, out, _ = run(capsys, "check", "--json", path)
-    assert json.loads(out)[0]["code"] == "encoding"
+    assert json.loads(out)["diagnostics"][0]["code"] == "encoding"
 
 
 @pytest.mark.parametrize("argv", [
@@ -187,7 +189,7 @@ def test_list(capsys):
     assert code == 0
     assert "tictactoe" in out and "connect4" in out and "cols=7" in out
     code, out, _ = run(capsys, "list", "--json")
-    games = {g["name"]: g for g in json.loads(out)}
+    games = {g["name"]: g for g in json.loads(out)["games"]}
     assert games["tictactoe"]["players"] == ["X", "O"]
     assert games["pig"]["chance"] is True
 
@@ -247,7 +249,7 @@ def test_check_finds_the_six_nines_dead_end_by_exploring_every_state(capsys, fil
     code, out, _ = run(capsys, "check", path, "--max-states", "0")  # sampling alone misses it
     assert code == 0 and "0 errors" in out and "explored" not in out
     code, out, _ = run(capsys, "check", "--json", path, "--explore-time", "0")
-    [diagnostic] = json.loads(out)
+    [diagnostic] = json.loads(out)["diagnostics"]
     assert diagnostic["code"] == "dead-end" and len(diagnostic["notes"]) == 4  # nearest, count, two more
 
 

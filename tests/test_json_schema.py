@@ -111,11 +111,11 @@ SCHEMAS = schemas()
 
 
 def test_the_doc_has_a_schema_per_command():
-    assert set(SCHEMAS) == {"solve", "match", "info", "error", "check-item", "list-item"}
+    assert set(SCHEMAS) == {"solve", "match", "info", "error", "check", "check-item", "list", "list-item"}
 
 
 def validate_items(data: Any, schema: dict[str, tuple[str, bool]]) -> None:
-    """A JSON array whose items follow ``schema`` (the arrays of ``check`` and ``list`` have no version)."""
+    """A JSON array whose items follow ``schema`` (``check``'s diagnostics, ``list``'s games)."""
     assert isinstance(data, list) and data
     for item in data:
         assert isinstance(item, dict)
@@ -131,13 +131,15 @@ def test_check_json_items_match_the_schema(capsys):
     code, data = run_json(capsys, "check", str(DEADENDS / "second_player_stuck.gdl"), str(DEADENDS / "overflow.gdl"),
                           "--json")
     assert code == 1
-    validate_items(data, SCHEMAS["check-item"])
+    validate(data, SCHEMAS["check"])
+    validate_items(data["diagnostics"], SCHEMAS["check-item"])
 
 
 def test_list_json_items_match_the_schema(capsys):
     code, data = run_json(capsys, "list", "--json")
     assert code == 0
-    validate_items(data, SCHEMAS["list-item"])
+    validate(data, SCHEMAS["list"])
+    validate_items(data["games"], SCHEMAS["list-item"])
 
 
 SOLVES = {
