@@ -25,6 +25,7 @@ from gdl.cli import Problem
 from gdl.diagnostics import Diagnostic, Span
 from gdl.runtime import GENERATED_FILENAME, RuleRuntimeError
 from solver.game import CHANCE, TERMINAL, DeadEndError
+from solver.shortest_path import line_to
 
 REPRODUCE_STATES = 200_000
 """Most states the search for the shortest line to a run-time error visits."""
@@ -126,14 +127,14 @@ def shortest_line(game: Any, target: Diagnostic, states: int = REPRODUCE_STATES,
             moves = _moves(game, state)
         except Exception as error:  # a rule failed: is it the one we look for?
             if _same(game, error, wanted):
-                return _line(parents, here)
+                return list(line_to(parents, here))
             continue
         for move in moves:
             try:
                 child = game.apply(state, move)
             except Exception as error:  # the move itself fails
                 if _same(game, error, wanted):
-                    return [*_line(parents, here), str(move)]
+                    return [*line_to(parents, here), str(move)]
                 continue
             k = game.key(child)
             if k not in parents:
@@ -160,12 +161,3 @@ def _same(game: Any, error: BaseException, wanted: tuple[str, Span]) -> bool:
     diagnostic = game.explain(error)
     return (diagnostic.message, diagnostic.span) == wanted
 
-
-def _line(parents: dict[Any, tuple[Any, str] | None], key: Any) -> list[str]:
-    moves = []
-    step = parents[key]
-    while step is not None:
-        key, name = step
-        moves.append(name)
-        step = parents[key]
-    return moves[::-1]

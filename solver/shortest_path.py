@@ -88,7 +88,8 @@ def _target_utility(game: Game) -> float | None:
     return None if bounds is None else bounds[1]
 
 
-def _path(parents: dict[Hashable, tuple[Hashable, Any] | None], key: Hashable) -> tuple[Any, ...]:
+def line_to(parents: dict[Hashable, tuple[Hashable, Any] | None], key: Hashable) -> tuple[Any, ...]:
+    """The moves from the root of a breadth-first search to ``key``, from its ``{child: (parent, move)}`` links."""
     moves = []
     step = parents[key]
     while step is not None:
@@ -107,7 +108,7 @@ def _moves(game: Game, state: State, player: int, parents: dict[Hashable, tuple[
     moves = game.legal_moves(state)
     if not moves:
         error = dead_end(game, state, player)
-        for move in reversed(_path(parents, here)):
+        for move in reversed(line_to(parents, here)):
             error.prepend(move)
         raise error
     return moves
@@ -208,4 +209,4 @@ def _result(parents: dict[Hashable, tuple[Hashable, Any] | None], best: tuple[fl
     seconds = time.perf_counter() - started
     if best is None:
         return PuzzleSolution(False, (), None, nodes, seconds, complete, algorithm)
-    return PuzzleSolution(True, _path(parents, best[1]), best[0], nodes, seconds, complete, algorithm)
+    return PuzzleSolution(True, line_to(parents, best[1]), best[0], nodes, seconds, complete, algorithm)
