@@ -7,7 +7,16 @@ from typing import Any
 from gdl import ast
 from gdl import types as T
 from gdl.compiler.base import CompilerBase
-from gdl.compiler.common import INLINE_LIMIT, UNROLL_BUDGET, UNROLL_QUANTIFIER, Code, Ctx, Local, _domain_bounds
+from gdl.compiler.common import (
+    INLINE_LIMIT,
+    UNROLL_BUDGET,
+    UNROLL_QUANTIFIER,
+    Code,
+    Ctx,
+    Local,
+    _domain_bounds,
+    derived,
+)
 from gdl.compiler.facts import _short_circuit, _slice_scan
 from gdl.types import Type
 
@@ -68,11 +77,11 @@ class AggregatePass(CompilerBase):
                 if cond.is_const:
                     chain = Code(self.constant(value), typ, value) if cond.const else chain
                 else:
-                    chain = Code(f"({self.constant(value)} if {cond.src} else {chain.src})", typ)
+                    chain = derived(f"({self.constant(value)} if {cond.src} else {chain.src})", typ, [cond, chain])
             return chain
         if kind == "sum":
-            return self.total([b if f is None else Code(f"({b.src} if {f.src} else 0)", b.type) for f, b, _ in terms],
-                              typ)
+            return self.total([b if f is None else derived(f"({b.src} if {f.src} else 0)", b.type, [f, b])
+                               for f, b, _ in terms], typ)
         if any(f is not None for f, _, _ in terms) or not terms:
             return None  # min/max with a filter may be empty: the general form reports that
         bodies = [b for _, b, _ in terms]
@@ -81,7 +90,7 @@ class AggregatePass(CompilerBase):
             return Code(self.constant(value), typ, value)
         if len(bodies) == 1:
             return bodies[0]
-        return Code(f"{kind}({', '.join(b.src for b in bodies)})", typ)
+        return derived(f"{kind}({', '.join(b.src for b in bodies)})", typ, bodies, fails=True)
 
     def conjoin(self, filt: Code | None, body: Code) -> Code:
         return body if filt is None else self.conjunction([filt, body])
@@ -90,8 +99,8 @@ class AggregatePass(CompilerBase):
         if filt is None:
             return body
         if body.is_const:
-            return Code("True", T.BOOL, True) if body.const else Code(f"(not {filt.src})", T.BOOL)
-        return Code(f"(not {filt.src} or {body.src})", T.BOOL)
+            return Code("True", T.BOOL, True) if body.const else derived(f"(not {filt.src})", T.BOOL, [filt])
+        return derived(f"(not {filt.src} or {body.src})", T.BOOL, [filt, body])
 
     def conjunction(self, codes: list[Code]) -> Code:
         return _short_circuit("and", codes)
@@ -102,16 +111,17 @@ class AggregatePass(CompilerBase):
     def indicator(self, cond: Code) -> Code:
         if cond.is_const:
             return Code("1" if cond.const else "0", T.INT, int(bool(cond.const)))
-        return Code(f"(1 if {cond.src} else 0)", T.INT)
+        return derived(f"(1 if {cond.src} else 0)", T.INT, [cond])
 
     def total(self, codes: list[Code], typ: Type) -> Code:
         const = sum(c.const for c in codes if c.is_const)
-        rest = [c.src for c in codes if not c.is_const]
+        parts = [c for c in codes if not c.is_const]
+        rest = [c.src for c in parts]
         if not rest:
             return Code(self.constant(const), typ, const)
         if const:
             rest.append(self.constant(const))
-        return Code("(" + " + ".join(rest) + ")", typ)
+        return derived("(" + " + ".join(rest) + ")", typ, parts)
 
     def general_quantifier(self, e: ast.Quantifier, domain: Code, ctx: Ctx) -> Code:
         inner = ctx.child()
@@ -127,27 +137,28 @@ class AggregatePass(CompilerBase):
         cond = f" if {filt.src}" if filt is not None else ""
         loop = f"for {pyname} in {self.loop_source(domain, e.domain.span)}"
         kind = e.kind
+        parts = [domain, filt, body]  # (every form below is a call: it may fail)
         if kind in ("any", "all", "count", "first", "select"):
             self.require(body, T.BOOL, e.body.span)
         if kind == "select":
             both = f" if {filt.src} and {body.src}" if filt is not None else f" if {body.src}"
-            return Code(f"tuple({pyname} {loop}{both})", domain.type)
+            return derived(f"tuple({pyname} {loop}{both})", domain.type, parts, fails=True)
         if kind == "any":
-            return Code(f"any({body.src} {loop}{cond})", T.BOOL)
+            return derived(f"any({body.src} {loop}{cond})", T.BOOL, parts, fails=True)
         if kind == "all":
-            return Code(f"all({body.src} {loop}{cond})", T.BOOL)
+            return derived(f"all({body.src} {loop}{cond})", T.BOOL, parts, fails=True)
         if kind == "count":
             both = f" if {filt.src} and {body.src}" if filt is not None else f" if {body.src}"
-            return Code(f"sum(1 {loop}{both})", T.INT)
+            return derived(f"sum(1 {loop}{both})", T.INT, parts, fails=True)
         if kind == "first":
             elem = domain.type.elem or T.INT
             if not elem.is_entity:
                 raise self.fail("type", f"`first` picks among players, cells, directions or named values, "
                                 f"not {elem.plural()}", e.domain.span)
             both = f" if {filt.src} and {body.src}" if filt is not None else f" if {body.src}"
-            return Code(f"next(({pyname} {loop}{both}), -1)", elem.with_optional())
+            return derived(f"next(({pyname} {loop}{both}), -1)", elem.with_optional(), parts, fails=True)
         self.require_number(body, e.body.span)
         if kind == "sum":
-            return Code(f"sum({body.src} {loop}{cond})", body.type)
+            return derived(f"sum({body.src} {loop}{cond})", body.type, parts, fails=True)
         sid = self.span_id(e.span)
-        return Code(f"_{kind}_of(({body.src} {loop}{cond}), {sid})", body.type)
+        return derived(f"_{kind}_of(({body.src} {loop}{cond}), {sid})", body.type, parts, fails=True)

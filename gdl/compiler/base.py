@@ -25,8 +25,8 @@ from gdl.compiler.common import (
     TooManyErrors,
     _hashable,
     _q,
+    derived,
 )
-from gdl.compiler.facts import _TABLE_LOOKUP
 from gdl.diagnostics import Diagnostic, Span
 from gdl.rule_helpers import RUNTIME_HELPERS, MoveFactory, OutcomeFactory
 from gdl.types import Type
@@ -83,7 +83,6 @@ class CompilerBase:
         self.inline_memo: dict[tuple[Any, ...], Code | None] = {}
         self.def_depth = 0
         self.loop_depth = 0
-        self.long_ranges: set[str] = set()  # sources of ranges computed at run time, not proved short
         self.after_every: tuple[ast.Stmt, ...] = ()  # the `after every move:` block
         self.binder_tag = ""  # inside an inlined def: its quantifiers bind fresh names (see inline_def)
         self.inlined = 0
@@ -176,7 +175,7 @@ class CompilerBase:
         """What a run-time loop iterates: ``domain``, counted by `_poll` when the loop may be long
         (``moves``: the list of legal moves the loop fills, which `_poll` bounds too)."""
         size = self.domain_size(domain)
-        if domain.src in self.long_ranges or self.loop_weight * size > POLL_WEIGHT:
+        if domain.long_range or self.loop_weight * size > POLL_WEIGHT:
             return f"_poll({domain.src}, {self.span_id(span)}{', ' + moves if moves else ''})"
         return domain.src
 
@@ -195,16 +194,7 @@ class CompilerBase:
         table looked up at run time (``neighbors(c)``, ``ray(c, d)``), else ``UNKNOWN_SIZE``."""
         if domain.is_const:
             return len(domain.const)
-        lookup = _TABLE_LOOKUP.fullmatch(domain.src)
-        if lookup is None or lookup.group(1) not in self.globals:
-            return UNKNOWN_SIZE
-        rows = [self.globals[lookup.group(1)]]
-        try:
-            for _ in range(domain.src.count("[")):
-                rows = [row for table in rows for row in table]
-            return max((len(row) for row in rows), default=0)
-        except TypeError:  # not a table of sequences after all
-            return UNKNOWN_SIZE
+        return UNKNOWN_SIZE if domain.rows is None else domain.rows
 
     def check_fraction(self, value: Any, span: Span) -> None:
         """A fraction folded at load time must stay small (squaring one repeatedly doubles its digits)."""
@@ -224,7 +214,8 @@ class CompilerBase:
         if code.type.optional and T.assignable(code.type.with_optional(False), typ):
             if code.is_const:
                 raise self.fail("type", f"expected {typ}, found none", span)
-            return Code(f"_some({code.src}, {self.span_id(span)})", code.type.with_optional(False))
+            return derived(f"_some({code.src}, {self.span_id(span)})", code.type.with_optional(False), [code],
+                           fails=True)
         raise self.fail("type", f"expected {typ}, found {code.type}", span)
 
     def require_number(self, code: Code, span: Span) -> None:
@@ -262,7 +253,7 @@ class CompilerBase:
         def displayer(self, typ: Type) -> Callable[[Any], str]: ...
         def visible_names(self, ctx: Ctx) -> list[str]: ...
         def global_name(self, name: str, span: Span, ctx: Ctx) -> Code | None: ...
-        def slot(self, var: StateVar, indices: Sequence[ast.Expr], ctx: Ctx, span: Span) -> str: ...
+        def slot(self, var: StateVar, indices: Sequence[ast.Expr], ctx: Ctx, span: Span) -> Code: ...
         def sequence_literal(self, items: Sequence[ast.Expr], span: Span, ctx: Ctx, build: Callable) -> Code: ...
         def unrolled_quantifier(self, e: ast.Quantifier, domain: Code, ctx: Ctx, typ: Type) -> Code | None: ...
         def conjoin(self, filt: Code | None, body: Code) -> Code: ...

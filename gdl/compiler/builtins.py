@@ -9,7 +9,7 @@ from gdl import ast
 from gdl import types as T
 from gdl.board import Board
 from gdl.compiler.base import CompilerBase
-from gdl.compiler.common import Code, _bounds, _show
+from gdl.compiler.common import Code, _bounds, _show, derived
 from gdl.types import Type
 
 
@@ -32,11 +32,13 @@ BUILTIN_FUNCTIONS: dict[str, Callable[[CompilerBase, ast.Call, list[Code]], Code
 
 
 def _fold(compiler: CompilerBase, fn: Callable, args: list[Code], typ: Type, src: str,
-          bounds: tuple[Any, Any] | None = None) -> Code:
+          bounds: tuple[Any, Any] | None = None, fails: bool = True) -> Code:
+    """``fn`` of the arguments when they are all constants, else ``src`` (``fails``: it may raise a rule
+    error, as a call or an index may)."""
     if all(a.is_const for a in args):
         value = fn(*[a.const for a in args])
         return Code(compiler.constant(value), typ, value)
-    return Code(src, typ, bounds=bounds)
+    return derived(src, typ, args, fails=fails, bounds=bounds)
 
 
 def _min_max(name: str) -> Callable:
@@ -53,7 +55,7 @@ def _min_max(name: str) -> Callable:
                 if not values:
                     raise compiler.fail("empty", f"`{name}` of an empty list", call.span)
                 return Code(compiler.constant(py(values)), typ, py(values))
-            return Code(f"_{name}_of({args[0].src}, {compiler.span_id(call.span)})", typ)
+            return derived(f"_{name}_of({args[0].src}, {compiler.span_id(call.span)})", typ, args, fails=True)
         for arg, expr in zip(args, call.args, strict=True):
             compiler.require_number(arg, expr.span)
         typ = T.REAL if any(a.type.kind == "real" for a in args) else T.INT
@@ -105,7 +107,7 @@ def _opponent(compiler: CompilerBase, call: ast.Call, args: list[Code]) -> Code:
         raise compiler.fail("type", "`opponent` is for two-player games; use `next(p)`", call.span)
     compiler.require(args[0], T.PLAYER, call.args[0].span)
     bounds = args[0].bounds and (1 - args[0].bounds[1], 1 - args[0].bounds[0])
-    return _fold(compiler, lambda p: 1 - p, args, T.PLAYER, f"(1 - {args[0].src})", bounds)
+    return _fold(compiler, lambda p: 1 - p, args, T.PLAYER, f"(1 - {args[0].src})", bounds, fails=False)
 
 
 def _board(compiler: CompilerBase, call: ast.Call) -> Board:
@@ -132,6 +134,7 @@ def _board_table(name: str, arg_types: tuple[Type, ...], result: Type, table: Ca
             return Code(compiler.constant(value), result, value)
         src = compiler.constant(data)
         size = len(data)
+        plain = True  # every index a local or a constant, unchecked: a loop over the result sees few values
         for a, expr in zip(args, call.args, strict=True):
             # A cell or direction is in range by construction; a number (`cells_in_row(n - 1)`) is
             # checked, so that -1 is a rule error instead of Python's last row.
@@ -140,10 +143,23 @@ def _board_table(name: str, arg_types: tuple[Type, ...], result: Type, table: Ca
             if compiler.checked or not proven:
                 name = compiler.constant(call.func)
                 src += f"[_board_arg({a.src}, {size}, {name}, {compiler.span_id(expr.span)})]"
+                plain = False
             else:
+                plain = plain and (a.simple or a.is_const)
                 src += f"[{a.src}]"
             size = len(data[0]) if size and isinstance(data[0], tuple | list) else size
-        return Code(src, result)
+        return derived(src, result, args, fails=True, rows=_longest_row(data, len(args)) if plain else None)
+
+
+def _longest_row(data: Any, depth: int) -> int | None:
+    """The most values an entry ``depth`` levels into a table holds (None: its entries are not sequences)."""
+    rows = [data]
+    try:
+        for _ in range(depth):
+            rows = [row for table in rows for row in table]
+        return max((len(row) for row in rows), default=0)
+    except TypeError:
+        return None
 
 
 _board_table("row", (T.CELL,), T.INT, lambda b: b.row_of)
@@ -184,7 +200,7 @@ def _connected(compiler: CompilerBase, call: ast.Call, args: list[Code]) -> Code
         if arg.type.kind != "seq" or (arg.type.elem is not None and arg.type.elem.kind != "cell"):
             raise compiler.fail("type", f"`connected` takes three sets of cells, not {arg.type}", expr.span)
     neighbors = compiler.constant(board.neighbors)
-    return Code(f"_connected({neighbors}, {args[0].src}, {args[1].src}, {args[2].src})", T.BOOL)
+    return derived(f"_connected({neighbors}, {args[0].src}, {args[1].src}, {args[2].src})", T.BOOL, args, fails=True)
 
 
 @_builtin("cell", 2)

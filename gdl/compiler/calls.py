@@ -13,6 +13,7 @@ from gdl.compiler.common import (
     INLINE_LIMIT,
     MAX_DEF_DEPTH,
     POLL_WEIGHT,
+    UNKNOWN_READS,
     UNKNOWN_SIZE,
     Code,
     CompileFailed,
@@ -23,8 +24,9 @@ from gdl.compiler.common import (
     _domain_bounds,
     _q,
     _show,
+    derived,
 )
-from gdl.compiler.facts import _CALLS_DEF, _cannot_fail
+from gdl.compiler.facts import _cannot_fail
 from gdl.diagnostics import Span, did_you_mean
 from gdl.types import Type
 
@@ -69,17 +71,20 @@ class CallPass(CompilerBase):
         if info.result.is_const:
             # The arguments are still evaluated (and checked against their domains) first, unless they
             # surely cannot fail: `one(n + 5)` is a rule error when 5 is outside `x: 0..3`.
-            evaluated = [a.src for a in args if not _cannot_fail(a)]
+            evaluated = [a for a in args if not _cannot_fail(a)]
             if evaluated:
                 const = info.result.const
                 bounds = (const, const) if isinstance(const, int) and not isinstance(const, bool) else None
-                return Code(f"({', '.join(evaluated)}, {info.result.src})[-1]", info.result.type, bounds=bounds)
+                return derived(f"({', '.join(a.src for a in evaluated)}, {info.result.src})[-1]", info.result.type,
+                               evaluated, bounds=bounds)
             return Code(info.result.src, info.result.type, info.result.const)
         inlined = self.inline_def(info, args)
         if inlined is not None:
             return inlined
         arg_src = "".join(", " + a.src for a in args)
-        return Code(f"{info.pyname}(s{arg_src})", info.result.type)
+        # (the def reads the state passed to it: which slots is not known here)
+        return derived(f"{info.pyname}(s{arg_src})", info.result.type, args, fails=True, reads=UNKNOWN_READS,
+                       calls_def=True)
 
     def within_domain(self, arg: Code, bounds: tuple[int, int] | None, info: DefInfo, i: int, span: Span) -> Code:
         """An argument kept inside its parameter's range: an error if it is a constant outside,
@@ -95,7 +100,8 @@ class CallPass(CompilerBase):
         known = _bounds(arg)
         if known is not None and lo <= known[0] and known[1] <= hi:
             return arg
-        return Code(f"_dom({arg.src}, {lo}, {hi}, {self.span_id(span)})", arg.type, bounds=bounds)
+        return derived(f"_dom({arg.src}, {lo}, {hi}, {self.span_id(span)})", arg.type, [arg], fails=True,
+                       bounds=bounds)
 
     def inline_def(self, info: DefInfo, args: list[Code]) -> Code | None:
         """The def's body with the arguments substituted, when they are constants or plain names.
@@ -103,7 +109,7 @@ class CallPass(CompilerBase):
         Inlining lets constant arguments fold through the body (a win test for a fixed player
         becomes a chain of slot comparisons), and saves a Python call per use.
         """
-        if self.dead_depth or not all(a.is_const or a.src.isidentifier() for a in args):
+        if self.dead_depth or not all(a.is_const or a.simple for a in args):
             return None  # code that never runs is only type-checked: keep it small
         # The same def with the same arguments inlines to the same code: a def calling another twice
         # would otherwise compile 2^n bodies. Past INLINE_BUDGET, calls stay calls.
@@ -167,10 +173,10 @@ class CallPass(CompilerBase):
             line = f"def {info.pyname}(s{''.join(', ' + p for p in params)}):"
             # Defs go in the module before use; emit into a separate list then splice in front.
             self.emit(line, decl.span)
-            if _CALLS_DEF.search(body.src):
+            if body.calls_def:
                 self.emit("    _tick()", decl.span)  # defs calling defs twice double the work per level
             self.emit(f"    return {body.src}", decl.span)
-            info.result = Code(f"{info.pyname}(s)", body.type)
+            info.result = Code(f"{info.pyname}(s)", body.type, calls_def=True)
         finally:
             info.in_progress = False
             self.def_depth -= 1

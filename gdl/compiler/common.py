@@ -8,9 +8,11 @@ from fractions import Fraction
 from typing import Any
 
 from gdl import ast
+from gdl.compiler.ir import NOT_CONST, Reads
 from gdl.types import Type
 
-NOT_CONST = object()
+UNKNOWN_READS = Reads(dynamic=True)
+
 
 
 WIN, LOSE, DRAW = 1, -1, 0
@@ -70,19 +72,57 @@ VALUE_ERRORS = ("index-out-of-range", "division-by-zero", "out-of-domain", "too-
 
 @dataclass(slots=True)
 class Code:
-    """A compiled expression: Python source, its type, and its value when known at load time."""
+    """A compiled expression: Python source, its type, its value when known at load time, and its facts.
+
+    The facts are built with the code, from the facts of its parts (:func:`derived`), never read back
+    from the source: which state it reads, whether it may raise a rule error, whether it calls a def.
+    """
 
     src: str
     type: Type
     const: Any = NOT_CONST
-    terms: tuple[str, ...] | None = None
-    """For a disjunction: the source of each disjunct (end rules are re-checked term by term)."""
+    terms: tuple[Code, ...] | None = None
+    """For a disjunction: each disjunct (end rules are re-checked term by term)."""
     bounds: tuple[Any, Any] | None = None
     """Low and high of a number's possible values, when known (an assignment inside them needs no check)."""
+    reads: Reads = UNKNOWN_READS
+    """The state it reads (unknown, so every slot, unless the code that built it said)."""
+    may_fail: bool = True
+    """Evaluating it may raise a rule error (a check, a call, an index, a division, a product)."""
+    calls_def: bool = False
+    """It calls a def (one that was not inlined): a def whose body does counts toward the rule budget."""
+    slot: int | None = None
+    """It is a plain read of this fixed state slot."""
+    slot_test: tuple[int, str] | None = None
+    """It is ``slot != value`` for a fixed slot and a small whole number (the value's source)."""
+    rows: int | None = None
+    """A lookup in a board table of sequences: the longest of them (a loop over it sees at most that many)."""
+    long_range: bool = False
+    """A range computed at run time and not proved short (loops over it count toward the rule budget)."""
+    simple: bool = False
+    """A plain local name (an inlined def may substitute it for its parameter)."""
+
+    def __post_init__(self) -> None:
+        if self.const is not NOT_CONST:
+            self.reads = Reads.NOTHING
+            self.may_fail = False
 
     @property
     def is_const(self) -> bool:
         return self.const is not NOT_CONST
+
+
+def derived(src: str, typ: Type, parts: Sequence[Code | None], *, fails: bool = False, reads: Reads | None = None,
+            bounds: tuple[Any, Any] | None = None, **facts: Any) -> Code:
+    """Code made of ``parts``: it reads what they read (and ``reads``), and may fail if one of them may
+    (or ``fails``: the code adds a check, a call, an index or a division of its own)."""
+    known = [p for p in parts if p is not None]
+    union = Reads.NOTHING if reads is None else reads
+    for part in known:
+        union = union | part.reads
+    calls_def = bool(facts.pop("calls_def", False)) or any(p.calls_def for p in known)
+    return Code(src, typ, bounds=bounds, reads=union, may_fail=fails or any(p.may_fail for p in known),
+                calls_def=calls_def, **facts)
 
 
 @dataclass(slots=True)

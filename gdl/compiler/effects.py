@@ -176,6 +176,8 @@ class EffectPass(CompilerBase):
                 raise self.fail("type", f"{_q(stmt.name)} is not an array", stmt.span)
             target_type = local.type
             target = local.pyname
+            slot: int | None = None
+            slot_src = ""
         elif stmt.name == "turn":
             if stmt.indices:
                 raise self.fail("type", "`turn` is not an array", stmt.span)
@@ -188,11 +190,16 @@ class EffectPass(CompilerBase):
             target_var.used = True
             target_type = target_var.type
             if target_var.dims:
-                target = f"s[{self.slot(target_var, stmt.indices, ctx, stmt.span)}]"
+                index = self.slot(target_var, stmt.indices, ctx, stmt.span)
+                slot_src = index.src
+                target = f"s[{slot_src}]"
+                slot = index.const if index.is_const else None
             elif stmt.indices:
                 raise self.fail("type", f"{_q(stmt.name)} is not an array", stmt.span)
             else:
-                target = f"s[{target_var.offset}]"
+                slot_src = str(target_var.offset)
+                target = f"s[{slot_src}]"
+                slot = target_var.offset
             # (with `-=` and friends the constant is a change, not the new value)
             if stmt.op == "=" and value.is_const and isinstance(value.const, int) and \
                     not target_var.holds(int(value.const)):
@@ -209,12 +216,11 @@ class EffectPass(CompilerBase):
         if local is None and ctx.track_write:
             # The move's only write to the state: remember its slot so that the end rules are
             # re-checked only where that slot can make them true (see emit_incremental_ends).
-            slot = target[2:-1]
-            if not slot.isdigit():
+            if slot is None:
                 self.written_slots = None  # known only when the move runs: any slot
             elif self.written_slots is not None:
-                self.written_slots.add(int(slot))
-            prefix = f"_w = {slot}; "
+                self.written_slots.add(slot)
+            prefix = f"_w = {slot_src}; "
             target = "s[_w]"
         if stmt.op != "=":
             if not target_type.is_number:

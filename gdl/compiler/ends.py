@@ -6,7 +6,6 @@ from gdl import ast
 from gdl import types as T
 from gdl.compiler.base import CompilerBase
 from gdl.compiler.common import DRAW, LOSE, WIN, Code, CompileFailed, Ctx, Local, _q
-from gdl.compiler.facts import _slots_read
 from gdl.diagnostics import Span, did_you_mean
 
 
@@ -92,16 +91,16 @@ class EndRulePass(CompilerBase):
         per_slot: dict[int, list[tuple[str, str, Span]]] = {k: [] for k in [*wanted, -1]}  # -1: no write
         shared: dict[str, str] = {}  # a term that reads many slots is written once, as a function
         for cond, status, span in rules:
-            for term in cond.terms or (cond.src,):
-                reads = _slots_read(term)
+            for term in cond.terms or (cond,):
+                reads = term.reads.slots_if_known
                 if reads is None or len(reads) > 8:
-                    if term not in shared:
-                        shared[term] = f"_term{len(shared)}"
-                        self.emit(f"def {shared[term]}(s):", span)
-                        self.emit(f"    return {term}", span)
-                    call = f"{shared[term]}(s)"
+                    if term.src not in shared:  # (the same code, written once)
+                        shared[term.src] = f"_term{len(shared)}"
+                        self.emit(f"def {shared[term.src]}(s):", span)
+                        self.emit(f"    return {term.src}", span)
+                    call = f"{shared[term.src]}(s)"
                 else:
-                    call = term
+                    call = term.src
                 for k, checks in per_slot.items():
                     if reads is None or k in reads:
                         checks.append((call, status, span))
@@ -110,8 +109,8 @@ class EndRulePass(CompilerBase):
             name = f"_chk{k}" if k >= 0 else "_chk_none"
             table[k] = name
             self.emit(f"def {name}(s):")
-            for term, status, span in checks:
-                self.emit(f"    if {term}: return _end(s, {status})", span)
+            for check, status, span in checks:
+                self.emit(f"    if {check}: return _end(s, {status})", span)
             self.emit("    return tuple(s)")
         self.emit("def _chk_all(s):")  # a slot no single-write move writes: never called, but total
         for cond, status, span in rules:

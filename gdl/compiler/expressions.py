@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Sequence
 from fractions import Fraction
 
@@ -22,8 +23,10 @@ from gdl.compiler.common import (
     _q,
     _show,
     _var_bounds,
+    derived,
 )
 from gdl.compiler.facts import _short_circuit
+from gdl.compiler.ir import Reads
 from gdl.diagnostics import Span
 from gdl.types import Type
 
@@ -54,14 +57,14 @@ class ExpressionPass(CompilerBase):
         self.require_number(code, e.operand.span)
         if code.is_const:
             return Code(self.constant(-code.const), code.type, -code.const)
-        return Code(f"(-{code.src})", code.type)
+        return derived(f"(-{code.src})", code.type, [code])
 
     def expr_Not(self, e: ast.Not, ctx: Ctx) -> Code:
         code = self.expr(e.operand, ctx)
         self.require(code, T.BOOL, e.operand.span)
         if code.is_const:
             return Code(repr(not code.const), T.BOOL, not code.const)
-        return Code(f"(not {code.src})", T.BOOL)
+        return derived(f"(not {code.src})", T.BOOL, [code])
 
     def expr_BoolOp(self, e: ast.BoolOp, ctx: Ctx) -> Code:
         parts = []
@@ -100,16 +103,21 @@ class ExpressionPass(CompilerBase):
         if op == "/" or (op in ("//", "%") and (self.checked or not right.is_const)):
             # Division by a value known only at run time: a zero divisor is a rule error at this line.
             # `/` is exact at run time as it is when folded (Python's `/` on two ints gives a float).
-            code = Code(f"_arith({left.src}, {right.src}, {op!r}, {self.span_id(e.span)})", typ)
-            return Code(f"int({code.src})", T.INT) if op == "//" and T.REAL in (left.type, right.type) else code
+            code = derived(f"_arith({left.src}, {right.src}, {op!r}, {self.span_id(e.span)})", typ, [left, right],
+                           fails=True)
+            return derived(f"int({code.src})", T.INT, [code]) if op == "//" and T.REAL in (left.type, right.type) \
+                else code
         if op == "//" and T.REAL in (left.type, right.type):
-            return Code(f"int({left.src} // {right.src})", T.INT)
+            return derived(f"int({left.src} // {right.src})", T.INT, [left, right], fails=True)
         bounds = _arith_bounds(op, _bounds(left), _bounds(right))
         if (op == "*" or typ == T.REAL) and (bounds is None or max(-bounds[0], bounds[1]) > SMALL_NUMBER):
             # Squaring a number again and again doubles its digits: one multiplication of two huge
             # numbers outlasts any budget (it cannot be interrupted), so each such result is bounded.
-            return Code(f"_big({left.src} {op} {right.src}, {self.span_id(e.span)})", typ, bounds=bounds)
-        return Code(f"({left.src} {op} {right.src})", typ, bounds=bounds)
+            return derived(f"_big({left.src} {op} {right.src}, {self.span_id(e.span)})", typ, [left, right],
+                           fails=True, bounds=bounds)
+        # (`*`, `/` and `//` may fail at run time; `+`, `-` and `%` by a nonzero constant cannot)
+        return derived(f"({left.src} {op} {right.src})", typ, [left, right], fails=op in ("*", "/", "//"),
+                       bounds=bounds)
 
     def expr_Compare(self, e: ast.Compare, ctx: Ctx) -> Code:
         codes = [self.expr(e.first, ctx)] + [self.expr(x, ctx) for x in e.rest]
@@ -132,7 +140,12 @@ class ExpressionPass(CompilerBase):
         if all(c.is_const for c in codes):
             value = _compare(e.ops, [c.const for c in codes])
             return Code(repr(value), T.BOOL, value)
-        return Code("(" + "".join(parts) + ")", T.BOOL)
+        right = codes[-1]
+        slot_test = None
+        if tuple(e.ops) == ("!=",) and codes[0].slot is not None and right.is_const and type(right.const) is int \
+                and abs(right.const) < 10**15:
+            slot_test = (codes[0].slot, right.src)  # (a candidate for a slice scan: see facts._slice_scan)
+        return derived("(" + "".join(parts) + ")", T.BOOL, codes, slot_test=slot_test)
 
     def expr_Range(self, e: ast.Range, ctx: Ctx) -> Code:
         lo = self.expr(e.lo, ctx)
@@ -147,8 +160,9 @@ class ExpressionPass(CompilerBase):
         src = f"range({lo.src}, {hi.src} + 1)"
         low, high = _bounds(lo), _bounds(hi)
         if low is None or high is None or high[1] - low[0] >= POLL_WEIGHT:
-            self.long_ranges.add(src)  # its loops are counted, and refused past MAX_RANGE values
-        return Code(src, T.seq(T.INT))
+            # its loops are counted, and refused past MAX_RANGE values
+            return derived(src, T.seq(T.INT), [lo, hi], fails=True, long_range=True)
+        return derived(src, T.seq(T.INT), [lo, hi], fails=True)
 
     def expr_IfExpr(self, e: ast.IfExpr, ctx: Ctx) -> Code:
         test = self.expr(e.test, ctx)
@@ -160,7 +174,7 @@ class ExpressionPass(CompilerBase):
                 both = T.unify(chosen.type, other.type)
                 if both is None:
                     raise self.fail("type", f"the two branches differ: {chosen.type} and {other.type}", e.span)
-                return Code(chosen.src, both, chosen.const)
+                return dataclasses.replace(chosen, type=both)
             return chosen
         then = self.expr(e.then, ctx)
         orelse = self.expr(e.orelse, ctx)
@@ -169,14 +183,19 @@ class ExpressionPass(CompilerBase):
             raise self.fail("type", f"the two branches differ: {then.type} and {orelse.type}", e.span)
         if test.is_const:
             chosen = then if test.const else orelse
-            return Code(chosen.src, typ, chosen.const)
-        return Code(f"({then.src} if {test.src} else {orelse.src})", typ)
+            return dataclasses.replace(chosen, type=typ)
+        return derived(f"({then.src} if {test.src} else {orelse.src})", typ, [test, then, orelse])
 
     def expr_Index(self, e: ast.Index, ctx: Ctx) -> Code:
         if isinstance(e.base, ast.Name) and ctx.lookup(e.base.id) is None and e.base.id in self.state:
             var = self.state[e.base.id]
             var.used = True
-            return Code(f"s[{self.slot(var, e.indices, ctx, e.span)}]", var.type, bounds=_var_bounds(var))
+            slot = self.slot(var, e.indices, ctx, e.span)
+            if slot.is_const:
+                return Code(f"s[{slot.src}]", var.type, bounds=_var_bounds(var), reads=Reads(frozenset((slot.const,))),
+                            may_fail=False, slot=slot.const)
+            return derived(f"s[{slot.src}]", var.type, [slot], fails=True, reads=Reads(dynamic=True),
+                           bounds=_var_bounds(var))
         base = self.expr(e.base, ctx)
         if base.type.kind != "seq":
             raise self.fail("type", f"only arrays, lists and sets can be indexed, not {base.type}", e.base.span)
@@ -193,13 +212,15 @@ class ExpressionPass(CompilerBase):
             value = seq[index.const]
             return Code(self.constant(value), elem, value)
         sid = self.span_id(e.span)
-        return Code(f"_at({base.src}, {index.src}, {sid})", elem)
+        return derived(f"_at({base.src}, {index.src}, {sid})", elem, [base, index], fails=True)
 
-    def slot(self, var: StateVar, indices: Sequence[ast.Expr], ctx: Ctx, span: Span) -> str:
-        """Python source for the flat slot of ``var[indices]`` (bounds-checked in checked mode)."""
+    def slot(self, var: StateVar, indices: Sequence[ast.Expr], ctx: Ctx, span: Span) -> Code:
+        """The flat slot of ``var[indices]``, a constant when the indices are (bounds-checked in checked mode)."""
         if len(indices) != len(var.dims):
             raise self.fail("arity", f"{_q(var.name)} takes {len(var.dims)} index(es), not {len(indices)}", span)
         terms: list[str] = []
+        parts: list[Code] = []
+        checked = False
         const_part = var.offset
         stride = var.size
         for index_expr, (low, size), itype in zip(indices, var.dims, var.index_types, strict=True):
@@ -221,14 +242,16 @@ class ExpressionPass(CompilerBase):
             # else is checked, because a wrong flat slot would silently corrupt another variable.
             safe = code.type.is_entity and not code.type.optional and code.type.kind == itype.kind and (
                 code.bounds is None or (low <= code.bounds[0] and code.bounds[1] < low + size))
+            parts.append(code)
             if self.checked or not safe:
+                checked = True
                 src = f"_ix({src}, {low}, {low + size - 1}, {self.span_id(index_expr.span)})"
             if low:
                 src = f"({src} - {low})"
             terms.append(src if stride == 1 else f"{src} * {stride}")
         if not terms:
-            return str(const_part)
-        return " + ".join(([str(const_part)] if const_part else []) + terms)
+            return Code(str(const_part), T.INT, const_part)
+        return derived(" + ".join(([str(const_part)] if const_part else []) + terms), T.INT, parts, fails=checked)
 
     def expr_ListLit(self, e: ast.ListLit, ctx: Ctx) -> Code:
         return self.sequence_literal(e.items, e.span, ctx, tuple)
@@ -246,4 +269,4 @@ class ExpressionPass(CompilerBase):
         if all(c.is_const for c in codes):
             value = build([c.const for c in codes])
             return Code(self.constant(value), T.seq(elem or T.INT), value)
-        return Code("(" + "".join(c.src + ", " for c in codes) + ")", T.seq(elem or T.INT))
+        return derived("(" + "".join(c.src + ", " for c in codes) + ")", T.seq(elem or T.INT), codes)

@@ -74,20 +74,22 @@ class MovePass(CompilerBase):
             depth += 1
         self.move_param_types[move.name] = tuple(types)
         guard_src = None
+        never = False  # the guard is false whatever the parameters
         if move.guard is not None:
             guard = self.expr(move.guard, ctx)
             self.require(guard, T.BOOL, move.guard.span)
-            if guard.is_const and not guard.const:
+            never = guard.is_const and not guard.const
+            if never:
                 self.warn("never-legal", f"move {_q(move.name)} can never be played: its condition is always "
                           "false", move.guard.span)
             if not guard.is_const:
                 guard_src = guard.src
-            elif not guard.const:
+            elif never:
                 guard_src = "False"
         combos = self.constant_combinations(move)
         if combos is not None:
             lines = self.specialised_move(index, move, types, combos)
-            if not lines and guard_src != "False":
+            if not lines and not never:
                 # Every combination's condition folded to false: say so, and still check the body.
                 self.warn("never-legal", f"move {_q(move.name)} can never be played: its condition is false "
                           "for every value of its parameters", move.guard.span if move.guard else move.span)

@@ -7,6 +7,7 @@ from gdl import types as T
 from gdl.compiler.base import CompilerBase
 from gdl.compiler.builtins import BUILTIN_FUNCTIONS
 from gdl.compiler.common import DRAW, LOSE, NOT_CONST, WIN, Code, Ctx, _q, _var_bounds
+from gdl.compiler.ir import Reads
 from gdl.diagnostics import Span, did_you_mean
 from gdl.types import Type
 
@@ -21,7 +22,8 @@ class NamePass(CompilerBase):
             local.used = True
             if local.const is not NOT_CONST:
                 return Code(self.constant(local.const), local.type, local.const)
-            return Code(local.pyname, local.type, bounds=local.bounds)
+            return Code(local.pyname, local.type, bounds=local.bounds, reads=Reads.NOTHING, may_fail=False,
+                        simple=True)
         code = self.global_name(name, e.span, ctx)
         if code is not None:
             return code
@@ -53,7 +55,8 @@ class NamePass(CompilerBase):
             var.used = True
             if var.dims:
                 raise self.fail("type", f"{_q(name)} is an array; give an index, as in `{name}[...]`", span)
-            return Code(f"s[{var.offset}]", var.type, bounds=_var_bounds(var))
+            return Code(f"s[{var.offset}]", var.type, bounds=_var_bounds(var), reads=Reads(frozenset((var.offset,))),
+                        may_fail=False, slot=var.offset)
         if name in self.defs:
             info = self.defs[name]
             if info.decl.params:
@@ -74,9 +77,12 @@ class NamePass(CompilerBase):
             if not ctx.in_move:
                 raise self.fail("mover-outside-move", "`mover` is only defined inside a move", span,
                                 "outside moves, `turn` is the player to move")
-            return Code("me" if ctx.in_effect else "s[_T]", T.PLAYER)
+            if ctx.in_effect:
+                return Code("me", T.PLAYER, reads=Reads.NOTHING, may_fail=False, simple=True)
+            return Code("s[_T]", T.PLAYER, reads=Reads(turn=True), may_fail=False)
         if name == "turn" and ctx.in_effect:
-            return Code("me", T.PLAYER)  # inside a move `turn` is the mover (also where the move resumes)
+            # inside a move `turn` is the mover (also where the move resumes)
+            return Code("me", T.PLAYER, reads=Reads.NOTHING, may_fail=False, simple=True)
         if name == "turn" and ctx.game_over:
             raise self.fail("turn-in-utility", "`turn` has no value in `utility`: the game is over and nobody is "
                             "to move", span, "keep the player who moved last in a state variable, or say who won "
@@ -85,12 +91,13 @@ class NamePass(CompilerBase):
             self.turn_reads += 1  # (a def that reads it cannot be called from `utility`: see call_def)
             # In a utility or heuristic the state may be terminal (-2) or chance (-1): an index made of
             # `turn` there is checked instead of reading another variable's slot.
-            return Code("s[_T]", T.PLAYER, bounds=(-2, len(self.players) - 1) if ctx.scoring else None)
+            return Code("s[_T]", T.PLAYER, bounds=(-2, len(self.players) - 1) if ctx.scoring else None,
+                        reads=Reads(turn=True), may_fail=False)
         if name == "no_moves":
             if not ctx.in_end:
                 raise self.fail("no-moves-here", "`no_moves` can only be used in end rules, `utility` and "
                                 "`heuristic`", span, "move guards cannot depend on the list of legal moves")
-            return Code("(not _legal(s))", T.BOOL)
+            return Code("(not _legal(s))", T.BOOL, reads=Reads(turn=True, dynamic=True))
         if self.board is not None:
             board = self.board
             if name == "cell":
