@@ -51,6 +51,7 @@ from gdl.compiler.ir_expr import (  # noqa: F401 (the IR is one namespace: `from
     Check,
     Compare,
     Const,
+    Evaluate,
     Expr,
     For,
     If,
