@@ -91,6 +91,13 @@ class CompilerBase:
         self.inlined = 0
         self.var_ids = itertools.count()  # the ids of the IR's variables
         self.ir_defs: list[ir.Def] = []  # the defs that stay functions
+        self.ir_out: list[ir.Stmt] = []  # where compiled statements put their IR (see collecting)
+        self.ir_chance: list[ir.ChancePoint] = []
+        self.ir_moves: list[ir.Move] = []
+        self.ir_ends: list[ir.EndRule] = []
+        self.ir_scoring: dict[str, ir.Scoring] = {}  # "utility", "heuristic"
+        self.ir_setup: ir.Effect | None = None
+        self.max_saved = 0  # the most locals a chance state keeps
 
     def error(self, code: str, message: str, span: Span, hint: str | None = None) -> None:
         self.diagnostics.append(Diagnostic("error", code, message, span, self.filename, hint))
@@ -196,6 +203,15 @@ class CompilerBase:
             return f"_poll({domain.src}, {self.span_id(span)}{', ' + moves if moves else ''})"
         return domain.src
 
+    @contextlib.contextmanager
+    def collecting(self) -> Iterator[list[ir.Stmt]]:
+        """Collect the IR of the statements compiled inside the block."""
+        saved, self.ir_out = self.ir_out, []
+        try:
+            yield self.ir_out
+        finally:
+            self.ir_out = saved
+
     def needs_poll(self, domain: Code) -> bool:
         """Whether a run-time loop over ``domain`` here may be long (so it counts toward the rule budget)."""
         return domain.long_range or self.loop_weight * self.domain_size(domain) > POLL_WEIGHT
@@ -297,10 +313,8 @@ class CompilerBase:
         def compile_move(self, index: int, move: ast.MoveDecl) -> list[tuple[str, Span]]: ...
         def compile_move_loops(self, index: int, move: ast.MoveDecl) -> list[tuple[str, Span]]: ...
         def constant_combinations(self, move: ast.MoveDecl) -> list[tuple[Any, ...]] | None: ...
-        def specialised_move(self, index: int, move: ast.MoveDecl, types: list[Type],
-                             combos: list[tuple[Any, ...]]) -> list[tuple[str, Span]]: ...
         def compile_effect(self, fn: str, params: list[str], types: list[Type], body: Sequence[ast.Stmt],
-                           ctx: Ctx, span: Span, setup: bool = False) -> None: ...
+                           ctx: Ctx, span: Span, setup: bool = False) -> ir.Effect: ...
         def writes_state_once(self, body: Sequence[ast.Stmt]) -> bool: ...
         def compile_block(self, stmts: list[ast.Stmt], ctx: Ctx, after: list[tuple[list[ast.Stmt], Ctx]],
                           out: list[Any], indent: int, span: Span) -> bool: ...
@@ -321,8 +335,6 @@ class CompilerBase:
         def resumed_scope(block: Ctx, kctx: Ctx) -> Ctx: ...
         def compile_chance_var(self, stmt: ast.Chance, cid: int, ctx: Ctx, kctx: Ctx, restore: list[str],
                                after: list[tuple[list[ast.Stmt], Ctx]]) -> None: ...
-        def constant_distribution(self, stmt: ast.Chance, domain: Code, ctx: Ctx,
-                                  elem: Type) -> list[tuple[Any, float]] | None: ...
         def check_constant_weights(self, weights: list[Any], span: Span) -> None: ...
         def compile_chance_branches(self, stmt: ast.ChanceBranches, cid: int, ctx: Ctx, kctx: Ctx,
                                     restore: list[str], after: list[tuple[list[ast.Stmt], Ctx]]) -> None: ...

@@ -241,3 +241,4 @@ class Program:
     render: tuple[str, dict[int, str]] | None = None
     zero_sum: bool = False
     parameters: dict[str, Any] = field(default_factory=dict)
+    board: Any = None  # the gdl.board.Board, when the rules declare one (its geometry: cell_at, tables)
