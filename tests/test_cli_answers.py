@@ -147,7 +147,7 @@ def test_a_huge_game_is_still_called_too_big(capsys):
 
 
 def test_an_interrupted_solve_has_no_value(capsys, monkeypatch):
-    from gdl import cli_solve
+    from gdl.cli import solve as cli_solve
 
     def interrupt(self, stats):
         raise KeyboardInterrupt

@@ -13,7 +13,7 @@ from rich.table import Table
 from rich.text import Text
 
 from gdl import records
-from gdl.cli import (
+from gdl.cli.app import (
     EXIT_INTERRUPTED,
     EXIT_OK,
     DelayedProgress,
@@ -24,7 +24,7 @@ from gdl.cli import (
     load_game,
     parse_params,
 )
-from gdl.cli_errors import rule_errors
+from gdl.cli.rule_errors import rule_errors
 from gdl.console import board_text, format_number, make_console
 from gdl.diagnostics import GdlError
 from solver import match
@@ -34,7 +34,7 @@ from solver.game import CHANCE, MoveError
 
 
 def add_match_options(p: argparse.ArgumentParser) -> None:
-    from gdl.cli_solve import AGENT_HELP
+    from gdl.cli.solve import AGENT_HELP
 
     p.add_argument("agents", nargs="+", metavar="AGENT",
                    help="two or more agent specs (at least one per player): a round robin in which every group "
@@ -51,7 +51,7 @@ def add_match_options(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_match(args: argparse.Namespace) -> int:
-    from gdl.cli_solve import make_agent
+    from gdl.cli.solve import make_agent
 
     out = make_console()
     err = make_console(stderr=True)
@@ -108,7 +108,7 @@ class _Seat:
         self.name = agent.name
 
     def choose(self, state: Any) -> Any:
-        from gdl.cli_solve import choose_or_stop
+        from gdl.cli.solve import choose_or_stop
 
         return choose_or_stop(self.agent, state)
 

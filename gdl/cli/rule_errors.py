@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from gdl.check import MOVES_NOTE, join_moves
-from gdl.cli import Problem
+from gdl.cli.app import Problem
 from gdl.diagnostics import Diagnostic, Span
 from gdl.runtime import GENERATED_FILENAME, RuleRuntimeError
 from solver.game import CHANCE, TERMINAL, DeadEndError

@@ -15,8 +15,8 @@ from typing import Any
 from rich.table import Table
 from rich.text import Text
 
-from gdl import cli_engine as engine
-from gdl.cli import (
+from gdl.cli import engine
+from gdl.cli.app import (
     EXIT_INTERRUPTED,
     EXIT_OK,
     Problem,
@@ -30,7 +30,7 @@ from gdl.cli import (
     replay,
     seconds,
 )
-from gdl.cli_errors import rule_errors
+from gdl.cli.rule_errors import rule_errors
 from gdl.console import board_text, format_number, make_console
 from gdl.moves import match_move
 from gdl.runtime import rule_budget
@@ -155,7 +155,7 @@ PLAY_HELP = """commands:
 
 
 def cmd_play(args: argparse.Namespace) -> int:
-    from gdl.cli_match import recorded
+    from gdl.cli.match import recorded
 
     return recorded(args, _play)  # with --record, the game is written however it ends
 
@@ -513,7 +513,7 @@ def size_estimate(game: Any, state: Any, explored: int, seconds: float = 0.0) ->
     order of magnitude (``estimated_states``). The encodings bound of ``gdl info`` is kept for
     reference only (it counts every combination of values, reachable or not).
     """
-    from gdl.cli import state_space
+    from gdl.cli.app import state_space
     from gdl.runtime import rule_budget
 
     estimate: dict[str, Any] = {"states_explored": int(explored)}

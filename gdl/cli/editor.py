@@ -15,7 +15,7 @@ from typing import Any
 from rich.text import Text
 
 from gdl.check import read_rule_file
-from gdl.cli import EXIT_OK, EXIT_PROBLEM, EXIT_USAGE, UsageError
+from gdl.cli.app import EXIT_OK, EXIT_PROBLEM, EXIT_USAGE, UsageError
 from gdl.console import make_console, plural, print_diagnostics
 from gdl.diagnostics import GdlError, RuleFileError
 

@@ -170,7 +170,7 @@ def replay(game: Any, moves_text: str | None) -> tuple[Any, list[str]]:
 
     :raises UsageError: a move that does not exist or is not legal where it is played.
     """
-    from gdl.cli_errors import rule_errors
+    from gdl.cli.rule_errors import rule_errors
 
     state = game.initial_state()
     played: list[str] = []
@@ -496,14 +496,14 @@ def cmd_info(args: argparse.Namespace) -> int:
     game = load_game(args.game, parse_params(args.param))
     if args.playouts < 0:
         raise UsageError("--playouts must be >= 0")
-    from gdl.cli_errors import rule_errors
+    from gdl.cli.rule_errors import rule_errors
 
     with rule_errors(game), DelayedProgress(err, "random playouts", args.playouts, enabled=not args.json) as progress:
         stats = playout_statistics(game, args.playouts, args.seed, progress=progress.update,
                                    deadline=time.monotonic() + args.time if args.time else None)
     space = state_space(game)
     meta = dict(getattr(game, "meta", {}) or {})
-    from gdl.cli_solve import reads_as_probability  # (cli_solve imports this module)
+    from gdl.cli.solve import reads_as_probability  # (cli_solve imports this module)
 
     info = {
         "game": game.name,
@@ -692,7 +692,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(run=cmd_info)
 
-    from gdl import cli_solve
+    from gdl.cli import solve as cli_solve
 
     p = command("solve", "Solve a game: the value under optimal play, the best moves, the principal variation.")
     game_options(p)
@@ -704,7 +704,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_solve.add_play_options(p)
     p.set_defaults(run=cli_solve.cmd_play)
 
-    from gdl import cli_match
+    from gdl.cli import match as cli_match
 
     p = command("match", "A round robin of two or more agents, seats rotated: wins, draws, losses per agent and "
                          "per seat, Elo with confidence intervals.")
@@ -716,7 +716,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_match.add_replay_options(p)
     p.set_defaults(run=cli_match.cmd_replay)
 
-    from gdl import cli_editor  # fmt, new, show, lsp
+    from gdl.cli import editor as cli_editor  # fmt, new, show, lsp
 
     cli_editor.add_commands(sub)
     return parser
@@ -762,10 +762,3 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
 
-
-if __name__ == "__main__":
-    # `python -m gdl.cli` would load this module twice (as __main__ and as gdl.cli), so that
-    # errors raised by the second copy would not be caught here: run the package's copy.
-    from gdl.cli import main as package_main
-
-    sys.exit(package_main())
