@@ -6,7 +6,7 @@ legal move and the game is not over; the solvers raise
 :class:`solver.game.DeadEndError`) and a *run-time rule error* (a value outside
 its domain, an index out of range, a division by zero: a
 :class:`gdl.runtime.RuleRuntimeError` or a Python error raised inside the
-generated code). :func:`rule_errors` turns either into a :class:`gdl.cli.Problem`
+generated code). :func:`rule_errors` turns either into a :class:`gdl.cli.errors.Problem`
 holding one diagnostic (``file:line:col``, caret, the moves that reach it), so
 the command exits 1 without a traceback.
 """
@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from gdl.check import MOVES_NOTE, join_moves
-from gdl.cli.app import Problem
+from gdl.cli.errors import Problem
 from gdl.diagnostics import Diagnostic, Span
 from gdl.runtime import GENERATED_FILENAME, RuleRuntimeError
 from solver.game import CHANCE, TERMINAL, DeadEndError
