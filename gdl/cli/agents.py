@@ -11,12 +11,12 @@ from typing import Any
 import gdl.cli.engine as engine
 from gdl.cli.errors import Problem, UsageError
 from gdl.console import format_number
-from gdl.runtime import rule_budget
+from gdl.runtime import CompiledGame, rule_budget
 from solver.limits import SearchStopped
 from solver.table import TableError
 
 
-def make_agent(spec: str, game: Any, seed: int | None) -> Any:
+def make_agent(spec: str, game: CompiledGame, seed: int | None) -> Any:
     """An agent from a spec such as ``random``, ``alphabeta:depth=6`` or ``perfect:table=t.sqlite``.
 
     :raises UsageError: an unknown agent, a bad option, a table for another game.

@@ -19,6 +19,7 @@ from gdl.console import plural
 from gdl.diagnostics import GdlError, ParameterError, RuleFileError
 from gdl.loader import GameNotFoundError, resolve
 from gdl.moves import match_move
+from gdl.runtime import CompiledGame
 from solver.game import TERMINAL, MoveError
 
 
@@ -100,7 +101,7 @@ def load_game(spec: str, params: dict[str, str], checked: bool = False, symmetry
         raise Problem("", [d for d in diagnostics if d.is_error], source) from None
 
 
-def replay(game: Any, moves_text: str | None) -> tuple[Any, list[str]]:
+def replay(game: CompiledGame, moves_text: str | None) -> tuple[Any, list[str]]:
     """The state after ``--moves m1,m2,...`` and the move names as played.
 
     :raises UsageError: a move that does not exist or is not legal where it is played.

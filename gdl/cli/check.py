@@ -95,10 +95,14 @@ def cmd_check(args: argparse.Namespace) -> int:
                 reports.append(report)
                 continue
             done = number * max(1, args.playouts)
+
+            def advance(playouts: int, done: int = done) -> None:  # the bar counts the playouts of every file
+                progress.update(done + playouts)
+
             try:
                 report = check_source(source, str(path), playouts=args.playouts, seed=args.seed,
                                       max_plies=args.max_plies, time_budget=args.time or None, params=params,
-                                      progress=lambda i, done=done: progress.update(done + i),
+                                      progress=advance,
                                       max_states=args.max_states, explore_time=args.explore_time or None)
             except ParameterError as error:
                 raise UsageError(f"{path}: {error}") from None

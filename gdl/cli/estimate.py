@@ -9,7 +9,7 @@ import time
 from typing import Any
 
 from gdl.cli.info import state_space
-from gdl.runtime import rule_budget
+from gdl.runtime import CompiledGame, rule_budget
 from solver.game import CHANCE, TERMINAL
 
 GROWTH_SECONDS = 3.0
@@ -24,7 +24,7 @@ TOO_BIG = 10 ** 8
 """Reachable states beyond which a game is "probably too big to solve exactly" (~40 GB of tables)."""
 
 
-def size_estimate(game: Any, state: Any, explored: int, seconds: float = 0.0) -> dict[str, Any]:
+def size_estimate(game: CompiledGame, state: Any, explored: int, seconds: float = 0.0) -> dict[str, Any]:
     """How big the game is, measured: the states the stopped solve kept, and the growth of a short probe.
 
     A breadth-first probe from ``state`` counts the new states of each ply (within
@@ -51,7 +51,7 @@ def size_estimate(game: Any, state: Any, explored: int, seconds: float = 0.0) ->
     return estimate
 
 
-def _growth(game: Any, state: Any) -> dict[str, Any]:
+def _growth(game: CompiledGame, state: Any) -> dict[str, Any]:
     """``reachable_states`` (the probe finished) or ``estimated_states`` (extrapolated from ``ply_sizes``)."""
     deadline = time.monotonic() + GROWTH_SECONDS
     seen = {game.key(state)}
@@ -108,7 +108,7 @@ def _extrapolate(sizes: list[int], plies: int) -> int:
     return int(min(total, 1e30))
 
 
-def _longest_playout(game: Any, state: Any, playouts: int = 20, max_plies: int = 1000) -> int:
+def _longest_playout(game: CompiledGame, state: Any, playouts: int = 20, max_plies: int = 1000) -> int:
     rng = random.Random(0)
     longest = 0
     for _ in range(playouts):

@@ -20,6 +20,7 @@ from gdl.cli.progress import DelayedProgress
 from gdl.cli.rule_errors import rule_errors
 from gdl.cli.values import reads_as_probability
 from gdl.console import format_number, make_console
+from gdl.runtime import CompiledGame
 from solver.game import CHANCE, TERMINAL, DeadEndError
 
 EXAMPLES = """examples:
@@ -41,7 +42,7 @@ def register(sub: Any) -> None:
     p.set_defaults(run=cmd_info)
 
 
-def playout_statistics(game: Any, playouts: int, seed: int | None, max_plies: int = 10_000,
+def playout_statistics(game: CompiledGame, playouts: int, seed: int | None, max_plies: int = 10_000,
                        progress: Callable[[int], None] | None = None,
                        deadline: float | None = None) -> dict[str, Any]:
     """Branching factor, game length and results of random playouts."""
@@ -60,7 +61,7 @@ def playout_statistics(game: Any, playouts: int, seed: int | None, max_plies: in
         while True:
             player = game.to_move(state)
             if player == TERMINAL:
-                ending = game.describe_end(state) if hasattr(game, "describe_end") else "game over"
+                ending = game.describe_end(state)
                 endings[ending] = endings.get(ending, 0) + 1
                 lengths.append(plies)
                 break
@@ -96,18 +97,15 @@ def playout_statistics(game: Any, playouts: int, seed: int | None, max_plies: in
     }
 
 
-def state_space(game: Any) -> dict[str, Any]:
+def state_space(game: CompiledGame) -> dict[str, Any]:
     """Slots in the state tuple and an upper bound on distinct encodings (from the variables' domains)."""
-    program = getattr(game, "program", None)
-    slots = len(game.initial_state()) if isinstance(game.initial_state(), tuple) else None
-    if program is None:
-        return {"slots": slots}
+    slots = len(game.initial_state())
     log10 = 0.0
     variables = []
-    for var in program.state_vars:
-        domain = max(1, var.hi - var.lo + 1)
+    for var in game.state_variables():
+        domain = max(1, var.high - var.low + 1)
         log10 += var.size * math.log10(domain)
-        shape = "x".join(str(size) for _, size in var.dims)
+        shape = "x".join(str(size) for size in var.shape)
         variables.append(f"{var.name}[{shape}]" if shape else var.name)
     return {"slots": slots, "variables": variables, "log10_encodings": log10}
 
@@ -122,21 +120,21 @@ def cmd_info(args: argparse.Namespace) -> int:
         stats = playout_statistics(game, args.playouts, args.seed, progress=progress.update,
                                    deadline=time.monotonic() + args.time if args.time else None)
     space = state_space(game)
-    meta = dict(getattr(game, "meta", {}) or {})
+    meta = dict(game.meta)
 
-    info = {
+    info: dict[str, Any] = {
         "game": game.name,
-        "file": getattr(game, "filename", None),
-        "description": getattr(game, "description", ""),
+        "file": game.filename,
+        "description": game.description,
         "players": list(game.players),
         "parameters": {k: json_value(v) for k, v in game.parameters.items()},
-        "moves": list(getattr(getattr(game, "program", None), "move_actions", [])),
+        "moves": list(game.actions),
         "state": space,
         "chance": game.has_chance,
         "zero_sum": game.zero_sum,
-        "symmetries": 1 + len(getattr(game, "symmetries", ())),
+        "symmetries": 1 + len(game.symmetries),
         "utility_bounds": json_value(list(game.utility_bounds)) if game.utility_bounds else None,
-        "heuristic": bool(getattr(game, "has_heuristic", False)),
+        "heuristic": game.has_heuristic,
         "values_as_probabilities": reads_as_probability(game),
         "known_value": meta.get("value"),
         "meta": meta,
@@ -162,7 +160,7 @@ def cmd_info(args: argparse.Namespace) -> int:
     table.add_row("state", Text(state_desc))
     if info["symmetries"] > 1:
         table.add_row("symmetry", f"{info['symmetries']} images of each position share one key "
-                                  f"({', '.join(game.program.symmetries)})")
+                                  f"({', '.join(game.declared_symmetries)})")
     table.add_row("chance", "yes" if game.has_chance else "no")
     table.add_row("zero-sum", "yes" if game.zero_sum else "no")
     if game.utility_bounds:

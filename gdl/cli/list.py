@@ -30,7 +30,7 @@ def register(sub: Any) -> None:
 
 def cmd_list(args: argparse.Namespace) -> int:
     out = make_console()
-    rows = []
+    rows: list[dict[str, Any]] = []
     for path in bundled_games():
         try:
             game = gdl.load(str(path))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from collections.abc import Hashable
 from typing import Any
 
 from rich.table import Table
@@ -17,7 +18,9 @@ from gdl.cli.output import dump_json, game_label, json_value
 from gdl.cli.progress import DelayedProgress
 from gdl.cli.rule_errors import rule_errors
 from gdl.console import make_console
+from gdl.runtime import CompiledGame
 from solver import match
+from solver.agents import Agent
 from solver.game import CHANCE
 
 EXAMPLES = """examples:
@@ -100,11 +103,12 @@ def cmd_match(args: argparse.Namespace) -> int:
 class _Seat:
     """An agent in ``gdl match`` whose Ctrl-C stops the match, even when its search caught it."""
 
-    def __init__(self, agent: Any) -> None:
+    def __init__(self, agent: Agent) -> None:
         self.agent = agent
         self.name = agent.name
+        self.seconds = agent.seconds
 
-    def choose(self, state: Any) -> Any:
+    def choose(self, state: Any) -> Hashable:
         return choose_or_stop(self.agent, state)
 
 
@@ -115,7 +119,7 @@ def _rating(record: match.AgentRecord) -> dict[str, Any]:
             "elo_ci95": [round(elo_low, 1), round(elo_high, 1)]}
 
 
-def _summary(game: Any, args: argparse.Namespace, result: match.MatchResult, labels: list[str], seatings: int,
+def _summary(game: CompiledGame, args: argparse.Namespace, result: match.MatchResult, labels: list[str], seatings: int,
              seconds: float) -> dict[str, Any]:
     summary: dict[str, Any] = {
         "game": game.name,
@@ -151,7 +155,7 @@ def _wdl(wdl: tuple[int, int, int]) -> str:
     return "-".join(map(str, wdl))
 
 
-def _print_table(out: Any, game: Any, args: argparse.Namespace, result: match.MatchResult, labels: list[str],
+def _print_table(out: Any, game: CompiledGame, args: argparse.Namespace, result: match.MatchResult, labels: list[str],
                  seatings: int) -> None:
     played = sum(1 for g in result.games if g.scored)
     title = (f"{game_label(game)}: {played} games, round robin of {len(labels)} agents, seats rotated, "

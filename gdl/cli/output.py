@@ -9,6 +9,7 @@ from fractions import Fraction
 from typing import Any
 
 from gdl.cli.errors import Problem
+from gdl.runtime import CompiledGame
 
 SCHEMA_VERSION = 1
 """The version of every ``--json`` output's layout (docs/json.md); raised when a field changes meaning."""
@@ -33,8 +34,8 @@ def error_json(code: str, message: str, problem: Problem | None = None) -> str:
     return dump_json({"error": error})
 
 
-def game_label(game: Any) -> str:
-    params = getattr(game, "parameters", {}) or {}
+def game_label(game: CompiledGame) -> str:
+    params = game.parameters
     if not params:
         return game.name
     return f"{game.name}(" + ", ".join(f"{k}={param_text(v)}" for k, v in params.items()) + ")"

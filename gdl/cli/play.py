@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import random
 import time
 from collections.abc import Sequence
@@ -17,10 +18,12 @@ from gdl.cli.errors import EXIT_OK, UsageError
 from gdl.cli.output import game_label
 from gdl.cli.progress import SearchDisplay
 from gdl.cli.record import recorded
+from gdl.cli.render import board_text
 from gdl.cli.rule_errors import rule_errors
 from gdl.cli.values import reads_as_probability, value_kind, win_probability
-from gdl.console import board_text, format_number, make_console
+from gdl.console import format_number, make_console
 from gdl.moves import match_move
+from gdl.runtime import CompiledGame
 from solver.game import (
     CHANCE,
     TERMINAL,
@@ -90,7 +93,7 @@ DEFAULT_PLAY_PLIES = 100_000
 """``gdl play`` stops a game after this many plies (long games, such as a 12,000-ply walk, still end)."""
 
 
-def _human_seat(game: Any, text: str | None) -> int | None:
+def _human_seat(game: CompiledGame, text: str | None) -> int | None:
     if text is None:
         return 0
     if text.lower() in ("none", "nobody", "-"):
@@ -136,7 +139,7 @@ def _play(args: argparse.Namespace, watch: Any = None) -> int:
         agents[seat] = make_agent(spec, game, None if args.seed is None else args.seed + number)
     if watch is not None:  # the recorder reads `played` when the game ends (undo rebinds it)
         watch(game, lambda: played, {p: "you" if p == human else agents[p].name for p in range(len(game.players))})
-    out.print(Text(game_label(game), style="bold") + Text(f"  {getattr(game, 'description', '')}", style="dim"))
+    out.print(Text(game_label(game), style="bold") + Text(f"  {game.description}", style="dim"))
     for seat in range(len(game.players)):
         who = "you" if seat == human else getattr(agents[seat], "name", specs[0])
         out.print(Text(f"  {game.players[seat]}: {who}"))  # an agent spec is user text, not markup
@@ -149,7 +152,7 @@ def _play(args: argparse.Namespace, watch: Any = None) -> int:
         return _play_loop(out, game, state, played, human, agents, specs, dice, history, args)
 
 
-def _play_loop(out: Any, game: Any, state: Any, played: list[str], human: int | None, agents: dict[int, Any],
+def _play_loop(out: Any, game: CompiledGame, state: Any, played: list[str], human: int | None, agents: dict[int, Any],
                specs: list[str], dice: ChanceTape, history: list[tuple[Any, list[str]]],
                args: argparse.Namespace) -> int:
     _setup_completion(game, lambda: state)
@@ -191,7 +194,7 @@ def _play_loop(out: Any, game: Any, state: Any, played: list[str], human: int | 
                 if hasattr(agent, "progress"):
                     agent.progress = display.update
                 move = choose_or_stop(agent, state,  # the line so far is added by rule_errors
-                                      lambda s=state, p=player: _check_not_stuck(game, s, p, []))
+                                      functools.partial(_check_not_stuck, game, state, player, []))
             out.print(Text(f"{game.players[player]} plays ", style="bold") + Text(str(move), style="bold cyan"))
             last = getattr(agent, "last", None)
             if last is not None and last.stopped and last.note:
@@ -247,7 +250,7 @@ def _play_loop(out: Any, game: Any, state: Any, played: list[str], human: int | 
         plies += 1
 
 
-def _check_not_stuck(game: Any, state: Any, player: int, played: list[str]) -> None:
+def _check_not_stuck(game: CompiledGame, state: Any, player: int, played: list[str]) -> None:
     """:raises DeadEndError: a decision state without a legal move (or a chance state without an outcome)."""
     stuck = not game.chance_outcomes(state) if player == CHANCE else not game.legal_moves(state)
     if stuck:
@@ -257,7 +260,7 @@ def _check_not_stuck(game: Any, state: Any, player: int, played: list[str]) -> N
         raise error
 
 
-def _hint(out: Any, game: Any, state: Any) -> None:
+def _hint(out: Any, game: CompiledGame, state: Any) -> None:
     """The solver's move for the human: exact if it finishes in a few seconds, else the best found."""
     try:
         with SearchDisplay(out, "thinking") as display:
@@ -283,7 +286,7 @@ def _hint(out: Any, game: Any, state: Any) -> None:
               + Text(f"  ({about})", style="dim"))
 
 
-def _setup_completion(game: Any, current: Any) -> None:
+def _setup_completion(game: CompiledGame, current: Any) -> None:
     """Tab completion of legal move names at the prompt (where readline exists)."""
     try:
         import readline

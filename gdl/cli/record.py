@@ -12,6 +12,7 @@ from rich.text import Text
 from gdl import records
 from gdl.cli.errors import EXIT_INTERRUPTED, UsageError
 from gdl.console import make_console
+from gdl.runtime import CompiledGame
 from solver import match
 
 
@@ -30,7 +31,7 @@ def recorded(args: argparse.Namespace, play: Callable[[argparse.Namespace, Any],
         raise UsageError(str(error)) from None
     seen: dict[str, Any] = {}
 
-    def watch(game: Any, played: Callable[[], list[str]], agents: dict[int, str]) -> None:
+    def watch(game: CompiledGame, played: Callable[[], list[str]], agents: dict[int, str]) -> None:
         seen.update(game=game, played=played, agents=agents)
 
     end = match.GameEnd.QUIT

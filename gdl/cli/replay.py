@@ -12,7 +12,8 @@ from gdl import records
 from gdl.cli.args import add_command, load_game, parse_params
 from gdl.cli.errors import EXIT_OK, UsageError
 from gdl.cli.output import game_label
-from gdl.console import board_text, format_number, make_console
+from gdl.cli.render import board_text
+from gdl.console import format_number, make_console
 from gdl.diagnostics import GdlError
 from solver.game import CHANCE, MoveError
 

@@ -14,6 +14,7 @@ from gdl.cli.errors import EXIT_INTERRUPTED, EXIT_OK, Problem, UsageError
 from gdl.cli.estimate import estimate_text, size_estimate
 from gdl.cli.output import dump_json, game_label, json_value
 from gdl.cli.progress import SearchDisplay
+from gdl.cli.render import board_text
 from gdl.cli.rule_errors import rule_errors
 from gdl.cli.values import (
     bounds_json,
@@ -28,7 +29,8 @@ from gdl.cli.values import (
     verdict,
     win_probability,
 )
-from gdl.console import board_text, format_number, make_console
+from gdl.console import format_number, make_console
+from gdl.runtime import CompiledGame
 from solver.limits import Limits
 
 EXAMPLES = """examples:
@@ -158,7 +160,8 @@ def cmd_solve(args: argparse.Namespace) -> int:
     return EXIT_INTERRUPTED if interrupted else EXIT_OK
 
 
-def _print_solution(out: Any, game: Any, state: Any, solution: engine.Solution, report: dict[str, Any]) -> None:
+def _print_solution(out: Any, game: CompiledGame, state: Any, solution: engine.Solution,
+                    report: dict[str, Any]) -> None:
     result = solution.result
     title = Text(game_label(game), style="bold")
     if report["moves"]:
@@ -214,8 +217,7 @@ def _print_solution(out: Any, game: Any, state: Any, solution: engine.Solution, 
                                                             else value[player])
             mark = Text("best", style="bold green") if str(move) in best else ""
             if with_plies:
-                distance = distances.get(str(move))
-                table.add_row(str(move), shown, plies_cell(distance), mark)
+                table.add_row(str(move), shown, plies_cell(distances.get(str(move))), mark)
             else:
                 table.add_row(str(move), shown, mark)
         out.print(table)
@@ -232,17 +234,17 @@ def _print_solution(out: Any, game: Any, state: Any, solution: engine.Solution, 
             line.append((", then " if report["principal_variation"] else "") + f"chance ({chance})", style="dim")
         out.print(line)
     stats = report["stats"]
-    line = (f"{stats['nodes']:,} nodes in {stats['seconds']:.3f} s ({stats['nodes_per_second']:,.0f} nodes/s)"
+    work = (f"{stats['nodes']:,} nodes in {stats['seconds']:.3f} s ({stats['nodes_per_second']:,.0f} nodes/s)"
             f", TT {stats['tt_size']:,} entries, {result.algorithm}")
     if not result.exact and stats["depth"] and result.algorithm in ("alphabeta", "paranoid", "expectimax",
                                                                      "minimax") and result.bounds is None:
-        line += f", depth {stats['depth']}"
-    out.print(Text(line, style="dim"))
+        work += f", depth {stats['depth']}"
+    out.print(Text(work, style="dim"))
     if report.get("saved"):
         out.print(Text(f"saved to {report['saved']}", style="dim"))
 
 
-def _print_value(out: Any, game: Any, result: Any, report: dict[str, Any]) -> None:
+def _print_value(out: Any, game: CompiledGame, result: Any, report: dict[str, Any]) -> None:
     """The root value line, saying which kind of answer it is (exact, proven, bounds, estimated)."""
     bounds = result.bounds
     if result.exact:

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from gdl.console import format_number
+from gdl.runtime import CompiledGame
 from solver.game import CHANCE
 
 
@@ -20,7 +21,7 @@ def bounds_json(bounds: Sequence[float] | None) -> list[float | None] | None:
     return [float(b) + 0.0 if math.isfinite(b) else None for b in bounds]
 
 
-def value_dict(game: Any, value: Sequence[float] | None) -> dict[str, float] | None:
+def value_dict(game: CompiledGame, value: Sequence[float] | None) -> dict[str, float] | None:
     """One number per player, or None when there is none or one is not finite (never Infinity/NaN in JSON)."""
     if value is None:
         return None
@@ -30,7 +31,7 @@ def value_dict(game: Any, value: Sequence[float] | None) -> dict[str, float] | N
     return dict(zip(game.players, numbers, strict=False))
 
 
-def value_kind(game: Any, result: Any) -> str | None:
+def value_kind(game: CompiledGame, result: Any) -> str | None:
     """What the root value is: ``proven``, ``bounds`` (only an interval is proven), ``estimated``, or None.
 
     None when the search learned nothing it could stand behind: stopped (or interrupted)
@@ -45,8 +46,7 @@ def value_kind(game: Any, result: Any) -> str | None:
         return "bounds"
     if not result.best_moves:
         return None
-    if result.algorithm not in ("mcts", "value_iteration", "puzzle", "astar", "bfs") and not getattr(
-            game, "has_heuristic", True):
+    if result.algorithm not in ("mcts", "value_iteration", "puzzle", "astar", "bfs") and not game.has_heuristic:
         return None  # a depth-limited search (or the guess of a stopped solve) with no heuristic at its horizon
     return "estimated"
 
@@ -59,7 +59,7 @@ def plies_json(plies: float | None) -> int | float | None:
     return int(plies) if float(plies).is_integer() else round(float(plies), 6)
 
 
-def plies_text(game: Any, value: Sequence[float], plies: float | None) -> str | None:
+def plies_text(game: CompiledGame, value: Sequence[float], plies: float | None) -> str | None:
     """``X wins in 7 plies``, ``draw (9 plies)``, ``solved in 2 moves``: the distance to the end in words."""
     if plies is None:
         return None
@@ -87,7 +87,7 @@ def _count(n: float, word: str) -> str:
     return f"{int(n)} {word if n == 1 else plural}"
 
 
-def verdict(game: Any, value: Sequence[float]) -> str:
+def verdict(game: CompiledGame, value: Sequence[float]) -> str:
     if len(game.players) == 2 and game.zero_sum:
         if abs(value[0]) <= 1e-9:
             return "a draw under perfect play"
@@ -100,13 +100,13 @@ def verdict(game: Any, value: Sequence[float]) -> str:
     return "each player's utility under optimal play"
 
 
-def reads_as_probability(game: Any) -> bool:
+def reads_as_probability(game: CompiledGame) -> bool:
     """Two players, chance, and every end a win for one and a loss for the other (a value is then 2p - 1).
 
     The expected utility, with a win 1 and a loss -1, is ``p - (1 - p)`` for the probability ``p`` of winning:
     such values are shown as ``p``. (Without chance a proven value is a sure win or loss, said as such.)
     """
-    return bool(getattr(game, "win_loss", False)) and bool(game.has_chance) and len(game.players) == 2
+    return game.win_loss and game.has_chance and len(game.players) == 2
 
 
 def win_probability(value: float) -> float:
@@ -114,13 +114,13 @@ def win_probability(value: float) -> float:
     return (1.0 + float(value)) / 2.0
 
 
-def probability_text(game: Any, value: Sequence[float]) -> str:
+def probability_text(game: CompiledGame, value: Sequence[float]) -> str:
     """``A wins with probability 0.709424, B with 0.290576``."""
     first, second = (format_number(win_probability(v)) for v in value)
     return f"{game.players[0]} wins with probability {first}, {game.players[1]} with {second}"
 
 
-def decisions_before_chance(game: Any, state: Any, line: Sequence[Any]) -> tuple[list[str], str | None]:
+def decisions_before_chance(game: CompiledGame, state: Any, line: Sequence[Any]) -> tuple[list[str], str | None]:
     """The principal variation up to its first chance node, and that node's outcomes in brief (``d=1 ... d=6``).
 
     An exact solver follows one outcome of each chance node, an arbitrary one: the moves after it are no more
