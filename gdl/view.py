@@ -9,6 +9,7 @@ each entry. A display colours from these facts, never by reading the drawn text 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -169,3 +170,32 @@ def view_text(view: StateView) -> str:
         lines.append(f"{variable.name}: {variable_text(variable, view.players)}")
     lines.append(view.status)
     return "\n".join(lines)
+
+
+# ------------------------------------------------------------------ the rules in prose
+
+_LABEL = re.compile(r"[A-Z][A-Za-z ]{0,24}:\s")
+"""A header line that starts a paragraph of its own: ``Source:``, ``Known values:``, ``Parameters:``."""
+
+
+def rules_text(source: str) -> list[str]:
+    """The rules in prose: the comment at the top of a rule file, as paragraphs (lines joined).
+
+    A paragraph ends at an empty comment line or before a labelled line (``Source: ...``); the
+    prose is the author's, shown as written (``gdl info``, ``rules`` in ``gdl play``).
+    """
+    paragraphs: list[list[str]] = []
+    for line in source.lstrip("\ufeff").splitlines():
+        stripped = line.strip()
+        if not stripped and not paragraphs:
+            continue  # blank lines before the comment
+        if not stripped.startswith("#"):
+            break
+        text = stripped.lstrip("#").strip()
+        if not text:
+            paragraphs.append([])
+        elif not paragraphs or not paragraphs[-1] or _LABEL.match(text):
+            paragraphs.append([text])
+        else:
+            paragraphs[-1].append(text)
+    return [" ".join(words) for words in paragraphs if words]

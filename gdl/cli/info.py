@@ -21,6 +21,7 @@ from gdl.cli.rule_errors import rule_errors
 from gdl.cli.values import reads_as_probability
 from gdl.console import format_number, make_console
 from gdl.runtime import CompiledGame
+from gdl.view import rules_text
 from solver.game import CHANCE, TERMINAL, DeadEndError
 
 EXAMPLES = """examples:
@@ -126,6 +127,7 @@ def cmd_info(args: argparse.Namespace) -> int:
         "game": game.name,
         "file": game.filename,
         "description": game.description,
+        "rules": rules_text(game.source),
         "players": list(game.players),
         "parameters": {k: json_value(v) for k, v in game.parameters.items()},
         "moves": list(game.actions),
@@ -149,6 +151,8 @@ def cmd_info(args: argparse.Namespace) -> int:
     table.add_row("game", Text(game_label(game), style="bold") + Text(f"  {info['description']}"))
     table.add_row("file", Text(str(info["file"])))  # user text is Text: never parsed as markup
     table.add_row("players", Text(", ".join(game.players)))
+    table.add_row("rules", Text("\n".join(info["rules"])) if info["rules"]
+                  else Text("not written (the comment at the top of the rule file)", style="dim"))
     params = " ".join(f"{k}={param_text(v)}" for k, v in game.parameters.items())
     table.add_row("parameters", Text(params or "none"))
     if info["moves"]:

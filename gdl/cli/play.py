@@ -24,6 +24,7 @@ from gdl.cli.values import reads_as_probability, value_kind, win_probability
 from gdl.console import format_number, make_console
 from gdl.moves import match_move
 from gdl.runtime import CompiledGame
+from gdl.view import rules_text
 from solver.game import (
     CHANCE,
     TERMINAL,
@@ -116,6 +117,7 @@ PLAY_HELP = """commands:
   undo      take back your last move (and the replies to it); played again, it meets the same
             chance outcome
   board     draw the board again
+  rules     the rules, as the rule file tells them
   quit      leave the game"""
 
 
@@ -146,7 +148,7 @@ def _play(args: argparse.Namespace, watch: Any = None) -> int:
     if game.has_chance:
         out.print(f"[dim]  chance outcomes from seed {dice.seed} (--seed {dice.seed} gives the same ones)[/]")
     if human is not None:
-        out.print("[dim]type a move, `moves`, `hint`, `undo`, `help` or `quit`[/]")
+        out.print("[dim]type a move, `moves`, `hint`, `undo`, `rules`, `help` or `quit`[/]")
     history: list[tuple[Any, list[str]]] = []  # (state, played) before each human move
     with rule_errors(game, line=lambda: played):  # a rule that fails as the game goes on: the moves so far
         return _play_loop(out, game, state, played, human, agents, specs, dice, history, args)
@@ -223,6 +225,9 @@ def _play_loop(out: Any, game: CompiledGame, state: Any, played: list[str], huma
         if command == "board":
             shown = None
             continue
+        if command == "rules":
+            _print_rules(out, game)
+            continue
         if command == "moves":
             out.print(Text("legal moves: " + ", ".join(str(m) for m in game.legal_moves(state))))
             continue
@@ -248,6 +253,15 @@ def _play_loop(out: Any, game: CompiledGame, state: Any, played: list[str], huma
         played.append(str(move))  # before applying it: a rule failing in the move is reached by it
         state = game.apply(state, move)
         plies += 1
+
+
+def _print_rules(out: Any, game: CompiledGame) -> None:
+    """The rules in prose (the comment at the top of the rule file), one paragraph after another."""
+    paragraphs = rules_text(game.source)
+    if not paragraphs:
+        out.print(Text("no rules written: the rule file has no comment at its top", style="yellow"))
+    for paragraph in paragraphs:
+        out.print(Text(paragraph))
 
 
 def _check_not_stuck(game: CompiledGame, state: Any, player: int, played: list[str]) -> None:
@@ -292,7 +306,7 @@ def _setup_completion(game: CompiledGame, current: Any) -> None:
         import readline
     except ImportError:  # pragma: no cover - Windows without pyreadline
         return
-    words = ["moves", "hint", "undo", "board", "help", "quit"]
+    words = ["moves", "hint", "undo", "board", "rules", "help", "quit"]
 
     def complete(text: str, index: int) -> str | None:
         try:
