@@ -116,3 +116,34 @@ def test_state_variables_and_actions_are_public_facts() -> None:
     shapes = {v.name: (v.shape, v.low, v.high, v.size) for v in game.state_variables()}
     assert shapes == {"mark": ((4,), -1, 1, 4), "score": ((2,), 0, 9, 2), "last": ((), -1, 1, 1)}
     assert gdl.load("tictactoe").declared_symmetries  # the rule file's `symmetry` line, by name
+
+
+SOWING = """game Sowing
+meta layout = "mancala pit"
+players South, North
+state pit[0..5]: 0..12 = 2
+setup:
+    pit[2] = 0
+    pit[5] = 0
+move take(i: 0..1) when pit[i + (0 if mover == South else 3)] > 0:
+    let at = i + (0 if mover == South else 3)
+    pit[(2 if mover == South else 5)] += pit[at]
+    pit[at] = 0
+terminal when pit[0] + pit[1] == 0 or pit[3] + pit[4] == 0
+utility p: pit[2 if p == South else 5]
+"""
+
+
+def test_a_mancala_layout_draws_pits_and_stores() -> None:
+    game = gdl.load_source(SOWING, "sowing.gdl")
+    state = game.apply(game.initial_state(), game.parse_move(game.initial_state(), "take(1)"))  # South's 2nd pit
+    text = board_text(game, state)
+    assert text.plain.split("\n") == [
+        "          1 0",
+        "North [0] 2 2",
+        "          2 0 [2] South",
+        "          0 1",
+        "to move: North",
+    ]
+    assert _style_at(text, text.plain.index("[2]") + 1) == player_style(0)  # South's store in South's colour
+    assert _style_at(text, text.plain.index("[0]") + 1) == player_style(1)
