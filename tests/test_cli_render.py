@@ -31,8 +31,9 @@ def _states(game: gdl.CompiledGame, seed: int, playouts: int = 3, plies: int = 3
     return out
 
 
-DRAWN_OTHERWISE = {"dots_and_boxes"}
-"""Games whose state the terminal draws in a shape of its own (edges between dots), not as ``render()`` does."""
+DRAWN_OTHERWISE = {"dots_and_boxes", "kalah"}
+"""Games whose state the terminal draws in a shape of its own (edges between dots, pits and stores), not as
+``render()`` does."""
 
 
 @pytest.mark.parametrize("name", BUNDLED)
