@@ -164,7 +164,8 @@ def _play_loop(out: Any, game: CompiledGame, state: Any, played: list[str], huma
     plies = 0
     while True:
         if plies >= args.max_plies and game.to_move(state) != TERMINAL:
-            out.print(Text(f"stopped: the game has not ended after {plies:,} plies (--max-plies {args.max_plies})",
+            out.print(Text(f"stopped: the game has not ended after {plies:,} {'ply' if plies == 1 else 'plies'} "
+                           f"(--max-plies {args.max_plies})",
                            style="bold yellow"))
             return EXIT_OK
         player = game.to_move(state)
