@@ -17,6 +17,8 @@ from rich.text import Text
 
 from gdl.check import MOVES_NOTE
 from gdl.diagnostics import Diagnostic, Span, has_controls, visible
+from gdl.runtime import CompiledGame
+from solver.game import Game
 
 PLAYER_STYLES = ("bold red", "bold yellow", "bold blue", "bold green", "bold magenta", "bold cyan")
 SEVERITY_STYLES = {"error": "bold red", "warning": "bold yellow"}
@@ -64,7 +66,7 @@ class EscapeControls(RenderHook):
     """Escape control characters in everything printed (the style codes rich adds are not text)."""
 
     def process_renderables(self, renderables: list[ConsoleRenderable]) -> list[ConsoleRenderable]:
-        return [_Escaped(renderable) for renderable in renderables]  # type: ignore[misc]
+        return [_Escaped(renderable) for renderable in renderables]
 
 
 def elide_moves(note: str, limit: int = MAX_NOTE_MOVES) -> str:
@@ -133,13 +135,12 @@ def plural(count: int, word: str) -> str:
 # ------------------------------------------------------------------ boards
 
 
-def board_text(game: Any, state: Any) -> Text:
+def board_text(game: Game, state: Any) -> Text:
     """The game's own rendering with each player's pieces in that player's colour."""
     rendered = game.render(state)
-    program = getattr(game, "program", None)
     symbols: dict[str, str] = {}
-    if program is not None:
-        for value, symbol in getattr(program, "render_symbols", {}).items():
+    if isinstance(game, CompiledGame):  # a rule file's render symbols: colour each player's own
+        for value, symbol in game.program.render_symbols.items():
             if isinstance(value, int) and value >= 0 and symbol.strip() and symbol != ".":
                 symbols[symbol] = PLAYER_STYLES[value % len(PLAYER_STYLES)]
     text = Text()
