@@ -12,14 +12,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from solver import agents
+from solver import agents, auto
+from solver.auto import EXACT_METHODS, Algorithm
 from solver.game import TERMINAL, DeadEndError
-from solver.limits import Limits, SearchResult, SearchStats, SearchStopped, is_two_player_zero_sum
+from solver.limits import Limits, SearchResult, SearchStats, SearchStopped
 from solver.table import TableError
 
-EXACT_METHODS = ("alphabeta", "backward", "retrograde", "value_iteration")
-"""Methods of the exact solver (:func:`solver.exact.solve`)."""
-ALGORITHMS = ("auto", *EXACT_METHODS, "expectimax", "minimax", "puzzle")
+ALGORITHMS = tuple(str(a) for a in (Algorithm.AUTO, *EXACT_METHODS, Algorithm.EXPECTIMAX, Algorithm.MINIMAX,
+                                    Algorithm.PUZZLE))
 
 
 class EngineError(ValueError):
@@ -30,15 +30,8 @@ Progress = Callable[[SearchStats], Any]
 
 
 def auto_algorithm(game: Any, heuristic: bool = False, depth: bool = False) -> str:
-    """The algorithm for ``game``: puzzle search for one player (unless ``depth``), the exact solver,
-    or (``heuristic``: a depth or time limit) the depth-limited search that fits its players and chance."""
-    if len(game.players) == 1 and not getattr(game, "has_chance", False) and not depth:
-        return "puzzle"  # shortest-path search takes --time and --max-nodes itself, cycles and all
-    if heuristic:
-        if getattr(game, "has_chance", False):
-            return "expectimax"
-        return "alphabeta" if len(game.players) == 2 and is_two_player_zero_sum(game) else "minimax"
-    return "exact"
+    """The algorithm for ``game`` (:func:`solver.auto.choose`): ``heuristic`` for a depth or time limit."""
+    return auto.choose(game, heuristic=heuristic, depth=depth)
 
 
 RULE_GRACE = 0.1
@@ -93,14 +86,13 @@ def _search(game: Any, state: Any, algorithm: str = "auto", limits: Limits | Non
         return _exact_then_deepen(game, state, algorithm, limits, progress)
     # "alphabeta" names the exact MTD(f) method and the depth-limited search: the search (deepening, exact
     # if it finishes) under a depth or time limit, or for a game the exact method does not fit (paranoid).
-    deterministic_duel = is_two_player_zero_sum(game) and not getattr(game, "has_chance", False)
-    as_method = not heuristic and deterministic_duel if algorithm == "alphabeta" else limits.depth is None
+    as_method = not heuristic and auto.is_deterministic_duel(game) if algorithm == "alphabeta" else limits.depth is None
     try:
         if algorithm == "exact" or (algorithm in EXACT_METHODS and as_method):
             method = "auto" if algorithm == "exact" else algorithm
             return exact.solve(game, state, limits, method=method, progress=progress, plies=True)
         if algorithm == "alphabeta":
-            paranoid = not is_two_player_zero_sum(game)
+            paranoid = not auto.is_two_player_zero_sum(game)
             return alphabeta.alphabeta(game, state, limits, paranoid=paranoid, progress=progress)
         if algorithm in ("expectimax", "minimax"):
             run = expectimax.expectimax if algorithm == "expectimax" else minimax.minimax
@@ -154,7 +146,7 @@ def _exact_then_deepen(game: Any, state: Any, algorithm: str, limits: Limits,
     stats = replace(result.stats, nodes=result.stats.nodes + first.stats.nodes,
                     seconds=time.perf_counter() - started, tt_size=max(result.stats.tt_size, first.stats.tt_size))
     proof = ""
-    if first.bounds is not None and tuple(first.bounds) != tuple(getattr(game, "utility_bounds", None) or ()):
+    if first.bounds is not None and tuple(first.bounds) != tuple(game.utility_bounds or ()):
         low, high = first.bounds
         proof = f"; it proved {game.players[0]}'s value lies between {low:g} and {high:g}"
     note = (f"{stopped}{proof}; {algorithm} then searched to depth {result.stats.depth} in the rest of --time: "
@@ -204,7 +196,7 @@ def unsolvable(result: SearchResult) -> bool:
     return result.algorithm in PUZZLE_ALGORITHMS and result.exact and result.plies is None
 
 
-PUZZLE_ALGORITHMS = ("astar", "bfs", "puzzle")
+PUZZLE_ALGORITHMS = auto.PUZZLE_SEARCHES
 
 
 @dataclass

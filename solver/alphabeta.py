@@ -41,16 +41,17 @@ from collections import defaultdict
 from collections.abc import Callable, Hashable
 from typing import Any
 
+from solver.auto import Algorithm, check_players, is_two_player_zero_sum
 from solver.game import CHANCE, TERMINAL, DeadEndError, Game, State, dead_end
 from solver.limits import (
+    TIE_TOLERANCE,
     UNLIMITED_DEPTH,
     Budget,
     Limits,
     SearchResult,
     SearchStats,
     SearchStopped,
-    check_players,
-    is_two_player_zero_sum,
+    StopReason,
 )
 
 EXACT, LOWER, UPPER = 0, 1, 2
@@ -78,7 +79,7 @@ def check_alphabeta(game: Game, paranoid: bool) -> None:
     :raises ValueError: naming the property the game lacks.
     """
     check_players(game, "alpha-beta")
-    if getattr(game, "has_chance", False):
+    if game.has_chance:
         raise ValueError(f"alpha-beta needs a deterministic game; {game.name} has chance nodes "
                          "(use expectimax, MCTS or the exact solver)")
     if not paranoid and not is_two_player_zero_sum(game):
@@ -120,7 +121,7 @@ class NegamaxSearch:
 
         Heuristic values are assumed to lie within the bounds too.
         """
-        bounds = getattr(self.game, "utility_bounds", None)
+        bounds = self.game.utility_bounds
         if bounds is None:
             return (-INF, INF)
         low, high = float(bounds[0]), float(bounds[1])
@@ -206,7 +207,7 @@ class NegamaxSearch:
             # transposition-table entry proves it (enhanced transposition cutoff, Plaat et al. 1996).
             best = -INF
             best_move = None
-            children = []
+            children: list[tuple[Any, State, int, Hashable | None]] = []
             for move in moves:
                 child = apply(state, move)
                 child_player = to_move(child)
@@ -299,7 +300,7 @@ class NegamaxSearch:
         line: list[Any] = []
         seen: set[Hashable] = set()
         move = first
-        symmetric = bool(getattr(game, "symmetries", ()))
+        symmetric = bool(game.symmetries)
         while move is not None and len(line) < limit:
             line.append(move)
             state = game.apply(state, move)
@@ -401,7 +402,7 @@ def alphabeta(
     budget = Budget(limits, progress)
     player = game.to_move(root)
     if player == TERMINAL:
-        return SearchResult(tuple(game.utilities(root)), (), (), True, budget.stats(), "alphabeta")
+        return SearchResult(tuple(game.utilities(root)), (), (), True, budget.stats(), Algorithm.ALPHABETA)
     if player == CHANCE:
         raise ValueError("alpha-beta cannot start at a chance node")
     if paranoid and not is_two_player_zero_sum(game):
@@ -414,7 +415,8 @@ def alphabeta(
         depths = range(1, min(limits.depth or UNLIMITED_DEPTH, max_search_ply() - 1) + 1)
     else:
         depths = range(limits.depth or UNLIMITED_DEPTH, (limits.depth or UNLIMITED_DEPTH) + 1)
-    return _iterate(search, root, player, depths, limits, "paranoid" if reference != 0 or paranoid else "alphabeta")
+    algorithm = Algorithm.PARANOID if reference != 0 or paranoid else Algorithm.ALPHABETA
+    return _iterate(search, root, player, depths, limits, algorithm)
 
 
 def _iterate(search: NegamaxSearch, root: State, player: int, depths: range, limits: Limits,
@@ -433,14 +435,14 @@ def _iterate(search: NegamaxSearch, root: State, player: int, depths: range, lim
             if exact:
                 break
             if not search.budget.time_left():
-                stop_reason = "time"
+                stop_reason = StopReason.TIME
                 break
     except SearchStopped as stop:
         stop_reason = stop.reason
     except KeyboardInterrupt:
-        stop_reason = "interrupt"
+        stop_reason = StopReason.INTERRUPT
     except TooDeep:
-        stop_reason = "depth"
+        stop_reason = StopReason.DEPTH
     if done is None:  # not even depth 1 finished: fall back to the first legal move
         move = search.root_best if search.root_best is not None else next(iter(game.legal_moves(root)))
         values = search.leaf_values(root, ())
@@ -483,7 +485,7 @@ def mtdf(search: NegamaxSearch, state: State, guess: float) -> float:
     returns a bound that moves ``lower`` or ``upper``; with a transposition table
     the repeated searches are cheap, and each is much smaller than one
     full-window search (a proof that the value is below 0 needs no exact values).
-    Values closer than ``1e-9`` (relative) are not told apart.
+    Values closer than ``TIE_TOLERANCE`` (relative) are not told apart.
     """
     game = search.game
     player = game.to_move(state)
@@ -492,7 +494,7 @@ def mtdf(search: NegamaxSearch, state: State, guess: float) -> float:
     lower, upper = low, high
     g = min(max(guess, lower), upper)
     while lower < upper:
-        epsilon = 1e-9 * max(1.0, abs(g))
+        epsilon = TIE_TOLERANCE * max(1.0, abs(g))
         beta = g + epsilon if g <= lower else g
         if side == 1:
             g = search.negamax(state, player, UNLIMITED_DEPTH, beta - epsilon, beta, 0)
@@ -505,12 +507,12 @@ def mtdf(search: NegamaxSearch, state: State, guess: float) -> float:
     return lower
 
 
-def at_least(search: NegamaxSearch, state: State, target: float, epsilon: float = 1e-9) -> bool:
+def at_least(search: NegamaxSearch, state: State, target: float, epsilon: float = TIE_TOLERANCE) -> bool:
     """Is the exact value of ``state`` (for player 0) at least ``target`` (within ``epsilon``)? A null window."""
     return _value_bound(search, state, target - epsilon, target) >= target - epsilon
 
 
-def at_most(search: NegamaxSearch, state: State, target: float, epsilon: float = 1e-9) -> bool:
+def at_most(search: NegamaxSearch, state: State, target: float, epsilon: float = TIE_TOLERANCE) -> bool:
     """Is the exact value of ``state`` (for player 0) at most ``target`` (within ``epsilon``)? A null window."""
     return _value_bound(search, state, target, target + epsilon) <= target + epsilon
 

@@ -45,22 +45,31 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from solver.alphabeta import INF, CycleFound, NegamaxSearch, TooDeep, at_least, at_most, mtdf
+from solver.auto import (
+    EXACT_METHODS,
+    Algorithm,
+    check_exact_method,
+    check_players,
+    exact_method,
+    fallback,
+    search_first,
+)
 from solver.game import CHANCE, TERMINAL, DeadEndError, Game, State, dead_end
 from solver.limits import (
+    TIE_TOLERANCE,
     UNLIMITED_DEPTH,
     Budget,
     Limits,
     SearchResult,
     SearchStats,
     SearchStopped,
-    check_players,
-    is_two_player_zero_sum,
+    StopReason,
 )
 from solver.remoteness import Plies, fastest, graph_plies, one_less
-from solver.table import TIE_TOLERANCE, SolvedTable, has_symmetric_keys
+from solver.table import SolvedTable, has_symmetric_keys
 from solver.value_iteration import components, solve_graph
 
-METHODS = ("auto", "alphabeta", "backward", "retrograde", "value_iteration")
+METHODS = (Algorithm.AUTO, *EXACT_METHODS)
 WIDE = 4096
 """Children made between two budget checks in a very wide state."""
 
@@ -107,36 +116,34 @@ def solve(
     :raises ValueError: an unknown ``method``, or one that does not fit the game.
     """
     check_players(game, "the exact solver")
-    if method not in METHODS:
-        raise ValueError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
+    chosen = check_exact_method(game, method)
     limits = limits or Limits()
     root = game.initial_state() if state is None else state
     budget = Budget(limits, progress)
-    deterministic_duel = is_two_player_zero_sum(game) and not getattr(game, "has_chance", False)
-    if method in ("alphabeta", "retrograde") and not deterministic_duel:
-        raise ValueError(f"{method} needs a deterministic two-player zero-sum game; {game.name} is not")
     graph: StateGraph | None = None
     try:
-        if method == "alphabeta" or (method == "auto" and deterministic_duel):
+        if chosen == Algorithm.ALPHABETA or (chosen == Algorithm.AUTO and search_first(game)):
             try:
                 return _solve_alphabeta(game, root, budget, limits, all_best, plies, plies_seconds)
             except CycleFound:
-                if method == "alphabeta":
+                if chosen == Algorithm.ALPHABETA:
                     raise ValueError(f"{game.name} has cycles: alpha-beta cannot solve it; use retrograde") from None
             except TooDeep:
-                if method == "alphabeta":
+                if chosen == Algorithm.ALPHABETA:
                     raise ValueError(f"{game.name} is too long for a recursive search; use backward") from None
         graph = StateGraph.explore(game, root, budget, limits.table_entries)
         order = graph.topological_order()
-        if method == "backward" and order is None:
+        if chosen == Algorithm.BACKWARD and order is None:
             raise ValueError(f"{game.name} has cycles: backward induction cannot solve it; use value_iteration")
-        if method in ("auto", "backward") and order is not None:
-            return _finish(game, graph, budget, _backward(graph, order), "backward", True, None, plies, order)
-        if method == "retrograde" or (method == "auto" and deterministic_duel):
-            return _finish(game, graph, budget, _retrograde(graph), "retrograde", True, None, plies)
+        if chosen == Algorithm.AUTO:
+            chosen = exact_method(game, acyclic=order is not None)
+        if chosen == Algorithm.BACKWARD and order is not None:
+            return _finish(game, graph, budget, _backward(graph, order), chosen, True, None, plies, order)
+        if chosen == Algorithm.RETROGRADE:
+            return _finish(game, graph, budget, _retrograde(graph), chosen, True, None, plies)
         values, best, converged = _value_iteration(graph, budget, tolerance, limits.iterations)
-        solution = _finish(game, graph, budget, (values, best), "value_iteration", converged,
-                           None if converged else "iterations", plies)
+        solution = _finish(game, graph, budget, (values, best), Algorithm.VALUE_ITERATION, converged,
+                           None if converged else StopReason.ITERATIONS, plies)
         if converged:
             return solution
         sweeps = f"{budget.iterations:,} sweep" + ("" if budget.iterations == 1 else "s")
@@ -144,14 +151,14 @@ def solve(
                                       "the best move by the estimate")
     except SearchStopped as stop:
         if stop.partial is not None and graph is not None:  # value iteration's values at the stop
-            solution = _finish(game, graph, budget, stop.partial, "value_iteration", False, stop.reason)
+            solution = _finish(game, graph, budget, stop.partial, Algorithm.VALUE_ITERATION, False, stop.reason)
             return replace(solution, note="estimate: value iteration stopped before it converged; the best "
                                           "move by the estimate")
-        if stop.reason == "table" and limits.table_entries is not None:
+        if stop.reason == StopReason.TABLE and limits.table_entries is not None:
             budget.tt_size = max(budget.tt_size, limits.table_entries)  # the table filled up
         return _stopped(game, root, budget, stop.reason, limits)
     except KeyboardInterrupt:
-        return _stopped(game, root, budget, "interrupt", limits)
+        return _stopped(game, root, budget, StopReason.INTERRUPT, limits)
 
 
 GUESS_SECONDS = 1.0
@@ -175,30 +182,31 @@ def _stopped(game: Game, root: State, budget: Budget, reason: str, limits: Limit
     zeros = (0.0,) * len(game.players)
     stats = budget.stats()
     limits = limits or Limits()
-    if reason == "interrupt" or game.to_move(root) < 0:
-        return Solution(zeros, (), (), False, stats, "exact", True, reason)
+    if reason == StopReason.INTERRUPT or game.to_move(root) < 0:
+        return Solution(zeros, (), (), False, stats, Algorithm.EXACT, True, reason)
     seconds = GUESS_SECONDS if limits.seconds is None else min(GUESS_SECONDS, max(0.05, limits.seconds / 10))
     cap = GUESS_NODES if limits.nodes is None else min(GUESS_NODES, max(1_000, limits.nodes // 10))
     entries = None if limits.table_entries is None else min(limits.table_entries, cap)
     slice_ = Limits(seconds=seconds, nodes=cap, table_entries=entries)
     try:
-        if getattr(game, "has_chance", False):
+        algorithm = fallback(game)
+        if algorithm == Algorithm.EXPECTIMAX:
             guess = iterative_deepening(lambda lim: expectimax(game, root, lim), slice_, max_depth=50)
-        elif is_two_player_zero_sum(game):
+        elif algorithm == Algorithm.ALPHABETA:
             guess = alphabeta(game, root, slice_)
         else:
             guess = iterative_deepening(lambda lim: minimax(game, root, lim), slice_, max_depth=50)
     except DeadEndError:
         raise  # a bug in the rules: no guess hides it
     except (ValueError, RecursionError, KeyboardInterrupt):
-        return Solution(zeros, (), (), False, stats, "exact", True, reason)
+        return Solution(zeros, (), (), False, stats, Algorithm.EXACT, True, reason)
     if guess.best_move is None:
-        return Solution(zeros, (), (), False, stats, "exact", True, reason)
+        return Solution(zeros, (), (), False, stats, Algorithm.EXACT, True, reason)
     note = (f"heuristic guess: the solver stopped before it learned anything about this position; a depth-"
             f"{guess.stats.depth} {guess.algorithm} search ({guess.stats.nodes:,} more nodes) chose "
             f"{guess.best_move} (value not proven)")
-    return Solution(tuple(guess.value), (guess.best_move,), tuple(guess.principal_variation), False, stats, "exact",
-                    True, reason, note=note)
+    return Solution(tuple(guess.value), (guess.best_move,), tuple(guess.principal_variation), False, stats,
+                    Algorithm.EXACT, True, reason, note=note)
 
 
 # ------------------------------------------------------------------ alpha-beta
@@ -209,11 +217,12 @@ def _solve_alphabeta(game: Game, root: State, budget: Budget, limits: Limits, al
     """Negamax to the end with a full TT; then every root move is tested against the value (null windows)."""
     if game.to_move(root) == TERMINAL:
         value = tuple(game.utilities(root))
-        table = SolvedTable.for_game(game, "alphabeta", complete=False)
+        table = SolvedTable.for_game(game, Algorithm.ALPHABETA, complete=False)
         table.values[game.key(root)] = value
         if plies:
             table.plies[game.key(root)] = 0.0
-        return Solution(value, (), (), True, budget.stats(), "alphabeta", table=table, plies=0.0 if plies else None)
+        return Solution(value, (), (), True, budget.stats(), Algorithm.ALPHABETA, table=table,
+                        plies=0.0 if plies else None)
     # what solve_negamax does, keeping the searcher; the TT never holds more than the cap (checked below)
     search = NegamaxSearch(game, budget, detect_cycles=True, table_entries=limits.table_entries)
     if limits.table_entries is not None:
@@ -223,7 +232,7 @@ def _solve_alphabeta(game: Game, root: State, budget: Budget, limits: Limits, al
         def check(nodes: int) -> int:
             budget.tt_size = len(search.tt)
             if budget.tt_size >= cap:
-                raise SearchStopped("table")
+                raise SearchStopped(StopReason.TABLE)
             return budget_check(nodes)
 
         budget.check = check  # type: ignore[method-assign]
@@ -249,7 +258,7 @@ def _solve_alphabeta(game: Game, root: State, budget: Budget, limits: Limits, al
                 if not all_best:
                     break
     except (SearchStopped, KeyboardInterrupt) as stop:
-        reason = stop.reason if isinstance(stop, SearchStopped) else "interrupt"
+        reason = stop.reason if isinstance(stop, SearchStopped) else StopReason.INTERRUPT
         return _alphabeta_so_far(game, root, budget, limits, search, score, best_moves, reason)
     if all_best:
         order = {m: i for i, m in enumerate(game.legal_moves(root))}
@@ -266,7 +275,7 @@ def _solve_alphabeta(game: Game, root: State, budget: Budget, limits: Limits, al
         return _alphabeta_with_plies(game, root, search, score, tuple(best_moves), table, plies_seconds)
     pv = _proven_line(game, search, root, score, best_moves[0])
     stats = search.stats(len(pv))
-    return Solution((score + 0.0, 0.0 - score), tuple(best_moves), pv, True, stats, "alphabeta", table=table)
+    return Solution((score + 0.0, 0.0 - score), tuple(best_moves), pv, True, stats, Algorithm.ALPHABETA, table=table)
 
 
 def _proven_line(game: Game, search: NegamaxSearch, root: State, score: float, first: Any,
@@ -279,7 +288,7 @@ def _proven_line(game: Game, search: NegamaxSearch, root: State, score: float, f
     table's own line then stopped after one move). It stops on a repetition (a cycle worth 0) or
     when the budget runs out.
     """
-    low, high = getattr(game, "utility_bounds", None) or (-INF, INF)
+    low, high = game.utility_bounds or (-INF, INF)
     line: list[Any] = []
     state, seen, move = root, {game.key(root)}, first
     try:
@@ -326,7 +335,7 @@ def _alphabeta_with_plies(game: Game, root: State, search: NegamaxSearch, score:
 
     def bounded(nodes: int) -> int:
         if time.perf_counter() >= deadline:
-            raise SearchStopped("plies")
+            raise SearchStopped(StopReason.PLIES)
         return check(nodes)
 
     budget.check = bounded  # type: ignore[method-assign]
@@ -334,7 +343,7 @@ def _alphabeta_with_plies(game: Game, root: State, search: NegamaxSearch, score:
         walked = _plies_walk(game, search, root, score, deadline)
     except (SearchStopped, KeyboardInterrupt):
         pv = search.principal_variation(root, best_moves[0], 10_000)
-        return Solution(value, best_moves, pv, True, search.stats(len(pv)), "alphabeta", table=table)
+        return Solution(value, best_moves, pv, True, search.stats(len(pv)), Algorithm.ALPHABETA, table=table)
     finally:
         budget.check = check  # type: ignore[method-assign]
     for key, (v0, distance) in walked.items():
@@ -343,7 +352,7 @@ def _alphabeta_with_plies(game: Game, root: State, search: NegamaxSearch, score:
     here = walked[game.key(root)][1]
     fastest = tuple(m for m in best_moves if one_less(_child_plies(game, root, m, walked), here)) or best_moves
     pv = _plies_line(game, root, fastest[0], walked)
-    return Solution(value, best_moves, pv, True, search.stats(len(pv)), "alphabeta", table=table,
+    return Solution(value, best_moves, pv, True, search.stats(len(pv)), Algorithm.ALPHABETA, table=table,
                     plies=here, fastest_moves=fastest)
 
 
@@ -369,7 +378,7 @@ def _plies_walk(game: Game, search: NegamaxSearch, root: State, score: float,
     key, to_move, apply, legal, utilities = game.key, game.to_move, game.apply, game.legal_moves, game.utilities
     sides, tt = search.sides, search.tt
     walked: dict[Hashable, tuple[float, float]] = {}
-    close = 1e-9 * max(1.0, abs(score))
+    close = TIE_TOLERANCE * max(1.0, abs(score))
 
     def keeps(child: State, k: Hashable) -> bool:
         if k in walked:  # only optimal states are walked: they have the value
@@ -400,7 +409,7 @@ def _plies_walk(game: Game, search: NegamaxSearch, root: State, score: float,
     while stack:
         steps += 1
         if not steps & 255 and time.perf_counter() >= deadline:
-            raise SearchStopped("plies")
+            raise SearchStopped(StopReason.PLIES)
         state, k, children = stack[-1]
         pending = next((c for c, ck in children if ck is not None and ck not in walked), None)
         if pending is not None:
@@ -414,7 +423,7 @@ def _plies_walk(game: Game, search: NegamaxSearch, root: State, score: float,
         stack.pop()
         distances = [0.0 if ck is None else walked[ck][1] for _, ck in children]
         mover = sides[to_move(state)] * score  # the mover's own value
-        walked[k] = (score, 1.0 + (min if mover >= -1e-9 else max)(distances))
+        walked[k] = (score, 1.0 + (min if mover >= -TIE_TOLERANCE else max)(distances))
     return walked
 
 
@@ -473,7 +482,7 @@ def _alphabeta_so_far(game: Game, root: State, budget: Budget, limits: Limits, s
         note = (f"value {value:g} for {names[0]} ({proven}); not every move was checked; best move so far: {move}")
     else:
         note = f"value for {names[0]} between {low:g} and {high:g} (not proven); best move so far: {move}"
-    return Solution((value + 0.0, 0.0 - value), (move,), pv, False, search.stats(len(pv)), "alphabeta", True,
+    return Solution((value + 0.0, 0.0 - value), (move,), pv, False, search.stats(len(pv)), Algorithm.ALPHABETA, True,
                     reason, bounds=(low + 0.0, high + 0.0), note=note, table=table)
 
 
@@ -482,8 +491,8 @@ def _table_from_tt(game: Game, search: Any) -> SolvedTable:
 
     A bound that reaches a utility bound is exact too (a proven win found by a cut-off).
     """
-    table = SolvedTable.for_game(game, "alphabeta", complete=False)
-    low, high = getattr(game, "utility_bounds", None) or (float("-inf"), float("inf"))
+    table = SolvedTable.for_game(game, Algorithm.ALPHABETA, complete=False)
+    low, high = game.utility_bounds or (float("-inf"), float("inf"))
     values, best = table.values, table.best
     symmetric = has_symmetric_keys(game)  # a move found in one mirror image is wrong in another
     for key, (depth, lower, upper, move, side) in search.tt.items():
@@ -534,7 +543,7 @@ class StateGraph:
                 i = index[k] = len(graph.states)
                 if cap is not None and i >= cap:
                     budget.nodes = budget.tt_size = i  # the statistics of a stopped exploration: states found
-                    raise SearchStopped("table")
+                    raise SearchStopped(StopReason.TABLE)
                 graph.states.append(state)
                 graph.keys.append(k)
             return i
@@ -647,7 +656,7 @@ def _backward(graph: StateGraph, order: list[int]) -> tuple[Values, Best]:
         elif player == CHANCE:
             values[i] = _mix(graph.probs[i], [values[c] for c in children])
         else:
-            values[i], best[i] = _choose(player, [values[c] for c in children], 1e-12)
+            values[i], best[i] = _choose(player, [values[c] for c in children], TIE_TOLERANCE)
     return values, best
 
 
@@ -775,13 +784,12 @@ def _finish(game: Game, graph: StateGraph, budget: Budget, solved: tuple[Values,
             table.best[k] = tuple(str(moves[j]) for j in best[i])
     root_moves = tuple(graph.moves[0][j] for j in best[0])
     distance: Plies | None = graph_plies(graph, values, order) if plies and exact else None
-    if distance is None:
-        follow = best
-    else:
+    follow: Best | _Fastest = best
+    if distance is not None:
         follow = _Fastest(graph, values, distance, best)
-        for i, k in enumerate(graph.keys):
-            if distance[i] is not None:
-                table.plies[k] = distance[i]
+        for k, d in zip(graph.keys, distance, strict=True):
+            if d is not None:
+                table.plies[k] = d
     pv = _symmetric_line(graph, values, follow, distance) if symmetric else _line(graph, follow)
     budget.tt_size = len(graph)
     budget.depth = len(pv)
@@ -806,7 +814,7 @@ class _Fastest:
 
 def _line(graph: StateGraph, best: Best | _Fastest, limit: int = 10_000) -> tuple[Any, ...]:
     """The principal variation: first optimal moves, likeliest chance outcomes; stops on a repetition."""
-    line = []
+    line: list[Any] = []
     i = 0
     seen = {0}
     while len(line) < limit:
@@ -838,7 +846,8 @@ def _symmetric_line(graph: StateGraph, values: Values, best: Best | _Fastest, di
     """
     game = graph.game
     index = {k: i for i, k in enumerate(graph.keys)}
-    state, line, seen = graph.states[0], [], {0}
+    state, seen = graph.states[0], {0}
+    line: list[Any] = []
     first = graph.moves[0][best[0][0]] if best[0] else None
     while len(line) < limit:
         i = index[game.key(state)]

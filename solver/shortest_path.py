@@ -57,7 +57,7 @@ class PuzzleError(ValueError):
 def check_puzzle(game: Game) -> None:
     if len(game.players) != 1:
         raise PuzzleError(f"{game.name} has {len(game.players)} players; puzzle search needs exactly one")
-    if getattr(game, "has_chance", False):
+    if game.has_chance:
         raise PuzzleError(f"{game.name} has chance nodes; use expectimax or value iteration instead")
 
 
@@ -84,7 +84,7 @@ def solve_puzzle(
 
 
 def _target_utility(game: Game) -> float | None:
-    bounds = getattr(game, "utility_bounds", None)
+    bounds = game.utility_bounds
     return None if bounds is None else bounds[1]
 
 

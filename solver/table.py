@@ -30,12 +30,13 @@ import sqlite3
 import stat
 import tempfile
 import urllib.parse
-from collections.abc import Hashable, Mapping
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
 from solver.game import TERMINAL
+from solver.limits import TIE_TOLERANCE
 
 FORMAT = "gdl-solved-table"
 VERSION = "1"
@@ -126,13 +127,15 @@ class SolvedTable:
         kept = []
         for move in game.legal_moves(state):
             child = game.apply(state, move)
+            theirs: Sequence[float] | None
+            distance: float | None
             if game.to_move(child) == TERMINAL:
                 theirs, distance = tuple(game.utilities(child)), 0.0
             else:
                 child_key = game.key(child)
                 theirs, distance = self.values.get(child_key), self.plies.get(child_key)
             if (theirs is not None and distance is not None and abs(theirs[player] - value[player]) <= TIE_TOLERANCE
-                    and math.isclose(distance + 1.0, here, rel_tol=1e-9, abs_tol=1e-9)):
+                    and math.isclose(distance + 1.0, here, rel_tol=TIE_TOLERANCE, abs_tol=TIE_TOLERANCE)):
                 kept.append(str(move))
         return tuple(kept) or self.best_moves(game, state)
 
@@ -151,13 +154,12 @@ class SolvedTable:
                                   "(fingerprint differs); solve again")
 
 
-TIE_TOLERANCE = 1e-9
 """Values this close count as equal when listing optimal moves (after value iteration, or from a table)."""
 
 
 def has_symmetric_keys(game: Any) -> bool:
     """Whether ``game.key`` gives symmetric states one key (then no move may be stored under a key)."""
-    return bool(getattr(game, "symmetries", ()))
+    return bool(game.symmetries)
 
 
 def canonical_json(value: Any) -> str:

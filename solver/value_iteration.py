@@ -56,7 +56,7 @@ from operator import mul
 from typing import TYPE_CHECKING
 
 from solver.game import CHANCE, TERMINAL
-from solver.limits import Budget
+from solver.limits import TIE_TOLERANCE, Budget
 
 if TYPE_CHECKING:
     from solver.exact import StateGraph
@@ -65,8 +65,6 @@ NEWTON_MAX_FEEDBACK = 8
 """Newton steps are taken only in components with at most this many feedback states."""
 NEWTON_MAX_STEPS = 30
 """After this many Newton steps without convergence, a component goes on with plain sweeps."""
-TIE_GAP = 1e-9
-"""Best moves this close after Newton steps: the component is redone with plain sweeps from 0 (see ``_tied``)."""
 PIVOT_MIN = 1e-9
 """A smaller pivot in ``I - A`` means a cycle that may never be left: plain sweeps are used instead."""
 
@@ -138,7 +136,7 @@ def components(succ: Sequence[Sequence[int]]) -> Iterator[tuple[list[int], list[
 
 
 def solve_graph(graph: StateGraph, budget: Budget, tolerance: float = 1e-12, max_sweeps: int | None = None,
-                tie_tolerance: float = 1e-9) -> tuple[Values, Best, bool]:
+                tie_tolerance: float = TIE_TOLERANCE) -> tuple[Values, Best, bool]:
     """Values, optimal move positions and whether every component converged.
 
     The optimal moves of a decision state are the positions of its children
@@ -296,12 +294,12 @@ class _ScalarSolver(_Sweeper):
             if p == 0:
                 top = max(values)
                 values.remove(top)
-                if top - max(values) <= TIE_GAP:
+                if top - max(values) <= TIE_TOLERANCE:
                     return True
             else:
                 bottom = min(values)
                 values.remove(bottom)
-                if min(values) - bottom <= TIE_GAP:
+                if min(values) - bottom <= TIE_TOLERANCE:
                     return True
         return False
 
