@@ -44,7 +44,6 @@ from typing import Any
 from solver.auto import Algorithm, check_players, is_two_player_zero_sum
 from solver.game import CHANCE, TERMINAL, DeadEndError, Game, State, dead_end
 from solver.limits import (
-    TIE_TOLERANCE,
     UNLIMITED_DEPTH,
     Budget,
     Limits,
@@ -295,25 +294,17 @@ class NegamaxSearch:
         return negamax
 
     def principal_variation(self, state: State, first: Any, limit: int) -> tuple[Any, ...]:
-        """Follow best moves from the transposition table, starting with ``first``."""
-        game = self.game
-        line: list[Any] = []
-        seen: set[Hashable] = set()
-        move = first
-        symmetric = bool(game.symmetries)
-        while move is not None and len(line) < limit:
-            line.append(move)
-            state = game.apply(state, move)
-            k = game.key(state)
-            if game.to_move(state) < 0 or k in seen:
-                break
-            seen.add(k)
+        """Follow best moves from the transposition table, starting with ``first`` (see :func:`walk_line`)."""
+        symmetric = bool(self.game.symmetries)
+
+        def stored(state: State, k: Hashable) -> Any:
             entry = self.tt.get(k)
             if entry is None:
-                break
+                return None
             # With symmetric keys the stored move belongs to the image that was searched, not to this state.
-            move = self._move_keeping(state, entry) if symmetric else entry[3]
-        return tuple(line)
+            return self._move_keeping(state, entry) if symmetric else entry[3]
+
+        return walk_line(self.game, state, first, stored, limit)
 
     def _move_keeping(self, state: State, entry: tuple[int, float, float, Any, int]) -> Any:
         """A move of ``state`` to a child proven to keep its exact value, or None."""
@@ -367,6 +358,32 @@ class NegamaxSearch:
         self.budget.tt_size = len(self.tt)
         self.budget.depth = depth
         return self.budget.stats()
+
+
+def walk_line(game: Game, root: State, first: Any, next_move: Callable[[State, Hashable], Any], limit: int,
+              seen: set[Hashable] | None = None) -> tuple[Any, ...]:
+    """A principal variation: ``first``, then ``next_move(state, key)`` in each state reached, until it gives None.
+
+    The one walk of every alpha-beta line (the searcher's, from its table; the exact solver's, each
+    move proven by a null-window search). It stops at the end of the game, after ``limit`` moves, on
+    a repetition (a state of ``seen`` or of the line: a cycle worth 0), or when a search that
+    ``next_move`` runs stops (budget or Ctrl-C): the line so far.
+    """
+    line: list[Any] = []
+    seen = set() if seen is None else seen
+    state, move = root, first
+    try:
+        while move is not None and len(line) < limit:
+            line.append(move)
+            state = game.apply(state, move)
+            k = game.key(state)
+            if game.to_move(state) < 0 or k in seen:
+                break
+            seen.add(k)
+            move = next_move(state, k)
+    except (SearchStopped, KeyboardInterrupt):
+        pass  # the line so far
+    return tuple(line)
 
 
 def alphabeta(
@@ -462,67 +479,3 @@ def _values(game: Game, search: NegamaxSearch, root: State, score: float, pv: tu
     values = list(search.leaf_values(root, pv))
     values[search.reference] = score
     return tuple(values)
-
-
-def solve_negamax(game: Game, state: State, budget: Budget, *, table_entries: int | None = None,
-                  detect_cycles: bool = True) -> tuple[NegamaxSearch, float]:
-    """An exact search to the end of the game (no iterative deepening); for the exact solver.
-
-    Returns the searcher (its TT holds the exact values found) and the score
-    for player 0.
-
-    :raises CycleFound: the game graph has a cycle (``detect_cycles``).
-    :raises TooDeep: the game is longer than the recursion limit allows.
-    """
-    search = NegamaxSearch(game, budget, table_entries=table_entries, detect_cycles=detect_cycles)
-    return search, mtdf(search, state, 0.0)
-
-
-def mtdf(search: NegamaxSearch, state: State, guess: float) -> float:
-    """MTD(f) (Plaat, Schaeffer, Pijls & de Bruin 1996): the exact value for player 0 by null-window searches.
-
-    Each null-window search answers "is the value >= beta?" and, being fail-soft,
-    returns a bound that moves ``lower`` or ``upper``; with a transposition table
-    the repeated searches are cheap, and each is much smaller than one
-    full-window search (a proof that the value is below 0 needs no exact values).
-    Values closer than ``TIE_TOLERANCE`` (relative) are not told apart.
-    """
-    game = search.game
-    player = game.to_move(state)
-    side = search.sides[player]
-    low, high = search.window(1)
-    lower, upper = low, high
-    g = min(max(guess, lower), upper)
-    while lower < upper:
-        epsilon = TIE_TOLERANCE * max(1.0, abs(g))
-        beta = g + epsilon if g <= lower else g
-        if side == 1:
-            g = search.negamax(state, player, UNLIMITED_DEPTH, beta - epsilon, beta, 0)
-        else:
-            g = -search.negamax(state, player, UNLIMITED_DEPTH, -beta, -beta + epsilon, 0)
-        if g < beta:
-            upper = g
-        else:
-            lower = g
-    return lower
-
-
-def at_least(search: NegamaxSearch, state: State, target: float, epsilon: float = TIE_TOLERANCE) -> bool:
-    """Is the exact value of ``state`` (for player 0) at least ``target`` (within ``epsilon``)? A null window."""
-    return _value_bound(search, state, target - epsilon, target) >= target - epsilon
-
-
-def at_most(search: NegamaxSearch, state: State, target: float, epsilon: float = TIE_TOLERANCE) -> bool:
-    """Is the exact value of ``state`` (for player 0) at most ``target`` (within ``epsilon``)? A null window."""
-    return _value_bound(search, state, target, target + epsilon) <= target + epsilon
-
-
-def _value_bound(search: NegamaxSearch, state: State, alpha: float, beta: float) -> float:
-    """A fail-soft search of ``state`` with the window (alpha, beta) for player 0."""
-    game = search.game
-    player = game.to_move(state)
-    if player == TERMINAL:
-        return float(game.utilities(state)[0])
-    if search.sides[player] == 1:
-        return search.negamax(state, player, UNLIMITED_DEPTH, alpha, beta, 0)
-    return -search.negamax(state, player, UNLIMITED_DEPTH, -beta, -alpha, 0)

@@ -46,14 +46,10 @@ from __future__ import annotations
 import heapq
 import math
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from solver.game import CHANCE, TERMINAL
+from solver.graph import StateGraph, components
 from solver.limits import TIE_TOLERANCE
-from solver.value_iteration import components
-
-if TYPE_CHECKING:
-    from solver.exact import StateGraph
 
 Plies = list[float | None]
 """Per state: plies to the end under optimal play, ``math.inf`` for endless play, None when unknown."""
