@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import sys
 from collections import defaultdict
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
 from solver.auto import Algorithm, check_players, is_two_player_zero_sum
@@ -131,7 +131,13 @@ class NegamaxSearch:
         return 0.0 if values is None else float(values[self.reference])
 
     def _build_core(self) -> Callable[..., float]:
-        # Everything the hot loop touches is bound to a local of this closure (no attribute look-ups).
+        """The fail-soft negamax of the module docstring, in named steps (each a closure: no attribute look-ups).
+
+        ``negamax`` probes the transposition table, guards against cycles and deep paths, then runs
+        :func:`expand` (make the children: an immediate refutation ends the node), searches the
+        children in order (the window negated when the side to move changes; :func:`cut_off` records a
+        refutation) and :func:`remember` (store the result as a bound or an exact value).
+        """
         game, budget, sides = self.game, self.budget, self.sides
         to_move, legal, apply, utilities, heuristic, key = (
             game.to_move, game.legal_moves, game.apply, game.utilities, game.heuristic, game.key)
@@ -145,9 +151,10 @@ class NegamaxSearch:
         on_path: set[Hashable] | None = set() if self.detect_cycles else None
         max_ply = max_search_ply()
         search = self
+        Child = tuple[Any, State, int, Hashable]
 
         def order(moves: list[Any], first: Any, ply: int) -> list[Any]:
-            # TT move, then the two killers of this ply, then by history score (stable: game order breaks ties).
+            """TT move, then the two killers of this ply, then by history score (game order breaks ties)."""
             if history:
                 # reverse=True keeps equal scores in the game's order (Python's sort is stable both ways).
                 moves.sort(key=history_of, reverse=True)
@@ -158,55 +165,15 @@ class NegamaxSearch:
                     moves.insert(0, m)
             return moves
 
-        def negamax(state: State, player: int, depth: int, alpha: float, beta: float, ply: int,
-                    k: Hashable = None) -> float:
-            # ``k`` is the state's key when the caller already computed it (keys can cost: symmetries).
-            search.nodes += 1
-            if search.nodes >= budget.next_check:
-                budget.check(search.nodes)
-            side = sides[player]
-            alpha0 = alpha
-            if k is None:
-                k = key(state)
-            tt_move = None
-            if tt_get is not None:
-                entry = tt_get(k)
-                if entry is not None:
-                    # Same remaining depth only (or an exact subtree): a deeper entry would make the
-                    # value differ from the depth-limited minimax value, and ID results depend on it.
-                    # An entry keeps both a lower and an upper bound (equal when exact), so that the
-                    # null-window searches of MTD(f) do not overwrite each other's bounds.
-                    e_depth, e_low, e_high, tt_move = entry[0], entry[1], entry[2], entry[3]
-                    if e_depth in (depth, UNLIMITED_DEPTH) and (
-                            e_low >= beta or e_high <= alpha or e_low == e_high):
-                        search.tt_hits += 1
-                        if e_depth < UNLIMITED_DEPTH:
-                            search.horizon_hits += 1  # this answer leans on a horizon
-                        if ply == 0:
-                            search.root_best = tt_move
-                        return e_low if e_low >= beta or e_low == e_high else e_high
-            else:
-                entry = None
-            if on_path is not None:
-                if k in on_path:
-                    raise CycleFound(state)
-                on_path.add(k)
-            if ply >= max_ply:
-                raise TooDeep(ply)
-            horizon_before = search.horizon_hits
-            moves = legal(state)
-            if not moves:  # no value to take the best of: a bug in the rules, not a loss worth -inf
-                raise dead_end(game, state, player)
-            if len(moves) > 1024:  # a very wide node costs as much as many narrow ones: check the budget now
-                budget.check(search.nodes)
-            if ordering and len(moves) > 1:
-                moves = order(list(moves), tt_move, ply)
-            # First pass: make every child. A terminal child that already refutes (>= beta) ends the node
-            # at once (an immediate win needs no search of its siblings), and so does a child whose
-            # transposition-table entry proves it (enhanced transposition cutoff, Plaat et al. 1996).
+        def expand(state: State, moves: Sequence[Any], side: int, depth: int, beta: float,
+                   children: list[Child]) -> tuple[float, Any]:
+            """Make every child; a terminal child, or one whose TT entry proves it (enhanced transposition
+            cutoff, Plaat et al. 1996), that already refutes (>= beta) ends the node at once.
+
+            Fills ``children`` with the children left to search; returns the best value and move so far.
+            """
             best = -INF
             best_move = None
-            children: list[tuple[Any, State, int, Hashable | None]] = []
             for move in moves:
                 child = apply(state, move)
                 child_player = to_move(child)
@@ -236,9 +203,83 @@ class NegamaxSearch:
                     best_move = move
                     if value >= beta:
                         break
+            return best, best_move
+
+        def cut_off(move: Any, depth: int, ply: int) -> None:
+            """Remember a refutation: its history score and this ply's killers (Schaeffer 1989; Akl & Newborn 1977)."""
+            # depth^2; without a depth (exact), cut-offs near the root weigh most, as they would there.
+            history[move] += depth * depth if depth < 4096 else 1 << max(0, 30 - ply)
+            slot = killers[ply]
+            if slot[0] != move:
+                slot[1] = slot[0]
+                slot[0] = move
+
+        def remember(k: Hashable, entry: Any, exact: bool, depth: int, best: float, best_move: Any,
+                     alpha0: float, beta: float, side: int, tt_move: Any) -> Any:
+            """Store the result: an upper bound (fail-low), a lower bound (fail-high), or exact; at the depth
+            searched, or as exact to the end when no horizon was met below. Returns the best move stored."""
+            assert tt is not None
+            stored_depth = UNLIMITED_DEPTH if exact else depth
+            if entry is not None and entry[0] == stored_depth:
+                low, high = entry[1], entry[2]  # narrow the bounds already known
+            else:
+                low, high = -INF, INF
+            if best <= alpha0:
+                high = best
+                if best_move is None:
+                    best_move = tt_move
+            elif best >= beta:
+                low = best
+            else:
+                low = high = best
+            tt[k] = (stored_depth, low, high, best_move, side)
+            return best_move
+
+        def negamax(state: State, player: int, depth: int, alpha: float, beta: float, ply: int,
+                    k: Hashable = None) -> float:
+            # ``k`` is the state's key when the caller already computed it (keys can cost: symmetries).
+            search.nodes += 1
+            if search.nodes >= budget.next_check:
+                budget.check(search.nodes)
+            side = sides[player]
+            alpha0 = alpha
+            if k is None:
+                k = key(state)
+            # Probe the table. Same remaining depth only (or an exact subtree): a deeper entry would make
+            # the value differ from the depth-limited minimax value, and ID results depend on it. An entry
+            # keeps both a lower and an upper bound (equal when exact), so that the null-window searches
+            # of MTD(f) do not overwrite each other's bounds.
+            tt_move = None
+            entry = tt_get(k) if tt_get is not None else None
+            if entry is not None:
+                e_depth, e_low, e_high, tt_move = entry[0], entry[1], entry[2], entry[3]
+                if e_depth in (depth, UNLIMITED_DEPTH) and (e_low >= beta or e_high <= alpha or e_low == e_high):
+                    search.tt_hits += 1
+                    if e_depth < UNLIMITED_DEPTH:
+                        search.horizon_hits += 1  # this answer leans on a horizon
+                    if ply == 0:
+                        search.root_best = tt_move
+                    return e_low if e_low >= beta or e_low == e_high else e_high
+            # Guards: a state already on the path (a cycle) or a path too deep for Python.
+            if on_path is not None:
+                if k in on_path:
+                    raise CycleFound(state)
+                on_path.add(k)
+            if ply >= max_ply:
+                raise TooDeep(ply)
+            horizon_before = search.horizon_hits
+            moves = legal(state)
+            if not moves:  # no value to take the best of: a bug in the rules, not a loss worth -inf
+                raise dead_end(game, state, player)
+            if len(moves) > 1024:  # a very wide node costs as much as many narrow ones: check the budget now
+                budget.check(search.nodes)
+            if ordering and len(moves) > 1:
+                moves = order(list(moves), tt_move, ply)
+            children: list[Child] = []
+            best, best_move = expand(state, moves, side, depth, beta, children)
             if best > alpha:
                 alpha = best
-            if best < beta:
+            if best < beta:  # search the children in order (heuristic values at the horizon) to a cut-off
                 for move, child, child_player, child_key in children:
                     if depth <= 1:
                         search.nodes += 1
@@ -259,34 +300,15 @@ class NegamaxSearch:
                         best_move = move
                         if value > alpha:
                             alpha = value
-                            if alpha >= beta:  # beta cut-off: remember the refutation
+                            if alpha >= beta:
                                 if ordering:
-                                    # depth^2 (Schaeffer 1989); without a depth (exact), cut-offs near the
-                                    # root weigh most, as they would there.
-                                    weight = depth * depth if depth < 4096 else 1 << max(0, 30 - ply)
-                                    history[move] += weight
-                                    slot = killers[ply]
-                                    if slot[0] != move:
-                                        slot[1] = slot[0]
-                                        slot[0] = move
+                                    cut_off(move, depth, ply)
                                 break
             if on_path is not None:
                 on_path.discard(k)
             if tt is not None and (entry is not None or len(tt) < tt_cap):
-                stored_depth = UNLIMITED_DEPTH if search.horizon_hits == horizon_before else depth
-                if entry is not None and entry[0] == stored_depth:
-                    low, high = entry[1], entry[2]  # narrow the bounds already known
-                else:
-                    low, high = -INF, INF
-                if best <= alpha0:
-                    high = best
-                    if best_move is None:
-                        best_move = tt_move
-                elif best >= beta:
-                    low = best
-                else:
-                    low = high = best
-                tt[k] = (stored_depth, low, high, best_move, side)
+                exact = search.horizon_hits == horizon_before
+                best_move = remember(k, entry, exact, depth, best, best_move, alpha0, beta, side, tt_move)
             if ply == 0:
                 search.root_best = best_move
             return best
