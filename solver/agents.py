@@ -174,9 +174,9 @@ class PerfectAgent:
         game = self.game
         key = game.key(state)
         if key not in self.plan:
-            limits = self.limits or Limits()
-            caps = [c for c in (limits.nodes, limits.table_entries) if c is not None]
-            found = solve_puzzle(game, state, max_nodes=min(caps) if caps else None, max_seconds=limits.seconds)
+            found = solve_puzzle(game, state, self.limits)
+            if found.stop_reason == StopReason.INTERRUPT:
+                raise KeyboardInterrupt  # as any other search of this agent would let Ctrl-C through
             if not found.solved:
                 if not found.complete:
                     return None  # out of budget: the exact solver's stopped answer says so
@@ -190,8 +190,8 @@ class PerfectAgent:
                 self.plan[game.key(state)] = move
                 state = game.apply(state, move)
             stats = SearchStats(nodes=found.nodes, seconds=found.seconds, depth=len(found.moves))
-            self.last = SearchResult((float(found.value or 0.0),), found.moves[:1], found.moves, True, stats,
-                                     found.algorithm, plies=float(len(found.moves)))
+            self.last = SearchResult(found.value, found.moves[:1], found.moves, True, stats, found.algorithm,
+                                     plies=float(len(found.moves)))
         else:
             self.last = None
         return self.plan[key]

@@ -156,41 +156,11 @@ def _exact_then_deepen(game: CompiledGame, state: Any, algorithm: str, limits: L
 
 
 def _puzzle(game: CompiledGame, state: Any, limits: Limits, progress: Progress | None) -> SearchResult:
+    """Shortest-path search (:func:`solver.shortest_path.solve_puzzle`): it takes --time, --max-nodes and the table
+    cap (a puzzle search keeps about one state per state expanded) itself."""
     from solver.shortest_path import solve_puzzle
 
-    started = time.perf_counter()
-
-    def tick(nodes: int) -> None:
-        if progress is not None:
-            progress(SearchStats(nodes=nodes, seconds=time.perf_counter() - started))
-
-    # The table cap bounds the states a puzzle search keeps: it keeps about one per node expanded (and
-    # their children), so --max-table/--memory cap the nodes too.
-    caps = [c for c in (limits.nodes, limits.table_entries) if c is not None]
-    max_nodes = min(caps) if caps else None
-    try:
-        solution = solve_puzzle(game, state, max_nodes=max_nodes, max_seconds=limits.seconds, progress=tick)
-    except KeyboardInterrupt:
-        return SearchResult((0.0,), (), (), False, SearchStats(seconds=time.perf_counter() - started), "puzzle",
-                            True, "interrupt")
-    value = (float(solution.value),) if solution.value is not None else (0.0,)
-    moves = solution.moves
-    stats = SearchStats(nodes=solution.nodes, seconds=solution.seconds, depth=len(moves))
-    stopped = not solution.complete and not solution.solved
-    reason = None
-    if stopped:
-        if max_nodes is not None and solution.nodes >= max_nodes:
-            reason = "nodes" if max_nodes == limits.nodes else "table"
-        else:
-            reason = "time"
-    note: str | None
-    if solution.complete and not solution.solved:
-        note = f"no solution ({solution.nodes:,} states explored)"
-    else:
-        note = "no solution found before the search stopped" if stopped else None
-    return SearchResult(value, moves[:1], moves, solution.solved or solution.complete, stats,
-                        solution.algorithm, stopped, reason, note=note,
-                        plies=float(len(moves)) if solution.solved else None)
+    return solve_puzzle(game, state, limits, progress=progress)
 
 
 def unsolvable(result: SearchResult) -> bool:
