@@ -54,6 +54,9 @@ class Algorithm(str, Enum):
     def __str__(self) -> str:
         return self.value
 
+    def __repr__(self) -> str:  # shown as the name it stands for, as results showed before there was an enum
+        return repr(self.value)
+
 
 EXACT_METHODS = (Algorithm.ALPHABETA, Algorithm.BACKWARD, Algorithm.RETROGRADE, Algorithm.VALUE_ITERATION)
 """The methods of the exact solver."""

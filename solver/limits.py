@@ -52,6 +52,9 @@ class StopReason(str, Enum):
     def __str__(self) -> str:
         return self.value
 
+    def __repr__(self) -> str:  # shown as the name it stands for, as results showed before there was an enum
+        return repr(self.value)
+
 
 @dataclass(frozen=True)
 class Limits:
