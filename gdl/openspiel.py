@@ -101,6 +101,9 @@ class OpenSpielGame:
         the hidden information).
     """
 
+    simultaneous = False  # only sequential games are wrapped
+    symmetries: tuple[str, ...] = ()  # keys are histories (or texts): no mirror images merged
+
     def __init__(self, pyspiel_game: Any, *, key: str = "history", allow_imperfect_information: bool = False) -> None:
         pyspiel = _pyspiel()
         game_type = pyspiel_game.get_type()
