@@ -716,6 +716,10 @@ def build_parser() -> argparse.ArgumentParser:
     cli_match.add_replay_options(p)
     p.set_defaults(run=cli_match.cmd_replay)
 
+    from gdl import cli_book
+
+    cli_book.add_command(sub)
+
     from gdl import cli_editor  # fmt, new, show, lsp
 
     cli_editor.add_commands(sub)

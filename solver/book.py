@@ -449,8 +449,12 @@ def _read(connection: sqlite3.Connection, path: str) -> Book:
     book = Book(solved.game, solved.parameters, solved.fingerprint, solved.players, solved.method, plies,
                 None if depth == "exact" else _count(depth, "depth", 1))
     columns = ", ".join(capped.format(column) for column in ("key", "value", "best"))
-    for key_text, key_kind, value_text, value_kind, best_text, best_kind in (
-            connection.execute(f"SELECT {columns} FROM states")):
+    have = {row[1] for row in connection.execute("PRAGMA table_info(states)")}
+    distance = "plies, typeof(plies)" if "plies" in have else "NULL, 'null'"
+    for key_text, key_kind, value_text, value_kind, best_text, best_kind, plies_value, plies_kind in (
+            connection.execute(f"SELECT {columns}, {distance} FROM states")):
+        if plies_kind != "null":  # not used by books (NULL as written), but a stored one must be a distance
+            tables._plies(plies_value, plies_kind)
         key = tables._key(tables._typed(key_text, key_kind))
         if key in book.values:
             raise BookError(f"{path!r} is a damaged book: the position {tables._shown(key_text)} appears twice")
