@@ -62,7 +62,7 @@ def cmd_book(args: argparse.Namespace) -> int:
     if args.max_positions < 1:
         raise UsageError("--max-positions must be at least 1")
     _check_target(args.save)
-    game = load_game(args.game, parse_params(args.param))
+    game: Any = load_game(args.game, parse_params(args.param))  # (a CompiledGame is a solver Game)
     out, err = make_console(), make_console(stderr=True)
     try:
         with rule_errors(game), DelayedProgress(err, "book", None, enabled=not args.json) as display:

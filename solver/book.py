@@ -288,6 +288,7 @@ def _keeping(game: Game, state: State, solved: SolvedTable) -> tuple[Hashable, .
     for move in game.legal_moves(state):
         child = game.apply(state, move)
         child_key = game.key(child)
+        remaining: float | None
         if game.to_move(child) == TERMINAL:
             value, remaining = tuple(game.utilities(child)), 0.0
         else:
