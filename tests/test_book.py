@@ -314,18 +314,21 @@ def _proven(search: NegamaxSearch, game, state, at_least_for: int, value: float)
     return at_most(search, state, -value)
 
 
-@pytest.mark.slow
-def test_book_agent_never_loses_a_connect4_5x4_opening_it_covers(tmp_path):
+OPPONENTS = [("random", 1), ("random", 2), ("random", 3), ("alphabeta:depth=4", 0), ("mcts:iterations=200", 4)]
+
+
+def never_loses_an_opening(cols: int, rows: int, plies: int, tmp_path: Path) -> int:
     """``alphabeta:depth=2,book=...`` against every line of the opponent within the book's plies, in
-    either seat: each position it moves to keeps the solved value of 5x4 Connect-Four (a draw), as a
-    separate search on the game without mirror symmetry proves. Then full games from those openings
-    against several opponents: it leaves the book unbeaten, and it never loses to the random ones."""
-    game, plain = connect4(5, 4), connect4(5, 4, symmetry=False)
+    either seat: each position it moves to keeps the solved value of the game (a draw), as a separate
+    search on the game without mirror symmetry proves. Then full games from those openings against
+    several opponents: it leaves the book unbeaten, and it never loses to the random ones.
+    Returns how many book moves were checked."""
+    game, plain = connect4(cols, rows), connect4(cols, rows, symmetry=False)
     path = tmp_path / "c4.book"
-    plies = 3
-    assert main(["book", "connect4", "-p", "cols=5", "-p", "rows=4", "--plies", str(plies), "--save", str(path)]) == 0
+    assert main(["book", "connect4", "-p", f"cols={cols}", "-p", f"rows={rows}", "--plies", str(plies),
+                 "--save", str(path)]) == 0
     book = load_book(path, game)
-    assert book.values[game.key(game.initial_state())] == (0.0, 0.0)  # 5x4 is a draw
+    assert book.values[game.key(game.initial_state())] == (0.0, 0.0)  # both sizes are draws
     oracle = NegamaxSearch(plain, Budget(Limits()))
     checked = 0
     for seat in (0, 1):
@@ -346,16 +349,39 @@ def test_book_agent_never_loses_a_connect4_5x4_opening_it_covers(tmp_path):
                 lines.append(f"{line},{move}".strip(","))
             else:
                 lines.extend(f"{line},{m}".strip(",") for m in game.legal_moves(state))
-    assert checked == 1 + 5 + 5 + 25  # Red at plies 0 and 2, Yellow at plies 1 and 3
-    for seat, (opponent, seed) in itertools.product((0, 1), [("random", 1), ("random", 2), ("random", 3),
-                                                             ("alphabeta:depth=4", 0), ("mcts:iterations=200", 4)]):
+    for seat, (opponent, seed) in itertools.product((0, 1), OPPONENTS):
         agent = make_agent(game, f"alphabeta:depth=2,book={path}")
         other = make_agent(game, opponent, seed=seed)
         seated = [agent, other] if seat == 0 else [other, agent]
         record = play_game(game, seated, (0, 1), random.Random(seed))
+        assert agent.from_book == len(range(seat, plies + 1, 2))  # each of its turns within the plies
         assert _proven(oracle, plain, play(plain, ",".join(map(str, record.moves[:plies + 1]))), seat, 0.0)
         if opponent == "random":
             assert record.utilities[seat] >= 0, (seat, opponent, record.moves)
+    return checked
+
+
+@pytest.mark.slow
+def test_book_agent_never_loses_a_connect4_5x4_opening_it_covers(tmp_path):
+    assert never_loses_an_opening(5, 4, 3, tmp_path) == 1 + 5 + 5 + 25  # Red at plies 0 and 2, Yellow at 1 and 3
+
+
+def test_book_agent_never_loses_a_connect4_4x4_opening_it_covers(tmp_path):
+    """The same on 4x4 (a draw too; quick): Red at plies 0, 2, 4 and Yellow at 1, 3 of a 4-ply book."""
+    assert never_loses_an_opening(4, 4, 4, tmp_path) == (1 + 4 + 16) + (4 + 16)
+
+
+def test_expectimax_probes_a_table_with_chance(tmp_path):
+    """Pig (dice): a solved table from `gdl solve --save` ends expectimax's branches at tabled states."""
+    path = tmp_path / "pig.sqlite"
+    assert main(["solve", "pig", "-p", "goal=6", "--save", str(path)]) == 0
+    game = gdl.load("pig", {"goal": "6"})
+    state = game.initial_state()
+    plain, probed = make_agent(game, "expectimax:depth=6"), make_agent(game, f"expectimax:depth=6,table={path}")
+    plain.choose(state)
+    move = probed.choose(state)
+    assert probed.probe.hits > 0 and probed.last.stats.nodes < plain.last.stats.nodes
+    assert str(move) in {str(m) for m in solve(game, state).best_moves}
 
 
 # ================================================================== the command
