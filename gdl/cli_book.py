@@ -14,6 +14,7 @@ from gdl.cli import (
     DelayedProgress,
     UsageError,
     dump_json,
+    error_json,
     game_label,
     json_value,
     load_game,
@@ -73,6 +74,8 @@ def cmd_book(args: argparse.Namespace) -> int:
             book = build_book(game, args.plies, args.depth, cap=args.max_positions, progress=show)
     except KeyboardInterrupt:
         err.print(Text("interrupted: no book saved", style="yellow"))
+        if args.json:
+            print(error_json("interrupted", "interrupted (Ctrl-C) before the book was built: no book saved"))
         return EXIT_INTERRUPTED
     except TooManyPositions as error:
         raise UsageError(f"{error} (or raise --max-positions)") from None

@@ -445,6 +445,9 @@ def test_gdl_book_ctrl_c_saves_nothing(tmp_path, capsys, monkeypatch):
     assert main(["book", "connect4", "-p", "cols=4", "-p", "rows=4", "--plies", "3", "--save", str(path)]) == 130
     assert "interrupted: no book saved" in capsys.readouterr().err
     assert path.read_text() == "the old file"
+    assert main(["book", "nim", "--plies", "3", "--save", str(path), "--json"]) == 130
+    assert json.loads(capsys.readouterr().out)["error"]["code"] == "interrupted"
+    assert path.read_text() == "the old file"
 
 
 def test_play_and_match_with_a_book_agent(ttt_book, tmp_path, capsys):
