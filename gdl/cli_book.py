@@ -69,7 +69,7 @@ def cmd_book(args: argparse.Namespace) -> int:
         with rule_errors(game), DelayedProgress(err, "book", None, enabled=not args.json) as display:
             def show(done: BookProgress) -> None:
                 display.update(done.done, total=done.total,
-                               description=f"book: {format_number(done.nodes)} nodes")
+                               description=f"book: {done.nodes:,} nodes")
 
             book = build_book(game, args.plies, args.depth, cap=args.max_positions, progress=show)
     except KeyboardInterrupt:

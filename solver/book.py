@@ -216,6 +216,11 @@ class _Counter:
         self.running = stats.nodes
         self._tell()
 
+    def searched_in_all(self, stats: SearchStats) -> None:
+        """The progress of a search whose node count runs on across positions (one shared searcher)."""
+        self.running = stats.nodes - self.nodes
+        self._tell()
+
     def finished(self, nodes: int = 0) -> None:
         self.done += 1
         self.nodes += nodes
@@ -236,7 +241,7 @@ def _decisions(levels: list[list[State]]) -> Iterator[State]:
 
 def _exact_duel(game: Game, levels: list[list[State]], plies: int, counter: _Counter) -> Book:
     """Exact values by MTD(f) with one transposition table for every position; best moves by null windows."""
-    budget = Budget(Limits(), counter.searching)
+    budget = Budget(Limits(), counter.searched_in_all)
     search = NegamaxSearch(game, budget, detect_cycles=True)
     book = Book.for_game(game, "alphabeta", plies, None)
     for state in _decisions(levels):
@@ -268,13 +273,13 @@ def _exact_graph(game: Game, levels: list[list[State]], plies: int, counter: _Co
     if solved is None or not solved.complete:
         raise ValueError(f"the exact solver did not value every position of {game.name}")
     book = Book.for_game(game, solution.algorithm, plies, None)
+    counter.nodes, counter.running = solution.stats.nodes, 0
     for state in _decisions(levels):
         key = game.key(state)
         book.values[key] = solved.values[key]
         if game.to_move(state) >= 0:
             book.best[key] = _keeping(game, state, solved)
         counter.finished()
-    counter.nodes = solution.stats.nodes
     return book
 
 

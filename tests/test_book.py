@@ -151,6 +151,16 @@ def test_interrupted_build_raises_keyboard_interrupt():
         build_book(connect4(4, 4), 4, progress=stop)
 
 
+@pytest.mark.parametrize(("name", "depth"), [("connect4", None), ("connect4", 3), ("pig", None)])
+def test_progress_counts_positions_and_nodes_upwards(name, depth):
+    seen = []
+    game = connect4(4, 4) if name == "connect4" else gdl.load("pig", {"goal": "8"})
+    book = build_book(game, 4, depth=depth, progress=seen.append)
+    assert seen[-1].done == seen[-1].total == len(book)
+    assert all(a.nodes <= b.nodes and a.done <= b.done for a, b in itertools.pairwise(seen))
+    assert seen[-1].nodes > 0
+
+
 def test_too_many_positions_is_refused_before_any_search():
     with pytest.raises(TableError, match="more than 10 positions"):
         build_book(gdl.load("tictactoe"), 3, cap=10)
