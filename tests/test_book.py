@@ -417,6 +417,9 @@ def test_gdl_book_help(capsys):
     text = capsys.readouterr().out
     for word in ("--plies", "--depth", "--save", "--max-positions", "book=FILE"):
         assert word in text
+    assert main(["play", "--help"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "book=FILE" in text and "table=FILE" in text
 
 
 @pytest.mark.parametrize(("argv", "message"), [
