@@ -22,7 +22,15 @@ from gdl.cli import (
 )
 from gdl.cli_errors import rule_errors
 from gdl.console import format_number, make_console
-from solver.book import MAX_POSITIONS, Book, BookProgress, TooManyPositions, build_book, save_book
+from solver.book import (
+    MAX_POSITIONS,
+    Book,
+    BookProgress,
+    TooManyPositions,
+    build_book,
+    check_target,
+    save_book,
+)
 from solver.table import TableError
 
 HELP = ("Build an opening book: the best moves and values of every position up to N plies from the start "
@@ -95,16 +103,13 @@ def cmd_book(args: argparse.Namespace) -> int:
 
 def _check_target(path: str) -> None:
     """Fail before the work, not after it: the file's directory must exist, and the file be a regular one."""
-    from solver.table import _check_save_target
-
     directory = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(directory):
         raise UsageError(f"--save: no directory {directory!r}")
     try:
-        _check_save_target(path)
-    except TableError:
-        raise UsageError(f"--save: {path!r} is not a regular file; a book is written only as a regular file "
-                         "(or in place of a link)") from None
+        check_target(path)
+    except TableError as error:
+        raise UsageError(f"--save: {error}") from None
 
 
 def _report(game: Any, book: Book, path: str) -> dict[str, Any]:

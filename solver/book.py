@@ -352,7 +352,7 @@ def save_book(book: Book, path: str | os.PathLike[str]) -> None:
     :raises ValueError: a state key cannot be written as JSON.
     """
     path = os.fspath(path)
-    tables._check_save_target(path)
+    check_target(path)
     fd, temp = tempfile.mkstemp(prefix=".gdl-book-", suffix=".tmp", dir=os.path.dirname(os.path.abspath(path)))
     os.close(fd)
     try:
@@ -362,6 +362,17 @@ def save_book(book: Book, path: str | os.PathLike[str]) -> None:
         with contextlib.suppress(OSError):
             os.remove(temp)
         raise
+
+
+def check_target(path: str | os.PathLike[str]) -> None:
+    """A book replaces a regular file or a symbolic link (the link, never what it points to), nothing else.
+
+    :raises TableError: the path is a directory, a device, a FIFO or a socket.
+    """
+    try:
+        tables._check_save_target(os.fspath(path))
+    except TableError as error:
+        raise TableError(str(error).replace("a solved table is saved", "a book is saved")) from None
 
 
 def _write(book: Book, path: str) -> None:

@@ -436,7 +436,7 @@ def test_gdl_book_usage_errors(tmp_path, capsys, argv, message):
 
 def test_gdl_book_save_targets(tmp_path, capsys):
     assert main(["book", "nim", "--plies", "1", "--save", str(tmp_path)]) == 2
-    assert "not a regular file" in capsys.readouterr().err
+    assert "is a directory; a book is saved only as a regular file" in capsys.readouterr().err
     assert main(["book", "nim", "--plies", "1", "--save", str(tmp_path / "no" / "x.book")]) == 2
     assert "no directory" in capsys.readouterr().err
 
