@@ -442,9 +442,9 @@ def test_gdl_book_save_targets(tmp_path, capsys):
 
 
 def test_gdl_book_ctrl_c_saves_nothing(tmp_path, capsys, monkeypatch):
-    import gdl.cli_book
+    import gdl.cli.book as cli_book
 
-    real = gdl.cli_book.build_book
+    real = cli_book.build_book
 
     def interrupted(*args, **kwargs):
         def stop(progress):
@@ -452,7 +452,7 @@ def test_gdl_book_ctrl_c_saves_nothing(tmp_path, capsys, monkeypatch):
                 raise KeyboardInterrupt
         return real(*args, **{**kwargs, "progress": stop})
 
-    monkeypatch.setattr(gdl.cli_book, "build_book", interrupted)
+    monkeypatch.setattr(cli_book, "build_book", interrupted)
     path = tmp_path / "kept.book"
     path.write_text("the old file")
     assert main(["book", "connect4", "-p", "cols=4", "-p", "rows=4", "--plies", "3", "--save", str(path)]) == 130

@@ -8,19 +8,11 @@ from typing import Any
 
 from rich.text import Text
 
-from gdl.cli import (
-    EXIT_INTERRUPTED,
-    EXIT_OK,
-    DelayedProgress,
-    UsageError,
-    dump_json,
-    error_json,
-    game_label,
-    json_value,
-    load_game,
-    parse_params,
-)
-from gdl.cli_errors import rule_errors
+from gdl.cli.args import add_command, game_options, load_game, parse_params
+from gdl.cli.errors import EXIT_INTERRUPTED, EXIT_OK, UsageError
+from gdl.cli.output import dump_json, error_json, game_label, json_value
+from gdl.cli.progress import DelayedProgress
+from gdl.cli.rule_errors import rule_errors
 from gdl.console import format_number, make_console
 from solver.book import (
     MAX_POSITIONS,
@@ -43,13 +35,10 @@ EPILOG = """examples:
   gdl play tictactoe --vs alphabeta:depth=2,table=ttt.book  # an exact book is also a table to probe"""
 
 
-def add_command(sub: Any) -> None:
+def register(sub: Any) -> None:
     """Add ``gdl book`` to the sub-command parser ``sub``."""
-    p = sub.add_parser("book", help=HELP, description=HELP, epilog=EPILOG,
-                       formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("game", metavar="GAME", help="a rule file, or the name of a bundled game (see `gdl list`)")
-    p.add_argument("-p", "--param", action="append", metavar="NAME=VALUE",
-                   help="set a parameter of the game (repeatable)")
+    p = add_command(sub, "book", HELP, EPILOG)
+    game_options(p)
     p.add_argument("--plies", type=int, required=True, metavar="N",
                    help="every position reachable in at most N moves (chance outcomes count) goes in the book")
     p.add_argument("--depth", type=int, metavar="D",
