@@ -105,10 +105,16 @@ class TableProbe:
     def render(self, state: State) -> str:
         return self.game.render(state)
 
-    def __getattr__(self, name: str) -> Any:  # symmetries, simultaneous, ...: the game's
-        if name == "game":  # not set yet (unpickling): no recursion
-            raise AttributeError(name)
-        return getattr(self.game, name)
+    @property
+    def symmetries(self) -> tuple[str, ...]:
+        return tuple(getattr(self.game, "symmetries", ()))
+
+    @property
+    def simultaneous(self) -> bool:
+        return bool(getattr(self.game, "simultaneous", False))
+
+    # Nothing else of the game shows through (no __getattr__): a fast path that a search takes for the
+    # game's own type or attributes (a compiled inner loop, say) would search without the table.
 
 
 class KnowingAgent:
