@@ -39,9 +39,17 @@ from typing import Any
 
 from solver import table as tables
 from solver.alphabeta import CycleFound, NegamaxSearch, TooDeep, at_least, at_most, mtdf
-from solver.exact import solve
+from solver.exact import StateGraph, solve
 from solver.game import TERMINAL, Game, State, candidate_moves
-from solver.limits import Budget, Limits, SearchResult, SearchStats, check_players, is_two_player_zero_sum
+from solver.limits import (
+    Budget,
+    Limits,
+    SearchResult,
+    SearchStats,
+    SearchStopped,
+    check_players,
+    is_two_player_zero_sum,
+)
 from solver.table import (
     TIE_TOLERANCE,
     CorruptTableError,
@@ -191,13 +199,34 @@ def build_book(game: Game, plies: int, depth: int | None = None, *, cap: int = M
     counter = _Counter(sum(map(len, levels)), progress)
     if depth is not None:
         return _searched(game, levels, plies, depth, counter)
-    if is_two_player_zero_sum(game) and not game.has_chance:
-        try:
-            return _exact_duel(game, levels, plies, counter)
-        except (CycleFound, TooDeep):
-            counter.restart()  # cycles or too long to recurse: the graph methods below
-            return _exact_graph(game, levels, plies, counter, "retrograde")
-    return _exact_graph(game, levels, plies, counter, "auto")
+    if not (is_two_player_zero_sum(game) and not game.has_chance):
+        return _exact_graph(game, levels, plies, counter, "auto")
+    small = _small_graph(game)
+    if small is not None:  # solved whole, with distances: a winner's book moves make progress, cycles or not
+        return _exact_graph(game, levels, plies, counter, "backward" if small.topological_order() else "retrograde")
+    try:
+        return _exact_duel(game, levels, plies, counter)
+    except (CycleFound, TooDeep):
+        counter.restart()  # cycles or too long to recurse: the graph methods
+        return _exact_graph(game, levels, plies, counter, "retrograde")
+
+
+SMALL_GRAPH = 20_000
+"""A deterministic duel with at most this many reachable states is solved whole by a graph method."""
+
+
+def _small_graph(game: Game) -> StateGraph | None:
+    """Every reachable state, if there are at most :data:`SMALL_GRAPH` (else None, after exploring that many).
+
+    Why: alpha-beta proves values without visiting every state, so it may never walk round a cycle
+    that a value-keeping move closes; in a cyclic game a winner's book move must also bring the end
+    nearer, which the graph methods' distances to the end tell. A game too big for this test is
+    taken to be acyclic unless alpha-beta meets a cycle.
+    """
+    try:
+        return StateGraph.explore(game, game.initial_state(), Budget(Limits()), SMALL_GRAPH)
+    except SearchStopped:
+        return None
 
 
 class _Counter:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 import os
 import random
 import shutil
@@ -18,6 +19,11 @@ from pathlib import Path
 
 import pytest
 from crafted_tables import CRAFTED
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from refgames import GraphGame
+from test_solver_exact import graphs
+from test_solver_search import as_game, trees
 
 import gdl
 from gdl.cli import main
@@ -28,6 +34,7 @@ from solver.exact import solve
 from solver.game import TERMINAL
 from solver.limits import Budget, Limits
 from solver.match import play_game
+from solver.probe import KnowingAgent, TableProbe
 from solver.table import CorruptTableError, StaleTableError, TableError, encode_key
 
 SHUTTLE = Path(__file__).parent / "solvefiles" / "shuttle.gdl"
@@ -71,12 +78,28 @@ def test_a_book_holds_every_position_within_its_plies_once():
 
 
 def test_exact_book_values_and_moves_are_the_exact_solvers():
+    """Tic-tac-toe is small: solved whole, with distances, so its book moves are the perfect player's (value
+    first, then a winner's fastest and a loser's slowest)."""
     game = gdl.load("tictactoe")
     book = build_book(game, 3)
+    assert book.method == "backward"
     for state in itertools.chain.from_iterable(positions(game, 3)):
-        solution = solve(game, state)
+        solution = solve(game, state, plies=True)
         assert book.values[game.key(state)] == solution.value
-        assert set(book.moves(game, state)) == set(solution.best_moves), game.render(state)
+        assert set(book.moves(game, state)) == set(solution.fastest_moves), game.render(state)
+
+
+def test_big_duels_are_solved_position_by_position():
+    """Connect-Four 4x4 has more states than SMALL_GRAPH: MTD(f) with one shared table; every value-keeping move."""
+    game = connect4(4, 4)
+    book = build_book(game, 2)
+    assert book.method == "alphabeta"
+    plain = connect4(4, 4, symmetry=False)
+    for line in ("", "drop(a)", "drop(b)", "drop(a),drop(b)", "drop(b),drop(c)"):
+        state = play(game, line)
+        solution = solve(plain, play(plain, line))
+        assert book.values[game.key(state)] == solution.value
+        assert {str(m) for m in book.moves(game, state)} == {str(m) for m in solution.best_moves}
 
 
 def test_symmetric_keys_give_each_mirror_image_its_own_moves():
@@ -164,6 +187,69 @@ def test_progress_counts_positions_and_nodes_upwards(name, depth):
 def test_too_many_positions_is_refused_before_any_search():
     with pytest.raises(TableError, match="more than 10 positions"):
         build_book(gdl.load("tictactoe"), 3, cap=10)
+
+
+# ------------------------------------------------------------------ random games (hypothesis)
+
+RANDOM = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def book_agrees_with_the_solver(game, plies: int) -> None:
+    book = build_book(game, plies)
+    for state in itertools.chain.from_iterable(positions(game, plies)):
+        solution = solve(game, state)
+        assert book.values[game.key(state)] == pytest.approx(solution.value, abs=1e-9)
+        if game.to_move(state) >= 0:
+            assert set(book.moves(game, state)) <= set(solution.best_moves)
+
+
+@RANDOM
+@given(trees(max_depth=5))
+def test_random_duel_trees(tree: tuple) -> None:
+    book_agrees_with_the_solver(as_game(tree), 3)
+
+
+@RANDOM
+@given(trees(players=3, chance=True, zero_sum=False))
+def test_random_trees_with_chance_and_three_players(tree: tuple) -> None:
+    book_agrees_with_the_solver(as_game(tree, players=3, zero_sum=False), 3)
+
+
+@RANDOM
+@given(graphs())
+def test_random_cyclic_graphs(nodes: list) -> None:
+    """Alpha-beta meets a cycle: the book falls back to retrograde analysis; a winner's book move makes progress."""
+    game = GraphGame(nodes)
+    book = build_book(game, 3)
+    solution = solve(game, method="retrograde", plies=True)
+    for state in itertools.chain.from_iterable(positions(game, 3)):
+        key = game.key(state)
+        assert book.values[key] == solution.table.values[key]
+        if game.to_move(state) >= 0 and solution.table.plies.get(key, math.inf) < math.inf:
+            move = book.moves(game, state)[0]
+            child = game.apply(state, move)
+            after = 0.0 if game.to_move(child) == TERMINAL else solution.table.plies[game.key(child)]
+            assert after == solution.table.plies[key] - 1
+
+
+@RANDOM
+@given(trees(chance=True), st.integers(1, 3))
+def test_a_table_never_changes_a_search_to_the_end(tree: tuple, plies: int) -> None:
+    """Searched to the end, with or without an exact table: the same value (the table only cuts)."""
+    game = as_game(tree)
+    table = build_book(game, plies).as_table()
+    root = game.initial_state()
+    if game.to_move(root) < 0:
+        return
+    for spec in ("expectimax:depth=20", "minimax:depth=20") if game.has_chance else ("alphabeta:depth=20",
+                                                                                    "minimax:depth=20"):
+        plain = make_agent(game, spec)
+        probe = TableProbe(game, table)
+        agent = KnowingAgent(game, make_agent(probe, spec), spec, probe=probe)  # what table=FILE builds
+        plain.choose(root)
+        agent.choose(root)
+        assert agent.last.value == pytest.approx(plain.last.value, abs=1e-9), spec
+        assert agent.last.stats.nodes <= plain.last.stats.nodes, spec
 
 
 # ================================================================== untrusted files
