@@ -7,9 +7,10 @@ the position is in it and search once play has left it.
 
 A book holds, for every position reachable in at most ``plies`` moves (chance outcomes count
 as plies), its value (one number per player) and its best moves: exact (the book's ``depth``
-is None; solved as :mod:`solver.exact` would, with one transposition table shared by every
-position), or from a depth-limited search (alpha-beta for two-player zero-sum games,
-expectimax with chance, max^n otherwise).
+is None; a small game, or one with chance or more players, solved whole by a graph method of
+:mod:`solver.exact` with distances to the end; a big deterministic duel position by position
+by MTD(f) with one transposition table shared by every position), or from a depth-limited
+search (alpha-beta for two-player zero-sum games, expectimax with chance, max^n otherwise).
 
 Best moves are stored as the keys of the positions they lead to, not as move names: a game
 whose keys identify mirror images (``symmetry`` in a rule file) gives every image one entry,
