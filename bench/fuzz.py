@@ -63,9 +63,11 @@ import random
 import re
 import signal
 import sys
+import tempfile
 import time
 import traceback
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 from typing import ClassVar
 
@@ -73,6 +75,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 sys.setrecursionlimit(max(sys.getrecursionlimit(), 1000))
 
+import fuzz_tables  # noqa: E402
 import grammar_strategy  # noqa: E402
 
 import gdl  # noqa: E402
@@ -430,11 +433,14 @@ def hostile(rng: random.Random) -> tuple[str, str]:
     return f"hostile-{shape}", text
 
 
-GENERATORS = ("mixed", "grammar", "hostile")
+GENERATORS = ("mixed", "grammar", "hostile", "tables")
 
 
 def make_case(seed: int, generator: str = "mixed") -> tuple[str, str]:
-    """The (kind, text) of case ``seed`` from ``generator`` (one of GENERATORS)."""
+    """The (kind, text) of case ``seed`` from ``generator`` (one of GENERATORS); for ``tables`` the text
+    describes the mutations of the table (:func:`fuzz_tables.make_table` writes the file)."""
+    if generator == "tables":
+        return fuzz_tables.describe_table(seed)
     rng = random.Random(seed)
     if generator == "hostile":
         return hostile(rng)
@@ -614,11 +620,13 @@ def check_seed(args: tuple[int, float] | tuple[int, float, str]) -> tuple[int, s
     """(seed, kind, signature or None, traceback or None) of ``(seed, timeout[, generator])``."""
     seed, timeout = args[0], args[1]
     generator = args[2] if len(args) > 2 else "mixed"
-    kind, text = make_case(seed, generator)
+    kind, text = ("tables", "") if generator == "tables" else make_case(seed, generator)
     signal.signal(signal.SIGALRM, _alarm)
     signal.setitimer(signal.ITIMER_REAL, timeout)
     try:
-        if generator == "grammar":
+        if generator == "tables":
+            kind = fuzz_tables.run_table_case(seed, timeout)
+        elif generator == "grammar":
             run_grammar_case(text, seed)
         else:
             run_case(text, seed)
@@ -633,6 +641,73 @@ def check_seed(args: tuple[int, float] | tuple[int, float, str]) -> tuple[int, s
     return seed, kind, None, None
 
 
+INFLIGHT = "GDL_FUZZ_INFLIGHT"
+"""Environment variable: a folder where each worker notes the seed it is running (see :func:`run_all`)."""
+
+
+def _checked(args: tuple[int, float, str]) -> tuple[int, str, str | None, str | None]:
+    """:func:`check_seed`, noting the seed in the in-flight folder while it runs."""
+    folder = os.environ.get(INFLIGHT)
+    note = Path(folder) / str(os.getpid()) if folder else None
+    if note is not None:
+        note.write_text(str(args[0]))
+    try:
+        return check_seed(args)
+    finally:
+        if note is not None:
+            with contextlib.suppress(OSError):
+                note.unlink()
+
+
+def run_all(seeds: list[int], timeout: float, generator: str, jobs: int,
+            ) -> Iterator[tuple[int, str, str | None, str | None]]:
+    """The result of every seed. A worker stuck where no alarm reaches it (inside one C call) gives no result
+    for ``4 * timeout + 30`` s: its seed is reported as a hang and the campaign goes on with a new pool."""
+    pending = list(seeds)
+    while pending:
+        done: set[int] = set()
+        stuck: list[int] = []
+        with tempfile.TemporaryDirectory(prefix="gdl-fuzz-inflight-") as folder:
+            os.environ[INFLIGHT] = folder
+            pool = multiprocessing.Pool(jobs, maxtasksperchild=2000)
+            try:
+                chunk = 1 if generator in ("tables", "hostile") else 50
+                results = pool.imap_unordered(_checked, [(s, timeout, generator) for s in pending], chunksize=chunk)
+                while len(done) < len(pending):
+                    try:
+                        result = results.next(timeout=4 * timeout + 30)
+                    except multiprocessing.TimeoutError:
+                        stuck = [int(note.read_text()) for note in Path(folder).iterdir()]
+                        break
+                    done.add(result[0])
+                    yield result
+            finally:
+                pool.terminate()
+                pool.join()
+        for seed in stuck:
+            yield seed, generator, f"Timeout (stuck past the {timeout:g} s alarm)", None
+        if not stuck and len(done) < len(pending):
+            raise RuntimeError("the pool stopped without results and no seed in flight")
+        pending = [s for s in pending if s not in done and s not in stuck]
+
+
+def write_reproducer(out: Path, sig: str, seed: int, kind: str, generator: str, trace: str | None) -> str:
+    """One reproducer for a new signature: ``<digest>.gdl`` (``.sqlite`` for tables) and ``<digest>.txt``."""
+    digest = hashlib.sha1(sig.encode()).hexdigest()[:10]
+    command = f"python bench/fuzz.py --generator {generator} --start {seed} --cases 1"
+    if generator == "tables":
+        name = fuzz_tables.reproduce_table(seed, out / f"{digest}.sqlite")
+        described = make_case(seed, generator)[1]
+        text = f"{sig}\nseed {seed} ({kind}); {command}\ngdl play {name} --as none --vs perfect:table={digest}.sqlite\n"
+        (out / f"{digest}.txt").write_text(text + described + f"\n{trace or ''}", encoding="utf-8")
+        return digest
+    text = make_case(seed, generator)[1]
+    header = f"# fuzz crash: {sig}\n# seed {seed} ({kind}); {command}\n"
+    (out / f"{digest}.gdl").write_text(header + text, encoding="utf-8")
+    (out / f"{digest}.txt").write_text(f"{sig}\nseed {seed}\n\n{trace or ''}", encoding="utf-8")
+    return digest
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--cases", type=int, default=10_000)
@@ -642,34 +717,28 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", default="fuzz-crashes", help="folder for one reproducer per crash signature")
     parser.add_argument("--generator", choices=GENERATORS, default="mixed",
                         help="mixed: structured games and mutated bundled games; grammar: files derived from "
-                             "grammars/gdl.lark (tests/grammar_strategy.py)")
+                             "grammars/gdl.lark (tests/grammar_strategy.py); hostile: the shapes that once hung "
+                             "or crashed, and hostile text; tables: mutated solved tables (bench/fuzz_tables.py)")
     args = parser.parse_args(argv)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     found: dict[str, list[int]] = {}
     kinds: Counter[str] = Counter()
     started = time.perf_counter()
-    work = ((seed, args.timeout, args.generator) for seed in range(args.start, args.start + args.cases))
     done = 0
-    with multiprocessing.Pool(args.jobs, maxtasksperchild=2000) as pool:
-        for seed, kind, sig, trace in pool.imap_unordered(check_seed, work, chunksize=50):
-            done += 1
-            kinds[kind] += 1
-            if sig is not None:
-                first = sig not in found
-                found.setdefault(sig, []).append(seed)
-                if first:
-                    digest = hashlib.sha1(sig.encode()).hexdigest()[:10]
-                    text = make_case(seed, args.generator)[1]
-                    header = (f"# fuzz crash: {sig}\n"
-                              f"# seed {seed} ({kind}); python bench/fuzz.py --generator {args.generator} "
-                              f"--start {seed} --cases 1\n")
-                    (out / f"{digest}.gdl").write_text(header + text, encoding="utf-8")
-                    (out / f"{digest}.txt").write_text(f"{sig}\nseed {seed}\n\n{trace or ''}", encoding="utf-8")
-                    print(f"[{done}] new crash {digest}: {sig} (seed {seed})", flush=True)
-            if done % 5000 == 0:
-                rate = done / (time.perf_counter() - started)
-                print(f"[{done}/{args.cases}] {rate:.0f} cases/s, {len(found)} signatures", flush=True)
+    for seed, kind, sig, trace in run_all(list(range(args.start, args.start + args.cases)), args.timeout,
+                                          args.generator, args.jobs):
+        done += 1
+        kinds[kind] += 1
+        if sig is not None:
+            first = sig not in found
+            found.setdefault(sig, []).append(seed)
+            if first:
+                digest = write_reproducer(out, sig, seed, kind, args.generator, trace)
+                print(f"[{done}] new crash {digest}: {sig} (seed {seed})", flush=True)
+        if done % 5000 == 0 or (args.generator in ("tables", "hostile") and done % 500 == 0):
+            rate = done / (time.perf_counter() - started)
+            print(f"[{done}/{args.cases}] {rate:.1f} cases/s, {len(found)} signatures", flush=True)
     seconds = time.perf_counter() - started
     print(f"\n{done} cases in {seconds:.0f} s ({', '.join(f'{k} {v}' for k, v in sorted(kinds.items()))})")
     crashes = sum(len(v) for v in found.values())

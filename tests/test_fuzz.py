@@ -135,3 +135,32 @@ def test_a_rule_error_met_by_the_symmetry_check_is_a_diagnostic() -> None:
     assert report.errors and all(d.code == "runtime-error" for d in report.diagnostics if d.is_error)
     constant = check_source(source.replace("when top(x) != none", "when top((17)) != none"), "connect4.gdl")
     assert [d.code for d in constant.diagnostics if d.is_error] == ["out-of-domain"]
+
+
+# ------------------------------------------------------- the table generator (bench/fuzz_tables.py)
+
+
+def test_the_table_generator_uses_every_mutation(tmp_path):
+    import fuzz_tables
+
+    seen: set[str] = set()
+    for seed in range(60):
+        kind, _, path, applied = fuzz_tables.make_table(seed, tmp_path)
+        seen.update(kind.removeprefix("tables-").split("+"))
+        path.unlink()
+        assert applied
+    assert seen == {"header", "row", "schema", "pragma", "file"}
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_mutated_tables_are_read_or_refused_cleanly(seed: int) -> None:
+    # seed 0 also runs `gdl play` through the installed executable (fuzz_tables.EXECUTABLE_EVERY)
+    _, kind, sig, trace = fuzz.check_seed((seed, 20.0, "tables"))
+    assert sig is None, f"{kind}: {sig}\n{trace}"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(6, 60))
+def test_more_mutated_tables_are_read_or_refused_cleanly(seed: int) -> None:
+    _, kind, sig, trace = fuzz.check_seed((seed, 20.0, "tables"))
+    assert sig is None, f"{kind}: {sig}\n{trace}"
