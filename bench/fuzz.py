@@ -41,8 +41,10 @@ The properties checked (a violation is a *crash*):
 3. a game that loads (in checked mode) survives random playouts, or raises only
    :class:`gdl.RuleRuntimeError`, which ``game.explain`` maps to a diagnostic in the file;
 4. the exact solver under a small node budget raises nothing but ``RuleRuntimeError``
-   (or ``ValueError`` from the solver's own preconditions);
-5. no case takes more than ``--timeout`` seconds (a hang is a crash too); playouts and the solver run
+   (or ``ValueError`` from the solver's own preconditions, or ``RuleFileError`` with diagnostics inside the
+   file: a declared symmetry is compared with the rules at the first state key);
+5. no case takes more than ``--timeout`` seconds of CPU (a hang is a crash too; a worker that gives no result
+   for ``4 * timeout + 30`` s of wall time is reported as a hang as well); playouts and the solver run
    under a rule budget (:func:`gdl.runtime.rule_budget`, as ``gdl solve --time`` does), so a single rule
    evaluation longer than that is a clean stop (``SearchStopped``), not a hang.
 
@@ -83,6 +85,7 @@ import gdl.check  # noqa: E402
 from gdl.diagnostics import GdlError, RuleFileError, has_controls  # noqa: E402
 from gdl.parser import parse  # noqa: E402
 from gdl.runtime import rule_budget  # noqa: E402
+from solver.exact import StuckStateError, solve  # noqa: E402
 from solver.game import CHANCE, TERMINAL  # noqa: E402
 from solver.limits import Limits, SearchStopped  # noqa: E402
 
@@ -416,12 +419,84 @@ def _hostile_shape(rng: random.Random, shape: str) -> str:
         line = rng.choice([f"terminal when x == 1\nutility p: u{levels - 1}\n",
                            f"win A when x == 1\nheuristic p: u{levels - 1}\n"])
         return head + defs + "move m when x < 1:\n    x = 1\n" + line
+    if shape == "text":
+        return _hostile_text(rng)
     value = rng.choice(["0.5", "1/3", "0.000000000000001", "999999999999999.5"])
     return head.replace("players", f"param bonus = {value}\nplayers") + "move m when bonus > 0:\n" + tail
 
 
 HOSTILE_SHAPES = ("literal", "deep-if", "deep-for", "deep-expr", "doubling", "chain", "square", "params",
-                  "runtime-range", "chance", "nested-aggregates", "errors", "utility", "fraction-param")
+                  "runtime-range", "chance", "nested-aggregates", "errors", "utility", "fraction-param", "text")
+
+ESCAPES = ("\x1b]52;c;aGk=\x07", "\x1b]8;;http://evil.example\x1b\\hidden\x1b]8;;\x1b\\", "\x1b[2J", "\x1b[H",
+           "\x1bc", "\x1b[31m", "\x9b31m", "\x07", "\x08", "\u202e", "\u2066", "\x7f", "\x1b", "\x9d0;title\x9c")
+"""Terminal escape sequences and control characters: OSC 52 (clipboard), OSC 8 (hidden link), clear screen,
+cursor home, reset, colour, CSI as one C1 character, bell, backspace, bidirectional overrides, DEL, OSC as C1."""
+MARKUP = ("[link=http://evil.example]click[/link]", "[/]", "[bold red]x", "[/bold]", ":smile:", "[", "]",
+          "\\\\[x]", "[blink]")
+"""Rich markup (and emoji codes) that must print as written (``\\\\[x]`` in a file is the string ``\\[x]``, which
+rich markup would print as ``[x]``)."""
+BROKEN_LINES = ('move bad: x = "{s}"', 'win A when "{s}"', 'state y: 0..3 = "{s}"', "move bad2: x = 1 {e}",
+                'move bad3: x = undefined_{n} + "{s}"', 'meta {n} = "{s}"\nmeta {n} = "{s}"')
+"""Lines whose diagnostic shows the hostile text in its message or its source excerpt."""
+
+
+def hostile_string(rng: random.Random) -> str:
+    """Text for a string literal: escape sequences, markup and plain words (no quote, backslash or newline)."""
+    parts = [rng.choice(ESCAPES + MARKUP + ("x", "title", " ")) for _ in range(rng.randint(1, 5))]
+    return "".join(parts)
+
+
+def _hostile_text(rng: random.Random) -> str:
+    """A game with escape sequences and markup in its title, description, meta values and render strings, and
+    sometimes a broken line whose diagnostic shows them."""
+    words = [hostile_string(rng) for _ in range(6)]
+    lines = [f'game T{rng.randint(0, 9)} "{words[0]}"', f'meta source = "{words[1]}"', f'meta value = "{words[2]}"',
+             "players A, B", "board 1 x 3", "state mark[cell]: player? = none", "state x: 0..3 = 0",
+             "move put when x < 3:", "    mark[cell(0, x)] = mover", "    x += 1", "win A when x == 3",
+             f'render mark: A "{words[3]}", B "{words[4]}", none "."']
+    if rng.random() < 0.5:
+        line = rng.choice(BROKEN_LINES).format(s=words[5], e=rng.choice(ESCAPES), n=rng.randint(0, 9))
+        lines.insert(rng.randrange(3, len(lines) + 1), line)
+    return "\n".join(lines) + "\n"
+
+
+def run_text_case(text: str, seed: int) -> None:
+    """The CLI's output for a file with hostile text: no raw control character, no markup interpreted.
+
+    ``gdl info``, ``check``, ``play`` (random agents) and ``solve`` run through the CLI's ``main`` in this
+    process on the file, saved under a name that holds escapes and markup too; none may print a traceback or a
+    raw control character (only rich's style codes would be escape sequences, and output here is not a
+    terminal, so there are none), and where ``gdl info`` succeeds every markup string of the title and the
+    meta values is printed as written.
+    """
+    import io
+    import tempfile
+
+    from gdl.cli import main as cli_main
+
+    rng = random.Random(seed)
+    with tempfile.TemporaryDirectory(prefix="gdl-fuzz-text-") as folder:
+        parts = ("t", "[link=x]", "\x1b[2J", "\x1b]52;c;aGk=\x07", "[bold]", "\u202e")
+        name = "".join(rng.choice(parts) for _ in range(3))
+        path = Path(folder) / f"{name}.gdl"
+        path.write_text(text, encoding="utf-8")
+        for argv in (["info", str(path), "--playouts", "2"], ["check", str(path), "--playouts", "2"],
+                     ["play", str(path), "--as", "none", "--vs", "random", "--seed", "1", "--max-plies", "20"],
+                     ["solve", str(path), "--max-nodes", "2000"]):
+            out, err = io.StringIO(), io.StringIO()
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+                code = cli_main(argv)
+            printed = out.getvalue() + err.getvalue()
+            if "Traceback" in printed or code not in (0, 1, 2):
+                raise Violation(f"gdl {argv[0]}: exit {code} or a traceback")
+            if has_controls(printed, keep="\n"):
+                raise Violation(f"gdl {argv[0]}: a raw control character in the output")
+            if argv[0] == "info" and code == 0:
+                for line in text.split("\n")[:3]:
+                    for markup in MARKUP:  # (`\\` in a string is one backslash)
+                        if markup in line and markup.replace("\\\\", "\\") not in out.getvalue():
+                            raise Violation(f"gdl info: the markup {markup!r} is not printed as written")
 
 
 def hostile(rng: random.Random) -> tuple[str, str]:
@@ -563,14 +638,15 @@ def run_case(text: str, seed: int) -> None:
     # the exact solver under a small budget (the unchecked game: the solver's real path)
     try:
         fast = gdl.load_source(text, "fuzz.gdl")
-        from solver.exact import StuckStateError, solve
-
         with rule_budget(seconds=RULE_SECONDS):  # as `gdl solve --time` does
             solve(fast, limits=Limits(nodes=2000, seconds=2, table_entries=20_000))
     except SearchStopped:
         pass  # a single rule evaluation outlasted the budget: the CLI reports a stop
     except gdl.RuleRuntimeError:
         pass
+    except RuleFileError as error:  # the declared symmetry, checked at the first state key: a diagnostic
+        for diagnostic in error.diagnostics:
+            inside(diagnostic, text)
     except StuckStateError:
         pass  # a rule bug the solver reports (gdl check's `no-moves` finds the same)
     except ValueError as error:  # the solver's own preconditions (no players, a cycle it cannot handle)
@@ -621,8 +697,10 @@ def check_seed(args: tuple[int, float] | tuple[int, float, str]) -> tuple[int, s
     seed, timeout = args[0], args[1]
     generator = args[2] if len(args) > 2 else "mixed"
     kind, text = ("tables", "") if generator == "tables" else make_case(seed, generator)
-    signal.signal(signal.SIGALRM, _alarm)
-    signal.setitimer(signal.ITIMER_REAL, timeout)
+    # CPU time, not wall time: on a machine shared with other work a case may wait for a core (a case that
+    # waits without using the CPU is caught by run_all's stuck-worker check)
+    signal.signal(signal.SIGPROF, _alarm)
+    signal.setitimer(signal.ITIMER_PROF, timeout)
     try:
         if generator == "tables":
             kind = fuzz_tables.run_table_case(seed, timeout)
@@ -630,14 +708,16 @@ def check_seed(args: tuple[int, float] | tuple[int, float, str]) -> tuple[int, s
             run_grammar_case(text, seed)
         else:
             run_case(text, seed)
+            if kind == "hostile-text":
+                run_text_case(text, seed)
     except Timeout:
-        return seed, kind, f"Timeout (> {timeout:g} s)", None
+        return seed, kind, f"Timeout (> {timeout:g} s of CPU)", None
     except RecursionError as error:
         return seed, kind, signature(error), traceback.format_exc(limit=-8)
     except Exception as error:
         return seed, kind, signature(error), traceback.format_exc(limit=-8)
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.setitimer(signal.ITIMER_PROF, 0)
     return seed, kind, None, None
 
 
@@ -713,7 +793,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cases", type=int, default=10_000)
     parser.add_argument("--start", type=int, default=0, help="first seed")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
-    parser.add_argument("--timeout", type=float, default=10.0, help="seconds per case before it counts as a hang")
+    parser.add_argument("--timeout", type=float, default=10.0, help="CPU seconds per case before it counts as a hang")
     parser.add_argument("--out", default="fuzz-crashes", help="folder for one reproducer per crash signature")
     parser.add_argument("--generator", choices=GENERATORS, default="mixed",
                         help="mixed: structured games and mutated bundled games; grammar: files derived from "
