@@ -679,7 +679,7 @@ def signature(error: BaseException) -> str:
             where = ("generated code" if frame.filename.startswith("<")
                      else f"{Path(frame.filename).name}:{frame.name}:{frame.lineno}")
             break
-    detail = str(error).split("\n")[0][:80] if isinstance(error, Violation) else ""
+    detail = str(error).split("\n")[0][:80] if isinstance(error, AssertionError) else ""  # the violations
     detail = re.sub(r"\d+", "N", detail)
     return f"{type(error).__name__} at {where}" + (f" ({detail})" if detail else "")
 

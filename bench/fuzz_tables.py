@@ -453,11 +453,11 @@ def _cli_output_ok(code: int, out: str, err: str, what: str) -> None:
         raise TableViolation(f"{what}: not one error line about the table: {err.strip()[:160]!r}")
 
 
-def check_cli(name: str, path: Path, rng: random.Random, executable: bool) -> None:
+def check_cli(name: str, players: int, path: Path, rng: random.Random, executable: bool) -> None:
     """Properties 3 and 4: `gdl play` (and sometimes `gdl match`) in this process, sometimes the executable."""
     runs = [["play", name, "--as", "none", "--vs", f"perfect:table={path}", "--seed", str(rng.randrange(100))]]
     if rng.random() < 0.25:
-        runs.append(["match", name, f"perfect:table={path}", "random", "--games", "2"])
+        runs.append(["match", name, f"perfect:table={path}", *["random"] * (players - 1), "--games", "2"])
     for argv in runs:
         out, err = io.StringIO(), io.StringIO()
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
@@ -490,7 +490,7 @@ def run_table_case(seed: int, timeout: float) -> str:
     try:
         game = gdl.load(name)
         check_library(game, path, rng)
-        check_cli(name, path, rng, executable=seed % EXECUTABLE_EVERY == 0)
+        check_cli(name, len(game.players), path, rng, executable=seed % EXECUTABLE_EVERY == 0)
     except TableViolation as violation:
         raise TableViolation(f"{violation} [{'; '.join(applied)}]"[:400]) from None
     finally:
