@@ -10,6 +10,7 @@ player reads the damaged entry of the root position. ``tests/test_hostile.py`` r
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 from collections.abc import Callable
 
@@ -189,3 +190,17 @@ _case("a column with a default expression", _sql(  # (SQLite does not evaluate i
     "ALTER TABLE new_states RENAME TO states", "PRAGMA writable_schema = ON",
     "UPDATE sqlite_master SET sql = 'CREATE TABLE states (key TEXT PRIMARY KEY, value TEXT NOT NULL, "
     "best TEXT NOT NULL, plies REAL DEFAULT (length(printf(''%.*c'', 900000000, ''x''))))' WHERE name = 'states'"))
+
+
+def kind_of(name: str) -> str:
+    """The kind of a crafted case: what it damages (``root value``, ``players``, ``no format``, ``key``...)."""
+    words = re.split(r"[ =]", name)
+    return " ".join(words[:2]) if words[0] in ("root", "no", "a", "an", "every") else words[0]
+
+
+def one_of_each_kind() -> list[str]:
+    """One crafted case of every kind (the first by name)."""
+    sample: dict[str, str] = {}
+    for name in sorted(CRAFTED):
+        sample.setdefault(kind_of(name), name)
+    return sorted(sample.values())
