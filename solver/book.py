@@ -41,8 +41,9 @@ from typing import Any
 from solver import table as tables
 from solver.alphabeta import CycleFound, NegamaxSearch, TooDeep
 from solver.auto import check_players, is_two_player_zero_sum
-from solver.exact import StateGraph, solve
+from solver.exact import solve
 from solver.game import TERMINAL, Game, State, candidate_moves
+from solver.graph import StateGraph
 from solver.limits import (
     Budget,
     Limits,

@@ -339,8 +339,6 @@ def _check_schema(connection: sqlite3.Connection, path: str, what: str = "solved
             raise error(f"{path!r} is not a gdl {what} (its schema has {_shown(kind)} "
                         f"{_shown(name)}, which a {what} never has)")
     for table in ("header", "states"):
-        # A generated column is an expression SQLite evaluates while reading (one can build a string of a
-        # gigabyte in one step, beyond the progress handler's reach); gdl never writes one, nor a default.
         for column in connection.execute(f"PRAGMA table_xinfo({table})"):
             if column[4] is not None or column[6] != 0:  # dflt_value, hidden (1 virtual table, 2-3 generated)
                 raise error(f"{path!r} is not a gdl {what} (its column {table}.{_shown(column[1])} "
