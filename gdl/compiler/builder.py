@@ -68,6 +68,19 @@ def compile_rules(
     return program, compiler.diagnostics
 
 
+
+def compile_ir(rules: ast.RuleFile, source: str, filename: str = "<string>",
+               overrides: dict[str, str] | None = None) -> ir.Program:
+    """Check a parsed rule file and give its typed IR (for a back end other than Python); the same as
+    ``compile_rules(...)[0].ir``, and as ``game.program.ir`` of a loaded game.
+
+    :raises RuleFileError: the rule file has errors.
+    :raises ParameterError: an override names no parameter or has a bad value.
+    """
+    program, _ = compile_rules(rules, source, filename, overrides)
+    assert program.ir is not None
+    return program.ir
+
 class Compiler(
     ParameterPass,
     DeclarationPass,
