@@ -71,7 +71,7 @@ VALUE_ERRORS = ("index-out-of-range", "division-by-zero", "out-of-domain", "too-
                 "empty-chance")
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, init=False)
 class Code:
     """A compiled expression: Python source, its type, its value when known at load time, and its facts.
 
@@ -106,10 +106,28 @@ class Code:
     """The same expression in the typed IR (what other back ends read), or how to make it: it is made
     only when asked for (:func:`node`), so loading a game for Python alone does not pay for it."""
 
-    def __post_init__(self) -> None:
-        if self.const is not NOT_CONST:  # (its IR, an ir.Const, is made when asked for: see node())
-            self.reads = Reads.NOTHING
-            self.may_fail = False
+    def __init__(self, src: str, type: Type, const: Any = NOT_CONST, terms: tuple[Code, ...] | None = None,
+                 bounds: tuple[Any, Any] | None = None, reads: Reads = UNKNOWN_READS, may_fail: bool = True,
+                 calls_def: bool = False, slot: int | None = None, slot_test: tuple[int, str] | None = None,
+                 rows: int | None = None, long_range: bool = False, simple: bool = False,
+                 node: ir.Expr | Callable[[], ir.Expr] | None = None) -> None:
+        # (written out, not generated: one call instead of two for each of the many codes a compile makes)
+        self.src = src
+        self.type = type
+        self.const = const
+        self.terms = terms
+        self.bounds = bounds
+        if const is not NOT_CONST:  # (its IR, an ir.Const, is made when asked for: see node())
+            reads, may_fail = Reads.NOTHING, False
+        self.reads = reads
+        self.may_fail = may_fail
+        self.calls_def = calls_def
+        self.slot = slot
+        self.slot_test = slot_test
+        self.rows = rows
+        self.long_range = long_range
+        self.simple = simple
+        self.node = node
 
     @property
     def is_const(self) -> bool:

@@ -25,8 +25,8 @@ CHANCE, TERMINAL = -1, -2
 # ------------------------------------------------------------------------------------------ facts
 
 
-@dataclass(frozen=True, slots=True)
-class Reads:
+@dataclass(slots=True, unsafe_hash=True)
+class Reads:  # (immutable by convention: a frozen dataclass is slow to make, and compiling makes many)
     """The state an expression reads: fixed slots, and whether it reads the turn or a slot known only
     at run time (an index computed from a variable). ``slots_if_known`` is None unless all are fixed."""
 
@@ -37,10 +37,13 @@ class Reads:
     NOTHING: ClassVar[Reads]
 
     def __or__(self, other: Reads) -> Reads:
-        if not (other.slots or other.turn or other.dynamic):
+        """The union (a new object only when it differs from both: compiling makes many of these)."""
+        if other is self or not (other.slots or other.turn or other.dynamic):
             return self
         if not (self.slots or self.turn or self.dynamic):
             return other
+        if self.dynamic and other.dynamic and not other.slots and (self.turn or not other.turn):
+            return self  # (unknown already: nothing to add)
         return Reads(self.slots | other.slots, self.turn or other.turn, self.dynamic or other.dynamic)
 
     @property
