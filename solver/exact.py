@@ -56,6 +56,7 @@ from solver.limits import (
     check_players,
     is_two_player_zero_sum,
 )
+from solver.native.search import NativeSearch, native_search
 from solver.remoteness import Plies, fastest, graph_plies, one_less
 from solver.table import TIE_TOLERANCE, SolvedTable, has_symmetric_keys
 from solver.value_iteration import components, solve_graph
@@ -215,8 +216,9 @@ def _solve_alphabeta(game: Game, root: State, budget: Budget, limits: Limits, al
             table.plies[game.key(root)] = 0.0
         return Solution(value, (), (), True, budget.stats(), "alphabeta", table=table, plies=0.0 if plies else None)
     # what solve_negamax does, keeping the searcher; the TT never holds more than the cap (checked below)
-    search = NegamaxSearch(game, budget, detect_cycles=True, table_entries=limits.table_entries)
-    if limits.table_entries is not None:
+    native = native_search(game, budget, limits.table_entries)  # C inner loop: a fixed-size table, never full
+    search = native or NegamaxSearch(game, budget, detect_cycles=True, table_entries=limits.table_entries)
+    if limits.table_entries is not None and native is None:
         # An exact search cannot go on with a full table (it would redo work forever): stop at the cap.
         cap, budget_check = limits.table_entries, budget.check
 
@@ -482,6 +484,8 @@ def _table_from_tt(game: Game, search: Any) -> SolvedTable:
 
     A bound that reaches a utility bound is exact too (a proven win found by a cut-off).
     """
+    if isinstance(search, NativeSearch):  # maybe millions of C entries: converted when the table is first read
+        return search.solved_table(game, lambda view: _table_from_tt(game, view))
     table = SolvedTable.for_game(game, "alphabeta", complete=False)
     low, high = getattr(game, "utility_bounds", None) or (float("-inf"), float("inf"))
     values, best = table.values, table.best

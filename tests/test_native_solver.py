@@ -1,0 +1,75 @@
+"""The C solvers against the Python solvers, on hand-written C games (tests/native/*.c)."""
+
+from __future__ import annotations
+
+import pytest
+
+from solver.exact import solve
+from solver.limits import Limits
+from tests.native_games import HandGame, module, skip_reason
+
+pytestmark = pytest.mark.skipif(skip_reason() is not None, reason=skip_reason() or "")
+
+
+def games(name: str, **defines: int) -> tuple[HandGame, HandGame]:
+    mod = module(name, **defines)
+    return HandGame(mod, name, use_native=True), HandGame(mod, name, use_native=False)
+
+
+def test_tictactoe_solved_in_c_equals_python() -> None:
+    native, python = games("tictactoe.c")
+    ours, theirs = solve(native), solve(python)
+    assert ours.value == theirs.value == (0.0, 0.0)
+    assert ours.exact and theirs.exact
+    assert ours.best_moves == theirs.best_moves == tuple(range(9))
+
+
+@pytest.mark.parametrize("line", [[4], [0], [1], [4, 0], [0, 4, 8], [1, 0, 4], [0, 1, 3, 4]])
+def test_tictactoe_positions(line: list[int]) -> None:
+    native, python = games("tictactoe.c")
+    state = native.initial_state()
+    for move in line:
+        state = native.apply(state, move)
+    ours, theirs = solve(native, state), solve(python, state)
+    assert ours.value == theirs.value
+    assert ours.best_moves == theirs.best_moves
+
+
+@pytest.mark.parametrize(("cols", "rows"), [(4, 4), (3, 3), (4, 3),
+                                           pytest.param(5, 4, marks=pytest.mark.slow),
+                                           pytest.param(4, 5, marks=pytest.mark.slow)])
+def test_connect4_solved_in_c_equals_python(cols: int, rows: int) -> None:
+    native, python = games("connect4.c", C4_COLS=cols, C4_ROWS=rows)
+    ours, theirs = solve(native), solve(python)
+    assert ours.value == theirs.value
+    assert ours.best_moves == theirs.best_moves
+
+
+@pytest.mark.slow
+def test_connect4_6x4_second_player_wins() -> None:
+    native, _ = games("connect4.c", C4_COLS=6, C4_ROWS=4)
+    result = solve(native)
+    assert result.value == (-1.0, 1.0)
+    assert result.exact
+
+
+def test_small_table_still_exact() -> None:
+    """A table of a few hundred entries replaces entries instead of stopping: the value stays exact."""
+    native, python = games("connect4.c", C4_COLS=4, C4_ROWS=4)
+    ours = solve(native, limits=Limits(table_entries=256))
+    assert ours.exact
+    assert ours.value == solve(python).value
+
+
+def test_node_budget_stops_with_a_result() -> None:
+    native, _ = games("connect4.c", C4_COLS=5, C4_ROWS=4)
+    result = solve(native, limits=Limits(nodes=2000))
+    assert result.stopped and result.stop_reason == "nodes"
+    assert not result.exact
+
+
+def test_progress_is_reported() -> None:
+    native, _ = games("connect4.c", C4_COLS=5, C4_ROWS=4)
+    seen = []
+    solve(native, progress=seen.append)
+    assert seen and all(s.nodes > 0 for s in seen)
