@@ -53,6 +53,11 @@ class Diagnostic:
     def located(self, file: str) -> Diagnostic:
         return Diagnostic(self.severity, self.code, self.message, self.span, file, self.hint, self.notes)
 
+    def with_notes(self, *notes: str) -> Diagnostic:
+        """The same diagnostic with ``notes`` added after its own."""
+        return Diagnostic(self.severity, self.code, self.message, self.span, self.file, self.hint,
+                          (*self.notes, *notes))
+
     def to_json(self) -> dict[str, object]:
         data = asdict(self)
         span = data.pop("span")

@@ -122,7 +122,7 @@ def test_a_spent_time_budget_still_plays_the_minimum():
 
 
 class FakeClock:
-    """Stands in for the ``time`` module in gdl.check: reads ``values`` in turn, then the last forever."""
+    """Stands in for the ``time`` module in gdl.check.playouts: reads ``values`` in turn, then the last forever."""
 
     def __init__(self, *values: float) -> None:
         self.values = list(values)
@@ -134,7 +134,7 @@ class FakeClock:
 def test_a_playout_cut_by_the_budget_is_abandoned_not_reported(monkeypatch):
     source = HEAD + "state n: 0..600 = 0\nmove inc when n < 600:\n    n += 1\nwin A when n == 600\n"
     # The deadline is 10; the clock reads 0 after the minimum of playouts, then 100 during the next playout.
-    monkeypatch.setattr(gdl.check, "time", FakeClock(0.0, 0.0, 100.0))
+    monkeypatch.setattr(gdl.check.playouts, "time", FakeClock(0.0, 0.0, 100.0))
     report = check_source(source, "walk.gdl", playouts=50, time_budget=10.0, max_states=0)
     assert report.diagnostics == []
     assert report.out_of_time

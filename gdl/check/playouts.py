@@ -1,0 +1,184 @@
+"""Random playouts of ``gdl check``: the sampled games, for a game too big to explore in full.
+
+Each playout checks every state it meets (:class:`gdl.check.states.StateChecks`) and stops at the
+first problem. One more finding is the playouts' own:
+
+=================  ==========================================================
+code               problem
+=================  ==========================================================
+no-end             a playout did not end within ``max_plies`` plies, a
+                   warning: either a state repeated (the game can cycle;
+                   nothing for a one-player puzzle that cycles, which search
+                   solves), or the game is longer than ``max_plies`` (its
+                   first plies are checked)
+=================  ==========================================================
+
+How much random play a file gets: at most ``playouts`` games of at most
+``max_plies`` plies each, and, with a ``time_budget`` (``gdl check`` gives each
+file ``DEFAULT_TIME_BUDGET`` seconds of CPU time, so that a busy machine plays
+as much as an idle one), no more once the budget is spent, except
+that the first ``MIN_PLAYOUTS`` playouts always run (or fewer, when one of them
+reaches ``max_plies``). A playout cut by the budget is abandoned, not reported.
+With the same seed, a larger budget plays the same games and then more.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import random
+import time
+from collections.abc import Callable, Hashable
+
+from gdl.check.moves import moves_note
+from gdl.check.states import ProblemFound, StateChecks
+from gdl.diagnostics import Diagnostic
+from gdl.runtime import CompiledGame, rule_budget
+from solver.game import CHANCE, TERMINAL
+from solver.limits import SearchStopped
+
+DEFAULT_PLAYOUTS = 200
+"""Most random playouts per file."""
+
+DEFAULT_MAX_PLIES = 10_000
+"""A playout that reaches this many plies stops there (``no-end``)."""
+
+DEFAULT_TIME_BUDGET = 0.04
+"""Seconds of random play per file for ``gdl check`` (``--time``); the library default is no budget."""
+
+MIN_PLAYOUTS = 10
+"""Playouts played whatever the time budget (unless one reaches ``max_plies`` first)."""
+
+ENDLESS_STOP = 3
+"""Playouts stop after this many reach ``max_plies``: endless games are slow to play out; three are evidence."""
+
+
+class Playouts(StateChecks):
+    """Random playouts over a checked game, collecting one diagnostic per distinct problem.
+
+    For each problem the shortest reproducing move sequence seen is kept.
+    ``time_budget`` (seconds, None for none) stops the playouts once spent,
+    but not before ``MIN_PLAYOUTS`` have finished or one reached ``max_plies``.
+    """
+
+    def __init__(self, game: CompiledGame, seed: int | None = 0, max_plies: int = DEFAULT_MAX_PLIES,
+                 time_budget: float | None = None) -> None:
+        super().__init__(game)
+        self.rng = random.Random(seed)
+        self.max_plies = max_plies
+        self.time_budget = time_budget
+        self.deadline: float | None = None
+        self.out_of_time = False
+        self.found: dict[tuple[object, ...], tuple[int, Diagnostic]] = {}
+        self.plies = 0
+        self.playouts = 0
+        self.endless = 0
+
+    def run(self, count: int, progress: Callable[[int], None] | None = None) -> list[Diagnostic]:
+        if self.time_budget is not None:
+            self.deadline = time.process_time() + self.time_budget
+        # One rule evaluation that outlasts the budget is stopped too (it would never reach `_spent`).
+        bounded = (rule_budget(deadline=self.deadline, clock=time.process_time) if self.deadline is not None
+                   else contextlib.nullcontext())
+        with bounded:
+            for i in range(count):
+                if self.endless >= ENDLESS_STOP or self._spent(self.playouts):
+                    break
+                self.playout()
+                if self.out_of_time:
+                    break
+                if progress is not None:
+                    progress(i + 1)
+        return self.diagnostics()
+
+    def _spent(self, finished: int) -> bool:
+        """Whether the time budget is spent and the minimum of play is done (then remembered)."""
+        if self.deadline is None or (finished < MIN_PLAYOUTS and not self.endless):
+            return False
+        if time.process_time() < self.deadline:
+            return False
+        self.out_of_time = True
+        return True
+
+    def diagnostics(self) -> list[Diagnostic]:
+        return [d for _, d in sorted(self.found.values(), key=lambda item: (item[1].span.line, item[0]))]
+
+    def _record(self, diagnostic: Diagnostic, history: list[str], *extra_notes: str) -> None:
+        key = (diagnostic.code, diagnostic.message, diagnostic.span)
+        length = len(history)
+        previous = self.found.get(key)
+        if previous is not None and previous[0] <= length:
+            return
+        self.found[key] = (length, diagnostic.with_notes(*extra_notes, moves_note(history)))
+
+    def playout(self) -> None:
+        """One random game from the initial state; records any problem and stops there."""
+        self.playouts += 1
+        history: list[str] = []
+        game = self.game
+        try:
+            state = game.initial_state()
+            seen: dict[Hashable, int] = {}
+            cycle: tuple[int, int] | None = None
+            for ply in range(self.max_plies + 1):
+                if not ply & 255 and ply and self._spent(self.playouts - 1):
+                    self.playouts -= 1  # abandoned unfinished: it found nothing so far
+                    return
+                move = self._step(state, history)
+                if move is None:
+                    return
+                if ply == self.max_plies:  # not over after max_plies plies
+                    self._no_end(history, cycle)
+                    return
+                if cycle is None:
+                    first = seen.setdefault(state, ply)
+                    if first != ply:
+                        cycle = (first, ply)
+                history.append(str(move))  # before apply: a failing move belongs to the reproduction
+                state = game.apply(state, move)
+                self.plies += 1
+        except ProblemFound as found:
+            self._record(found.diagnostic, history)
+        except SearchStopped:  # a single rule evaluation outlasted the time budget
+            self.out_of_time = True
+            self.playouts -= 1  # abandoned unfinished
+        except RecursionError as error:
+            self._record(game.explain(error), history)
+        except Exception as error:
+            self._record(self._explain(error), history)
+
+    def _step(self, state: tuple, history: list[str]) -> object | None:
+        """Check ``state`` and pick a random move; None at a (checked) terminal state."""
+        game = self.game
+        player = game.to_move(state)
+        if player == TERMINAL:
+            self._check_terminal(state)
+            return None
+        if player == CHANCE:
+            outcomes = game.chance_outcomes(state)
+            self._check_outcomes(outcomes)
+            moves = [outcome for outcome, _ in outcomes]
+            return self.rng.choices(moves, [p for _, p in outcomes])[0]
+        moves = self._decision_moves(state, player)
+        return self.rng.choice(moves)
+
+    def _no_end(self, history: list[str], cycle: tuple[int, int] | None) -> None:
+        self.endless += 1
+        if cycle is not None and len(self.game.players) == 1:
+            return  # a puzzle is solved by search, not by random play: wandering in circles is expected
+        if cycle is not None:
+            # Games may cycle (the exact solvers handle cycles): worth a warning, not an error.
+            diagnostic = self._diag(
+                "no-end", f"a random game did not end within {self.max_plies} plies: the game can cycle",
+                self.span_ends, "fine for exact solvers, but random playouts, MCTS and unbounded searches may "
+                "not end; add a move limit or a draw by repetition if the game should always end",
+                severity="warning")
+            notes = [f"the state after {cycle[0]} plies comes back after {cycle[1]} plies"]
+        else:
+            # No state repeated: the game may just be long (it ends if its states are finite), so a warning.
+            diagnostic = self._diag(
+                "no-end", f"a random game did not end within {self.max_plies} plies, and no state repeated",
+                self.span_ends, "fine if the game is meant to be this long; otherwise check that every move "
+                "brings the end closer, or add a move limit", severity="warning")
+            notes = [f"only the first {self.max_plies} plies of a random game are checked "
+                     "(`gdl check --max-plies N` plays longer games)"]
+        self._record(diagnostic, history, *notes)
