@@ -38,6 +38,8 @@ from typing import Any
 
 from solver.game import CHANCE, TERMINAL, DeadEndError, Game, State, dead_end
 from solver.limits import Budget, ChildStats, Limits, SearchResult, SearchStats, SearchStopped, check_players
+from solver.native import handle_of
+from solver.native.mcts import native_mcts
 
 DEFAULT_ITERATIONS = 1000
 ROLLOUTS = ("random", "heuristic")
@@ -109,6 +111,10 @@ def mcts(
         limits = Limits(seconds=limits.seconds if limits else None, iterations=DEFAULT_ITERATIONS,
                         table_entries=limits.table_entries if limits else None)
     root_state = game.initial_state() if state is None else state
+    handle = handle_of(game)
+    if handle is not None:  # the same search with its loop in C
+        return native_mcts(game, handle, root_state, limits, Budget(limits, progress), rng or random.Random(seed),
+                           exploration, rollout, max_rollout, solver)
     search = _UCT(game, Budget(limits, progress), rng or random.Random(seed), exploration, rollout, max_rollout,
                   solver)
     return search.run(root_state, limits)

@@ -6,6 +6,7 @@ import pytest
 
 from solver.exact import solve
 from solver.limits import Limits
+from solver.mcts import mcts
 from tests.native_games import HandGame, module, skip_reason
 
 pytestmark = pytest.mark.skipif(skip_reason() is not None, reason=skip_reason() or "")
@@ -73,3 +74,55 @@ def test_progress_is_reported() -> None:
     seen = []
     solve(native, progress=seen.append)
     assert seen and all(s.nodes > 0 for s in seen)
+
+
+# ------------------------------------------------------------------ MCTS
+
+
+def test_mcts_in_c_counts_iterations_and_visits() -> None:
+    native, _ = games("tictactoe.c")
+    result = mcts(native, limits=Limits(iterations=3000), seed=1)
+    assert result.stats.iterations <= 3000
+    assert sum(c.visits for c in result.children) == result.stats.iterations
+    assert {c.move for c in result.children} == set(range(9))
+    assert result.best_move in range(9)
+
+
+def test_mcts_in_c_is_repeatable_with_a_seed() -> None:
+    native, _ = games("tictactoe.c")
+    first = mcts(native, limits=Limits(iterations=2000), seed=7)
+    second = mcts(native, limits=Limits(iterations=2000), seed=7)
+    assert first.children == second.children
+    assert first.principal_variation == second.principal_variation
+
+
+def test_mcts_solver_in_c_proves_small_positions() -> None:
+    """MCTS-Solver proves what alpha-beta proves: the value of tic-tac-toe positions."""
+    native, python = games("tictactoe.c")
+    for line in ([0, 4, 8], [4, 0, 1], [0, 1, 3]):
+        state = native.initial_state()
+        for move in line:
+            state = native.apply(state, move)
+        ours = mcts(native, state, Limits(iterations=200_000), seed=3)
+        assert ours.exact
+        assert ours.value == solve(python, state).value
+        theirs = mcts(python, state, Limits(iterations=200_000), seed=3)
+        assert theirs.exact and theirs.value == ours.value
+
+
+def test_mcts_in_c_finds_the_win_in_one() -> None:
+    native, _ = games("connect4.c", C4_COLS=5, C4_ROWS=4)
+    state = native.initial_state()
+    for move in (0, 1, 0, 1, 0, 1):  # the first player wins with column 0
+        state = native.apply(state, move)
+    result = mcts(native, state, Limits(iterations=2000), seed=0)
+    assert result.best_move == 0
+    assert result.exact and result.value == (1.0, -1.0)
+
+
+def test_mcts_in_c_stops_on_time_and_reports_progress() -> None:
+    native, _ = games("connect4.c", C4_COLS=5, C4_ROWS=4)
+    seen = []
+    result = mcts(native, limits=Limits(seconds=0.3), seed=0, progress=seen.append)
+    assert result.stopped and result.stop_reason == "time"
+    assert result.stats.iterations > 0

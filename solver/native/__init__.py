@@ -18,7 +18,7 @@ from typing import Any, Protocol, runtime_checkable
 
 HERE = Path(__file__).resolve().parent
 HEADER = "gdl_abi.h"
-SOURCES = ("glue.c", "negamax.c")
+SOURCES = ("glue.c", "negamax.c", "mcts.c")
 """Solver sources appended (in this order) after a game's own C source."""
 
 CDEF = """
@@ -49,6 +49,19 @@ int64_t gdl_ab_path(ab_ctx *c, int32_t *moves, int64_t cap, int32_t *state);
 int gdl_ab_lookup(ab_ctx *c, const int32_t *cells, double *lo, double *hi, int32_t *move, int32_t *side);
 int64_t gdl_ab_entries(ab_ctx *c, int64_t start, int64_t cap, int32_t *cells, double *lo, double *hi,
                        int32_t *moves, int32_t *sides, int64_t *count);
+
+typedef struct mc_ctx mc_ctx;
+mc_ctx *gdl_mc_new(const int32_t *root, double exploration, int32_t max_rollout, int32_t solver, uint64_t seed,
+                   int64_t heuristic_rollout, gdl_error *e);
+void gdl_mc_free(mc_ctx *c);
+int gdl_mc_run(mc_ctx *c, int64_t iterations, int64_t stop_nodes);
+void gdl_mc_stats(mc_ctx *c, int64_t *out);
+int gdl_mc_root(mc_ctx *c, double *value, int64_t *visits);
+int gdl_mc_children(mc_ctx *c, int64_t node, int32_t *moves, int64_t *visits, double *values, int32_t *proven,
+                    int cap);
+int gdl_mc_line(mc_ctx *c, int32_t *moves, int cap);
+void gdl_mc_error(mc_ctx *c, gdl_error *e);
+int gdl_mc_path(mc_ctx *c, int32_t *moves, int cap, int32_t *state);
 
 """
 """The C functions a native module exports to Python (cffi declarations)."""
