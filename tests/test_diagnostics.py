@@ -12,8 +12,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def all_static_codes() -> set[str]:
     codes = set()
-    for name in ("compiler.py", "parser.py"):
-        text = (ROOT / "gdl" / name).read_text(encoding="utf-8")
+    for path in [*sorted((ROOT / "gdl" / "compiler").glob("*.py")), ROOT / "gdl" / "parser.py"]:
+        text = path.read_text(encoding="utf-8")
         codes |= set(re.findall(r'self\.(?:error|warn|fail)\(\s*"([a-z-]+)"', text))
         codes |= set(re.findall(r'compiler\.fail\(\s*"([a-z-]+)"', text))
         codes |= set(re.findall(r'Diagnostic\(\s*"(?:error|warning)",\s*"([a-z-]+)"', text))

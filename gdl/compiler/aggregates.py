@@ -1,0 +1,164 @@
+"""Pass: aggregates (``any``/``all``/``count``/``sum``/``min``/``max``/``first``/``select``), unrolled when small."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gdl import ast
+from gdl import types as T
+from gdl.compiler.base import CompilerBase
+from gdl.compiler.common import (
+    INLINE_LIMIT,
+    UNROLL_BUDGET,
+    UNROLL_QUANTIFIER,
+    Code,
+    Ctx,
+    Local,
+    _domain_bounds,
+    derived,
+)
+from gdl.compiler.facts import _short_circuit, _slice_scan
+from gdl.types import Type
+
+
+class AggregatePass(CompilerBase):
+    """Aggregates (``any``/``all``/``count``/``sum``/``min``/``max``/``first``/``select``), unrolled when small."""
+
+    def expr_Quantifier(self, e: ast.Quantifier, ctx: Ctx) -> Code:
+        domain = self.expr(e.domain, ctx)
+        if domain.type.kind != "seq":
+            raise self.fail("type", f"`{e.kind} {e.var} in ...` needs a set to range over, not {domain.type}",
+                            e.domain.span)
+        general = self.general_quantifier(e, domain, ctx)
+        if (domain.is_const and len(domain.const) <= UNROLL_QUANTIFIER and not self.dead_depth
+                and self.unrolled + len(domain.const) <= UNROLL_BUDGET):
+            self.unrolled += len(domain.const)  # nested unrolling multiplies: the budget stops it, not a hang
+            unrolled = self.unrolled_quantifier(e, domain, ctx, general.type)
+            if unrolled is not None:
+                return unrolled
+        return general
+
+    def unrolled_quantifier(self, e: ast.Quantifier, domain: Code, ctx: Ctx, typ: Type) -> Code | None:
+        """The aggregate written out value by value, so that each body folds its constants."""
+        elem = domain.type.elem or T.INT
+        terms: list[tuple[Code | None, Code, Any]] = []
+        size = 0
+        for value in domain.const:
+            inner = ctx.child()
+            self.declare_local(inner, e.var, Local(f"L_{e.var}", elem, False, value), e.var_span)
+            filt = self.expr(e.filter, inner) if e.filter is not None else None
+            if filt is not None and filt.is_const and not filt.const:
+                continue
+            body = self.expr(e.body, inner)
+            terms.append((None if filt is None or filt.is_const else filt, body, value))
+            size += len(body.src) + (len(filt.src) if filt is not None else 0)
+            if size > INLINE_LIMIT * 4:
+                return None
+        kind = e.kind
+        if kind == "select":
+            conds = [self.conjoin(f, b) for f, b, _ in terms]
+            if not all(c.is_const for c in conds):
+                return None
+            chosen = tuple(v for c, (_, _, v) in zip(conds, terms, strict=True) if c.const)
+            return Code(self.constant(chosen), typ, chosen)
+        if kind in ("any", "all", "count", "first"):
+            conds = [self.conjoin(f, b) for f, b, _ in terms]
+            if kind == "any":
+                return self.disjunction(conds)
+            if kind == "all":
+                scan = _slice_scan(conds) if all(f is None for f, _, _ in terms) else None
+                if scan is not None:
+                    return scan
+                return self.conjunction([self.implication(f, b) for f, b, _ in terms])
+            if kind == "count":
+                return self.total([self.indicator(c) for c in conds], T.INT)
+            chain = Code("(-1)", typ, -1)
+            for cond, (_, _, value) in reversed(list(zip(conds, terms, strict=True))):
+                if cond.is_const:
+                    chain = Code(self.constant(value), typ, value) if cond.const else chain
+                else:
+                    chain = derived(f"({self.constant(value)} if {cond.src} else {chain.src})", typ, [cond, chain])
+            return chain
+        if kind == "sum":
+            return self.total([b if f is None else derived(f"({b.src} if {f.src} else 0)", b.type, [f, b])
+                               for f, b, _ in terms], typ)
+        if any(f is not None for f, _, _ in terms) or not terms:
+            return None  # min/max with a filter may be empty: the general form reports that
+        bodies = [b for _, b, _ in terms]
+        if all(b.is_const for b in bodies):
+            value = (min if kind == "min" else max)(b.const for b in bodies)
+            return Code(self.constant(value), typ, value)
+        if len(bodies) == 1:
+            return bodies[0]
+        return derived(f"{kind}({', '.join(b.src for b in bodies)})", typ, bodies, fails=True)
+
+    def conjoin(self, filt: Code | None, body: Code) -> Code:
+        return body if filt is None else self.conjunction([filt, body])
+
+    def implication(self, filt: Code | None, body: Code) -> Code:
+        if filt is None:
+            return body
+        if body.is_const:
+            return Code("True", T.BOOL, True) if body.const else derived(f"(not {filt.src})", T.BOOL, [filt])
+        return derived(f"(not {filt.src} or {body.src})", T.BOOL, [filt, body])
+
+    def conjunction(self, codes: list[Code]) -> Code:
+        return _short_circuit("and", codes)
+
+    def disjunction(self, codes: list[Code]) -> Code:
+        return _short_circuit("or", codes, terms=True)
+
+    def indicator(self, cond: Code) -> Code:
+        if cond.is_const:
+            return Code("1" if cond.const else "0", T.INT, int(bool(cond.const)))
+        return derived(f"(1 if {cond.src} else 0)", T.INT, [cond])
+
+    def total(self, codes: list[Code], typ: Type) -> Code:
+        const = sum(c.const for c in codes if c.is_const)
+        parts = [c for c in codes if not c.is_const]
+        rest = [c.src for c in parts]
+        if not rest:
+            return Code(self.constant(const), typ, const)
+        if const:
+            rest.append(self.constant(const))
+        return derived("(" + " + ".join(rest) + ")", typ, parts)
+
+    def general_quantifier(self, e: ast.Quantifier, domain: Code, ctx: Ctx) -> Code:
+        inner = ctx.child()
+        pyname = f"L{self.binder_tag}_{e.var}"
+        self.declare_local(inner, e.var, Local(pyname, domain.type.elem or T.INT, False, bounds=_domain_bounds(domain)),
+                           e.var_span)
+        filt = None
+        with self.loop_body(domain):
+            if e.filter is not None:
+                filt = self.expr(e.filter, inner)
+                self.require(filt, T.BOOL, e.filter.span)
+            body = self.expr(e.body, inner)
+        cond = f" if {filt.src}" if filt is not None else ""
+        loop = f"for {pyname} in {self.loop_source(domain, e.domain.span)}"
+        kind = e.kind
+        parts = [domain, filt, body]  # (every form below is a call: it may fail)
+        if kind in ("any", "all", "count", "first", "select"):
+            self.require(body, T.BOOL, e.body.span)
+        if kind == "select":
+            both = f" if {filt.src} and {body.src}" if filt is not None else f" if {body.src}"
+            return derived(f"tuple({pyname} {loop}{both})", domain.type, parts, fails=True)
+        if kind == "any":
+            return derived(f"any({body.src} {loop}{cond})", T.BOOL, parts, fails=True)
+        if kind == "all":
+            return derived(f"all({body.src} {loop}{cond})", T.BOOL, parts, fails=True)
+        if kind == "count":
+            both = f" if {filt.src} and {body.src}" if filt is not None else f" if {body.src}"
+            return derived(f"sum(1 {loop}{both})", T.INT, parts, fails=True)
+        if kind == "first":
+            elem = domain.type.elem or T.INT
+            if not elem.is_entity:
+                raise self.fail("type", f"`first` picks among players, cells, directions or named values, "
+                                f"not {elem.plural()}", e.domain.span)
+            both = f" if {filt.src} and {body.src}" if filt is not None else f" if {body.src}"
+            return derived(f"next(({pyname} {loop}{both}), -1)", elem.with_optional(), parts, fails=True)
+        self.require_number(body, e.body.span)
+        if kind == "sum":
+            return derived(f"sum({body.src} {loop}{cond})", body.type, parts, fails=True)
+        sid = self.span_id(e.span)
+        return derived(f"_{kind}_of(({body.src} {loop}{cond}), {sid})", body.type, parts, fails=True)

@@ -1,0 +1,212 @@
+"""The built-in functions (``min``, ``abs``, ``next``, board tables ...), each a small checker-folder."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from gdl import ast
+from gdl import types as T
+from gdl.board import Board
+from gdl.compiler.base import CompilerBase
+from gdl.compiler.common import Code, _bounds, _show, derived
+from gdl.types import Type
+
+
+def _builtin(name: str, arity: int | tuple[int, ...]) -> Callable:
+    def register(fn: Callable) -> Callable:
+        def checked(compiler: CompilerBase, call: ast.Call, args: list[Code]) -> Code:
+            allowed = arity if isinstance(arity, tuple) else (arity,)
+            if len(args) not in allowed and -1 not in allowed:
+                want = " or ".join(str(a) for a in allowed)
+                raise compiler.fail("arity", f"`{name}` takes {want} argument(s), not {len(args)}", call.span)
+            return fn(compiler, call, args)
+
+        BUILTIN_FUNCTIONS[name] = checked
+        return fn
+
+    return register
+
+
+BUILTIN_FUNCTIONS: dict[str, Callable[[CompilerBase, ast.Call, list[Code]], Code]] = {}
+
+
+def _fold(compiler: CompilerBase, fn: Callable, args: list[Code], typ: Type, src: str,
+          bounds: tuple[Any, Any] | None = None, fails: bool = True) -> Code:
+    """``fn`` of the arguments when they are all constants, else ``src`` (``fails``: it may raise a rule
+    error, as a call or an index may)."""
+    if all(a.is_const for a in args):
+        value = fn(*[a.const for a in args])
+        return Code(compiler.constant(value), typ, value)
+    return derived(src, typ, args, fails=fails, bounds=bounds)
+
+
+def _min_max(name: str) -> Callable:
+    def build(compiler: CompilerBase, call: ast.Call, args: list[Code]) -> Code:
+        py = min if name == "min" else max
+        if not args:
+            raise compiler.fail("arity", f"`{name}` needs at least one argument", call.span)
+        if len(args) == 1:
+            if args[0].type.kind != "seq":
+                raise compiler.fail("type", f"`{name}` of one value needs a list", call.span)
+            typ = args[0].type.elem or T.INT
+            if args[0].is_const:
+                values = tuple(args[0].const)
+                if not values:
+                    raise compiler.fail("empty", f"`{name}` of an empty list", call.span)
+                return Code(compiler.constant(py(values)), typ, py(values))
+            return derived(f"_{name}_of({args[0].src}, {compiler.span_id(call.span)})", typ, args, fails=True)
+        for arg, expr in zip(args, call.args, strict=True):
+            compiler.require_number(arg, expr.span)
+        typ = T.REAL if any(a.type.kind == "real" for a in args) else T.INT
+        each = [_bounds(a) for a in args]
+        bounds = None if None in each else (py(b[0] for b in each), py(b[1] for b in each))  # type: ignore[index]
+        return _fold(compiler, py, args, typ, f"{name}({', '.join(a.src for a in args)})", bounds)
+
+    return build
+
+
+_builtin("min", (-1,))(_min_max("min"))
+
+
+_builtin("max", (-1,))(_min_max("max"))
+
+
+@_builtin("abs", 1)
+def _abs(compiler: CompilerBase, call: ast.Call, args: list[Code]) -> Code:
+    compiler.require_number(args[0], call.args[0].span)
+    return _fold(compiler, abs, args, args[0].type, f"abs({args[0].src})")
+
+
+@_builtin("len", 1)
+def _len(compiler: CompilerBase, call: ast.Call, args: list[Code]) -> Code:
+    if args[0].type.kind != "seq":
+        raise compiler.fail("type", f"`len` needs a list or set, not {args[0].type}", call.args[0].span)
+    return _fold(compiler, lambda v: len(tuple(v)), args, T.INT, f"len({args[0].src})")
+
+
+@_builtin("sum", 1)
+def _sum(compiler: CompilerBase, call: ast.Call, args: list[Code]) -> Code:
+    if args[0].type.kind != "seq" or not (args[0].type.elem or T.INT).is_number:
+        raise compiler.fail("type", "`sum(...)` needs a list of numbers", call.args[0].span)
+    return _fold(compiler, lambda v: sum(v), args, args[0].type.elem or T.INT, f"sum({args[0].src})")
+
+
+@_builtin("next", 1)
+def _next(compiler: CompilerBase, call: ast.Call, args: list[Code]) -> Code:
+    compiler.require(args[0], T.PLAYER, call.args[0].span)
+    src = f"_NEXT[{args[0].src}]"
+    if args[0].bounds is not None and args[0].bounds[0] < 0:  # `turn` in a utility: never a negative index
+        src = f"_at(_NEXT, {args[0].src}, {compiler.span_id(call.span)})"
+    return _fold(compiler, lambda p: (p + 1) % len(compiler.players), args, T.PLAYER, src)
+
+
+@_builtin("opponent", 1)
+def _opponent(compiler: CompilerBase, call: ast.Call, args: list[Code]) -> Code:
+    if len(compiler.players) != 2:
+        raise compiler.fail("type", "`opponent` is for two-player games; use `next(p)`", call.span)
+    compiler.require(args[0], T.PLAYER, call.args[0].span)
+    bounds = args[0].bounds and (1 - args[0].bounds[1], 1 - args[0].bounds[0])
+    return _fold(compiler, lambda p: 1 - p, args, T.PLAYER, f"(1 - {args[0].src})", bounds, fails=False)
+
+
+def _board(compiler: CompilerBase, call: ast.Call) -> Board:
+    if compiler.board is None:
+        raise compiler.fail("no-board", f"`{call.func}` needs a `board R x C` declaration", call.span)
+    return compiler.board
+
+
+def _board_table(name: str, arg_types: tuple[Type, ...], result: Type, table: Callable[[Board], Any]) -> None:
+    """A board function that is a lookup in a precomputed table."""
+
+    @_builtin(name, len(arg_types))
+    def build(compiler: CompilerBase, call: ast.Call, args: list[Code]) -> Code:
+        board = _board(compiler, call)
+        args = [compiler.coerce(arg, typ, expr.span) for arg, typ, expr in zip(args, arg_types, call.args, strict=True)]
+        data = table(board)
+        if all(a.is_const for a in args):
+            value = data
+            for a, expr in zip(args, call.args, strict=True):
+                if isinstance(a.const, bool) or not isinstance(a.const, int) or not 0 <= a.const < len(value):
+                    raise compiler.fail("index-out-of-range", f"`{call.func}` of {_show(a.const)}: outside "
+                                        f"0..{len(value) - 1} on this board", expr.span)
+                value = value[a.const]
+            return Code(compiler.constant(value), result, value)
+        src = compiler.constant(data)
+        size = len(data)
+        plain = True  # every index a local or a constant, unchecked: a loop over the result sees few values
+        for a, expr in zip(args, call.args, strict=True):
+            # A cell or direction is in range by construction; a number (`cells_in_row(n - 1)`) is
+            # checked, so that -1 is a rule error instead of Python's last row.
+            known = _bounds(a)
+            proven = a.type.is_entity or (known is not None and known[0] >= 0 and known[1] < size)
+            if compiler.checked or not proven:
+                name = compiler.constant(call.func)
+                src += f"[_board_arg({a.src}, {size}, {name}, {compiler.span_id(expr.span)})]"
+                plain = False
+            else:
+                plain = plain and (a.simple or a.is_const)
+                src += f"[{a.src}]"
+            size = len(data[0]) if size and isinstance(data[0], tuple | list) else size
+        return derived(src, result, args, fails=True, rows=_longest_row(data, len(args)) if plain else None)
+
+
+def _longest_row(data: Any, depth: int) -> int | None:
+    """The most values an entry ``depth`` levels into a table holds (None: its entries are not sequences)."""
+    rows = [data]
+    try:
+        for _ in range(depth):
+            rows = [row for table in rows for row in table]
+        return max((len(row) for row in rows), default=0)
+    except TypeError:
+        return None
+
+
+_board_table("row", (T.CELL,), T.INT, lambda b: b.row_of)
+
+
+_board_table("col", (T.CELL,), T.INT, lambda b: b.col_of)
+
+
+_board_table("step", (T.CELL, T.DIR), T.CELL.with_optional(), lambda b: b.step_table)
+
+
+_board_table("ray", (T.CELL, T.DIR), T.seq(T.CELL), lambda b: b.ray_table)
+
+
+_board_table("neighbors", (T.CELL,), T.seq(T.CELL), lambda b: b.neighbors)
+
+
+_board_table("cells_in_row", (T.INT,), T.seq(T.CELL), lambda b: b.row_cells)
+
+
+_board_table("cells_in_column", (T.INT,), T.seq(T.CELL), lambda b: b.col_cells)
+
+
+@_builtin("lines", 1)
+def _lines(compiler: CompilerBase, call: ast.Call, args: list[Code]) -> Code:
+    board = _board(compiler, call)
+    if not args[0].is_const or args[0].type.kind != "int":
+        raise compiler.fail("not-constant", "the line length must be known when the game loads", call.args[0].span)
+    value = board.lines(int(args[0].const))
+    return Code(compiler.constant(value), T.seq(T.seq(T.CELL)), value)
+
+
+@_builtin("connected", 3)
+def _connected(compiler: CompilerBase, call: ast.Call, args: list[Code]) -> Code:
+    """``connected(A, B, S)``: some cell of A reaches some cell of B through neighbouring cells of S."""
+    board = _board(compiler, call)
+    for arg, expr in zip(args, call.args, strict=True):
+        if arg.type.kind != "seq" or (arg.type.elem is not None and arg.type.elem.kind != "cell"):
+            raise compiler.fail("type", f"`connected` takes three sets of cells, not {arg.type}", expr.span)
+    neighbors = compiler.constant(board.neighbors)
+    return derived(f"_connected({neighbors}, {args[0].src}, {args[1].src}, {args[2].src})", T.BOOL, args, fails=True)
+
+
+@_builtin("cell", 2)
+def _cell(compiler: CompilerBase, call: ast.Call, args: list[Code]) -> Code:
+    board = _board(compiler, call)
+    for arg, expr in zip(args, call.args, strict=True):
+        compiler.require(arg, T.INT, expr.span)
+    return _fold(compiler, board.cell_at, args, T.CELL.with_optional(),
+                 f"{compiler.constant(board.cell_at)}({args[0].src}, {args[1].src})")

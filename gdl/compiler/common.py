@@ -1,0 +1,309 @@
+"""Shared vocabulary of the compiler passes: limits, the compiled-expression record (:class:`Code`), symbols, scopes."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from gdl import ast
+from gdl.compiler.ir import NOT_CONST, Reads
+from gdl.types import Type
+
+UNKNOWN_READS = Reads(dynamic=True)
+
+
+
+WIN, LOSE, DRAW = 1, -1, 0
+
+
+RESERVED = {"mover", "turn", "win", "lose", "draw", "true", "false", "none"}
+
+
+MAX_DOMAIN = 1_000_000  # a move parameter or loop over more values than this is refused
+
+
+MAX_STATE = 1_000_000  # slots
+
+
+UNROLL_MOVES = 128  # moves with at most this many parameter combinations get one specialised function each
+
+
+UNROLL_QUANTIFIER = 128  # aggregates over at most this many constant values are written out in full
+
+
+INLINE_LIMIT = 20000  # characters of generated source a function call may be inlined into
+
+
+UNROLL_BUDGET = 20_000  # aggregate bodies written out per rule file (nested unrolling multiplies them)
+
+
+INLINE_BUDGET = 20_000  # def bodies inlined per rule file (defs that call defs twice double them per level)
+
+
+MAX_DEF_DEPTH = 40  # defs calling defs, nested (a deeper chain would exhaust Python's recursion)
+
+
+MAX_BLOCK_DEPTH = 40  # `if`/`for` blocks nested in one move (Python refuses 100 levels of indentation)
+
+
+MAX_LOOP_DEPTH = 15  # `for` loops, or move parameters, nested (Python refuses 20 nested loops)
+
+
+MAX_ERRORS = 100  # errors reported per rule file; checking stops at the 100th
+
+
+MAX_FRACTION_BITS = 1024  # numerator or denominator of a fraction computed at load time
+
+
+POLL_WEIGHT = 100_000
+
+
+UNKNOWN_SIZE = 1_000
+
+
+SMALL_NUMBER = 1 << 62  # a product proved within this needs no run-time check of its size (see runtime._big)
+
+
+VALUE_ERRORS = ("index-out-of-range", "division-by-zero", "out-of-domain", "too-large", "empty", "bad-probability",
+                "empty-chance")
+
+
+@dataclass(slots=True)
+class Code:
+    """A compiled expression: Python source, its type, its value when known at load time, and its facts.
+
+    The facts are built with the code, from the facts of its parts (:func:`derived`), never read back
+    from the source: which state it reads, whether it may raise a rule error, whether it calls a def.
+    """
+
+    src: str
+    type: Type
+    const: Any = NOT_CONST
+    terms: tuple[Code, ...] | None = None
+    """For a disjunction: each disjunct (end rules are re-checked term by term)."""
+    bounds: tuple[Any, Any] | None = None
+    """Low and high of a number's possible values, when known (an assignment inside them needs no check)."""
+    reads: Reads = UNKNOWN_READS
+    """The state it reads (unknown, so every slot, unless the code that built it said)."""
+    may_fail: bool = True
+    """Evaluating it may raise a rule error (a check, a call, an index, a division, a product)."""
+    calls_def: bool = False
+    """It calls a def (one that was not inlined): a def whose body does counts toward the rule budget."""
+    slot: int | None = None
+    """It is a plain read of this fixed state slot."""
+    slot_test: tuple[int, str] | None = None
+    """It is ``slot != value`` for a fixed slot and a small whole number (the value's source)."""
+    rows: int | None = None
+    """A lookup in a board table of sequences: the longest of them (a loop over it sees at most that many)."""
+    long_range: bool = False
+    """A range computed at run time and not proved short (loops over it count toward the rule budget)."""
+    simple: bool = False
+    """A plain local name (an inlined def may substitute it for its parameter)."""
+
+    def __post_init__(self) -> None:
+        if self.const is not NOT_CONST:
+            self.reads = Reads.NOTHING
+            self.may_fail = False
+
+    @property
+    def is_const(self) -> bool:
+        return self.const is not NOT_CONST
+
+
+def derived(src: str, typ: Type, parts: Sequence[Code | None], *, fails: bool = False, reads: Reads | None = None,
+            bounds: tuple[Any, Any] | None = None, **facts: Any) -> Code:
+    """Code made of ``parts``: it reads what they read (and ``reads``), and may fail if one of them may
+    (or ``fails``: the code adds a check, a call, an index or a division of its own)."""
+    known = [p for p in parts if p is not None]
+    union = Reads.NOTHING if reads is None else reads
+    for part in known:
+        union = union | part.reads
+    calls_def = bool(facts.pop("calls_def", False)) or any(p.calls_def for p in known)
+    return Code(src, typ, bounds=bounds, reads=union, may_fail=fails or any(p.may_fail for p in known),
+                calls_def=calls_def, **facts)
+
+
+@dataclass(slots=True)
+class StateVar:
+    name: str
+    decl: ast.StateDecl
+    type: Type
+    offset: int
+    dims: list[tuple[int, int]]  # (low index, size) per dimension
+    index_types: list[Type]
+    lo: int
+    hi: int
+    used: bool = False
+    values: frozenset[int] | None = None  # the values lo..hi allows, when not all of them (`orthogonal`)
+
+    def holds(self, value: int) -> bool:
+        return self.lo <= value <= self.hi and (self.values is None or value in self.values)
+
+    @property
+    def size(self) -> int:
+        n = 1
+        for _, size in self.dims:
+            n *= size
+        return n
+
+
+@dataclass(slots=True)
+class DefInfo:
+    decl: ast.DefDecl
+    pyname: str
+    param_types: list[Type] = field(default_factory=list)
+    param_bounds: list[tuple[int, int] | None] = field(default_factory=list)  # of a whole-number range domain
+    result: Code | None = None  # set once compiled
+    in_progress: bool = False
+    used: bool = False
+    reads_turn: bool = False  # its body reads `turn`, directly or through defs it calls (not in `utility`)
+
+
+@dataclass(slots=True)
+class Local:
+    pyname: str
+    type: Type
+    mutable: bool
+    const: Any = NOT_CONST  # a loop or parameter value fixed at load time (unrolled code)
+    bounds: tuple[Any, Any] | None = None  # the values it can take, for a number
+    line: int = 0  # where it is declared (for `redeclared`)
+    used: bool = False  # read somewhere (for `unused-binder`); set while compiling, never from generated text
+
+
+@dataclass(slots=True)
+class Ctx:
+    """Where an expression is compiled: which locals are visible, which extras are."""
+
+    scopes: list[dict[str, Local]]
+    in_effect: bool = False  # inside a move's effects (mover, assignment allowed)
+    in_move: bool = False  # inside a move's guard or effects (mover allowed)
+    in_loop: bool = False
+    in_setup: bool = False
+    in_end: bool = False  # end rules, utility, heuristic: `no_moves` is allowed
+    track_write: bool = False  # the effect writes the state once: record the slot in `_w`
+    scoring: bool = False  # utility, heuristic: the state may be terminal or chance, `turn` -2 or -1
+    game_over: bool = False  # utility: nobody is to move, so `turn` means nothing
+
+    def lookup(self, name: str) -> Local | None:
+        for scope in reversed(self.scopes):
+            if name in scope:
+                return scope[name]
+        return None
+
+    def child(self, **changes: Any) -> Ctx:
+        ctx = Ctx([*self.scopes, {}], self.in_effect, self.in_move, self.in_loop, self.in_setup, self.in_end,
+                  self.track_write, self.scoring, self.game_over)
+        for key, value in changes.items():
+            setattr(ctx, key, value)
+        return ctx
+
+    def all_locals(self) -> list[tuple[str, Local]]:
+        seen: dict[str, Local] = {}
+        for scope in self.scopes:
+            seen.update(scope)
+        return list(seen.items())
+
+
+class CompileFailed(Exception):
+    """Raised inside the walk to abandon one declaration after reporting a diagnostic."""
+
+
+class TooManyErrors(Exception):
+    """Raised by the ``MAX_ERRORS``-th error: the rest of the file is not checked (each error costs a hint)."""
+
+
+def _bounds(code: Code) -> tuple[Any, Any] | None:
+    """The interval of a number's values: a constant's own, else what the compiler derived."""
+    if code.is_const and isinstance(code.const, int | Fraction) and not isinstance(code.const, bool):
+        return (code.const, code.const)
+    return code.bounds
+
+
+def _var_bounds(var: StateVar) -> tuple[Any, Any] | None:
+    return (var.lo, var.hi) if var.type.kind == "int" and not var.type.optional else None  # none is -1
+
+
+def _domain_bounds(domain: Code) -> tuple[Any, Any] | None:
+    """The interval of a loop or chance variable over a domain known at load time."""
+    if not domain.is_const or not (domain.type.elem and domain.type.elem.kind == "int"):
+        return None
+    values = list(domain.const)
+    return (min(values), max(values)) if values else None
+
+
+def _arith_bounds(op: str, a: tuple[Any, Any] | None, b: tuple[Any, Any] | None) -> tuple[Any, Any] | None:
+    """Interval arithmetic for ``+``, ``-`` and ``*`` (None for other operators or unknown operands)."""
+    if a is None or b is None:
+        return None
+    if op == "+":
+        return (a[0] + b[0], a[1] + b[1])
+    if op == "-":
+        return (a[0] - b[1], a[1] - b[0])
+    if op == "*":
+        corners = [x * y for x in a for y in b]
+        return (min(corners), max(corners))
+    return None
+
+
+def _q(name: str) -> str:
+    return f"`{name}`"
+
+
+def _json_exact(value: Any) -> Any:
+    """A parameter value for the fingerprint: a fraction exactly (``1/3``), a sequence as a list."""
+    return str(value) if isinstance(value, Fraction) else list(value)
+
+
+def _hashable(value: Any) -> bool:
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return True
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, Fraction):
+        return str(value)
+    return repr(value)
+
+
+def _arith(op: str, a: Any, b: Any) -> Any:
+    if op == "+":
+        return a + b
+    if op == "-":
+        return a - b
+    if op == "*":
+        return a * b
+    if op == "/":
+        return Fraction(a) / Fraction(b)
+    if op == "//":
+        return int(a // b)
+    return a % b
+
+
+_COMPARE: dict[str, Callable[[Any, Any], bool]] = {
+    "==": lambda a, b: a == b,
+    "!=": lambda a, b: a != b,
+    "<": lambda a, b: a < b,
+    "<=": lambda a, b: a <= b,
+    ">": lambda a, b: a > b,
+    ">=": lambda a, b: a >= b,
+    "in": lambda a, b: a in tuple(b),
+    "not in": lambda a, b: a not in tuple(b),
+}
+
+
+def _compare(ops: Sequence[str], values: list[Any]) -> bool:
+    return all(_COMPARE[op](a, b) for op, a, b in zip(ops, values, values[1:], strict=False))
+
+
+def _names_display(names: Sequence[str]) -> Callable[[int], str]:
+    names = tuple(names)
+    return lambda v: names[v] if 0 <= v < len(names) else "none"
+
+
+def _optional_display(display: Callable[[int], str]) -> Callable[[int], str]:
+    return lambda v: "none" if v == -1 else display(v)

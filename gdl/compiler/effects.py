@@ -1,0 +1,290 @@
+"""Pass: statements of move effects and ``setup`` (assignments with domain checks, ``if``, ``for``, ``let``)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from gdl import ast
+from gdl import types as T
+from gdl.compiler.base import CompilerBase
+from gdl.compiler.common import (
+    MAX_BLOCK_DEPTH,
+    MAX_LOOP_DEPTH,
+    CompileFailed,
+    Ctx,
+    Local,
+    StateVar,
+    _arith_bounds,
+    _bounds,
+    _domain_bounds,
+    _q,
+    _show,
+    _var_bounds,
+)
+from gdl.diagnostics import Span, did_you_mean
+from gdl.types import Type
+
+
+class EffectPass(CompilerBase):
+    """Statements of move effects and ``setup`` (assignments with domain checks, ``if``, ``for``, ``let``)."""
+
+    def compile_effect(self, fn: str, params: list[str], types: list[Type], body: Sequence[ast.Stmt],
+                       ctx: Ctx, span: Span, setup: bool = False) -> None:
+        """Emit ``fn(params..., st)``: the move's effects, split at chance points into continuations."""
+        after = () if setup else self.after_every
+        single = not setup and self.allow_incremental_ends and self.writes_state_once([*body, *after])
+        ectx = ctx.child(in_effect=True, in_move=not setup, in_setup=setup, track_write=single)
+        out: list[str] = []
+        # `after every move:` runs after the move's own effects (and after its chance), as a block of its
+        # own: it is written outside every move, so it sees none of the move's parameters or locals.
+        actx = Ctx([{}], in_effect=True, in_move=True, track_write=single)
+        ended = self.compile_block(list(body), ectx, [(list(after), actx)] if after else [], out, 1, span)
+        if after and not ended:
+            self.compile_block(list(after), actx.child(), [], out, 1, span)
+        self.emit(f"def {fn}({''.join(p + ', ' for p in params)}st):", span)
+        self.emit("    s = list(st)", span)
+        if setup:
+            self.emit("    me = 0; nt = 0", span)
+        else:
+            self.emit("    me = s[_T]; nt = None" + ("; _w = -1" if single else ""), span)
+        self.splice(out)
+        if single:
+            self.incremental_ends = True
+            self.emit("    return _finish_at(s, me, nt, _w)", span)
+        else:
+            self.emit("    return _finish(s, me, nt)", span)
+
+    def writes_state_once(self, body: Sequence[ast.Stmt]) -> bool:
+        """At most one assignment to a state variable, outside loops, and no chance: the move
+        changes at most one slot (plus the turn), known when the move runs."""
+        writes = 0
+        stack: list[tuple[ast.Stmt, bool]] = [(stmt, False) for stmt in body]
+        while stack:
+            stmt, in_loop = stack.pop()
+            if isinstance(stmt, (ast.Chance, ast.ChanceBranches)):
+                return False
+            if isinstance(stmt, ast.Assign) and stmt.name != "turn":
+                if in_loop:
+                    return False
+                writes += 1
+            elif isinstance(stmt, ast.If):
+                for _, block in stmt.branches:
+                    stack.extend((s, in_loop) for s in block)
+                stack.extend((s, in_loop) for s in stmt.orelse or ())
+            elif isinstance(stmt, ast.For):
+                stack.extend((s, True) for s in stmt.body)
+        return writes <= 1
+
+    def compile_block(self, stmts: list[ast.Stmt], ctx: Ctx, after: list[tuple[list[ast.Stmt], Ctx]],
+                      out: list[Any], indent: int, span: Span) -> bool:
+        """Compile ``stmts``; ``after`` holds what follows in enclosing blocks (for chance continuations).
+
+        Returns True when the block suspends at a chance at its top level (the continuation runs the rest).
+        """
+        pad = "    " * indent
+        start = len(out)
+        for i, stmt in enumerate(stmts):
+            try:
+                if isinstance(stmt, (ast.Chance, ast.ChanceBranches)):
+                    self.compile_chance(stmt, ctx, [(stmts[i + 1:], ctx), *after], out, pad)
+                    return True
+                self.compile_stmt(stmt, ctx, after, out, indent, stmts[i + 1:])
+            except CompileFailed:
+                continue
+        if len(out) == start:
+            out.append((pad + "pass", span))
+        return False
+
+    def compile_stmt(self, stmt: ast.Stmt, ctx: Ctx, after: list[tuple[list[ast.Stmt], Ctx]], out: list[Any],
+                     indent: int, rest: list[ast.Stmt]) -> None:
+        pad = "    " * indent
+        if isinstance(stmt, ast.Assign):
+            out.append((pad + self.assignment(stmt, ctx), stmt.span))
+        elif isinstance(stmt, ast.Pass):
+            out.append((pad + "pass", stmt.span))
+        elif isinstance(stmt, ast.Let):
+            if stmt.name in self.state and ctx.lookup(stmt.name) is None:
+                self.warn("shadowed-state", f"`let {stmt.name}` hides the state variable {_q(stmt.name)}: later "
+                          f"assignments to {_q(stmt.name)} change the local", stmt.span, "choose another name")
+            value = self.expr(stmt.value, ctx)
+            if value.type.kind == "none":
+                raise self.fail("type", "cannot tell the type of `none` alone; write a typed value", stmt.span)
+            pyname = f"L_{stmt.name}"
+            self.declare_local(ctx, stmt.name, Local(pyname, value.type, True), stmt.span)
+            out.append((f"{pad}{pyname} = {value.src}", stmt.span))
+        elif isinstance(stmt, ast.Again):
+            if ctx.in_setup:
+                raise self.fail("again-in-setup", "`again` is meaningless in setup; assign `turn` instead", stmt.span)
+            out.append((pad + "nt = me", stmt.span))
+        elif isinstance(stmt, ast.Break):
+            if not ctx.in_loop:
+                raise self.fail("break-outside-loop", "`break` outside a `for` loop", stmt.span)
+            out.append((pad + "break", stmt.span))
+        elif isinstance(stmt, ast.If):
+            self.check_block_depth(indent, stmt.span)
+            keyword = "if"
+            taken = False  # an earlier test is constant true: the branches after it never run
+            for test_expr, body in stmt.branches:
+                test = self.expr(test_expr, ctx)
+                self.require(test, T.BOOL, test_expr.span)
+                out.append((f"{pad}{keyword} {test.src}:", test_expr.span))
+                with self.dead_code(taken or (test.is_const and not test.const)):
+                    self.compile_block(list(body), ctx.child(), [(rest, ctx), *after], out, indent + 1, stmt.span)
+                taken = taken or (test.is_const and bool(test.const))
+                keyword = "elif"
+            if stmt.orelse is not None:
+                out.append((pad + "else:", stmt.span))
+                with self.dead_code(taken):
+                    self.compile_block(list(stmt.orelse), ctx.child(), [(rest, ctx), *after], out, indent + 1,
+                                       stmt.span)
+        elif isinstance(stmt, ast.For):
+            domain = self.expr(stmt.domain, ctx)
+            if domain.type.kind != "seq":
+                raise self.fail("type", f"`for` needs a set to loop over, not {domain.type}", stmt.domain.span)
+            self.check_block_depth(indent, stmt.span)
+            if self.loop_depth >= MAX_LOOP_DEPTH:
+                raise self.fail("too-deep", f"`for` loops nested more than {MAX_LOOP_DEPTH} deep", stmt.span,
+                                "loop over pairs or cells instead of nesting so many loops")
+            inner = ctx.child(in_loop=True)
+            pyname = f"L_{stmt.var}"
+            self.declare_local(inner, stmt.var, Local(pyname, domain.type.elem or T.INT, False,
+                                                      bounds=_domain_bounds(domain)), stmt.span)
+            out.append((f"{pad}for {pyname} in {self.loop_source(domain, stmt.domain.span)}:", stmt.span))
+            self.loop_depth += 1
+            try:
+                with self.loop_body(domain):
+                    self.compile_block(list(stmt.body), inner, [], out, indent + 1, stmt.span)
+            finally:
+                self.loop_depth -= 1
+        else:  # pragma: no cover - the grammar has no other statements
+            raise self.fail("internal", f"unknown statement {type(stmt).__name__}", stmt.span)
+
+    def check_block_depth(self, indent: int, span: Span) -> None:
+        if indent > MAX_BLOCK_DEPTH:
+            raise self.fail("too-deep", f"blocks nested more than {MAX_BLOCK_DEPTH} deep", span,
+                            "move the inner part into a `def`, or test several conditions with `and`")
+
+    def assignment(self, stmt: ast.Assign, ctx: Ctx) -> str:
+        value = self.expr(stmt.value, ctx)
+        local = ctx.lookup(stmt.name)
+        if local is not None:
+            if not local.mutable:
+                raise self.fail("assign-to-constant", f"{_q(stmt.name)} cannot be changed here", stmt.name_span,
+                                "only state variables and `let` locals can be assigned")
+            if stmt.indices:
+                raise self.fail("type", f"{_q(stmt.name)} is not an array", stmt.span)
+            target_type = local.type
+            target = local.pyname
+            slot: int | None = None
+            slot_src = ""
+        elif stmt.name == "turn":
+            if stmt.indices:
+                raise self.fail("type", "`turn` is not an array", stmt.span)
+            self.require(value, T.PLAYER, stmt.value.span)
+            if stmt.op != "=":
+                raise self.fail("type", "`turn` can only be set with `=`", stmt.span)
+            return f"nt = {value.src}"
+        elif stmt.name in self.state:
+            target_var = self.state[stmt.name]
+            target_var.used = True
+            target_type = target_var.type
+            if target_var.dims:
+                index = self.slot(target_var, stmt.indices, ctx, stmt.span)
+                slot_src = index.src
+                target = f"s[{slot_src}]"
+                slot = index.const if index.is_const else None
+            elif stmt.indices:
+                raise self.fail("type", f"{_q(stmt.name)} is not an array", stmt.span)
+            else:
+                slot_src = str(target_var.offset)
+                target = f"s[{slot_src}]"
+                slot = target_var.offset
+            # (with `-=` and friends the constant is a change, not the new value)
+            if stmt.op == "=" and value.is_const and isinstance(value.const, int) and \
+                    not target_var.holds(int(value.const)):
+                raise self.fail("out-of-domain", f"{_show(value.const)} is outside the domain of "
+                                f"{_q(stmt.name)} ({self.describe_domain(target_var)})", stmt.value.span)
+        else:
+            if self.global_name_kind(stmt.name):
+                raise self.fail("assign-to-constant", f"{_q(stmt.name)} is a {self.global_name_kind(stmt.name)} "
+                                "and cannot be assigned", stmt.name_span,
+                                "only state variables, `let` locals and `turn` can be assigned")
+            raise self.fail("undefined-name", f"{_q(stmt.name)} is not defined", stmt.name_span,
+                            did_you_mean(stmt.name, list(self.state) + [n for n, _ in ctx.all_locals()]))
+        prefix = ""
+        if local is None and ctx.track_write:
+            # The move's only write to the state: remember its slot so that the end rules are
+            # re-checked only where that slot can make them true (see emit_incremental_ends).
+            if slot is None:
+                self.written_slots = None  # known only when the move runs: any slot
+            elif self.written_slots is not None:
+                self.written_slots.add(slot)
+            prefix = f"_w = {slot_src}; "
+            target = "s[_w]"
+        if stmt.op != "=":
+            if not target_type.is_number:
+                raise self.fail("type", f"`{stmt.op}` needs a number, and {_q(stmt.name)} holds {target_type}",
+                                stmt.span)
+            self.require_number(value, stmt.value.span)
+            src = f"{target} {stmt.op[0]} {value.src}"
+        else:
+            if not T.assignable(value.type, target_type) and not (
+                target_type.kind == "int" and value.type.kind == "int"
+            ):
+                raise self.fail("type", f"{_q(stmt.name)} holds {target_type}, not {value.type}", stmt.value.span)
+            src = value.src
+        if (local is None and not value.is_const) or stmt.op != "=":
+            var: StateVar | None = self.state[stmt.name] if local is None else None
+            new = _bounds(value) if stmt.op == "=" else _arith_bounds(stmt.op[0], _var_bounds(var), _bounds(value)) \
+                if var is not None else None
+            proven = var is not None and new is not None and var.lo <= new[0] and new[1] <= var.hi and \
+                var.values is None
+            if var is not None and (var.type.kind == "int" or self.checked or not self.holds_every(var)) and not proven:
+                # Keep every state value inside its declared domain: the state space stays finite
+                # and a mistake in the rules is reported at its line instead of corrupting a solve.
+                # (Skipped where the value's bounds already lie inside the domain, and for a player,
+                # cell, direction or enumeration state that holds every value of its type.)
+                sid = self.span_id(stmt.value.span)
+                src = f"_among({src}, {self.constant(var.values)}, {sid})" if var.values is not None else \
+                    f"_dom({src}, {var.lo}, {var.hi}, {sid})"
+        return f"{prefix}{target} = {src}"
+
+    def compile_setup(self, setup: ast.SetupDecl | None) -> None:
+        init = [0] * (self.nvars + 2)
+        empty = Ctx([{}])
+        for var in self.state.values():
+            try:
+                values = self.initial_values(var, empty)
+            except CompileFailed:
+                continue
+            init[var.offset : var.offset + var.size] = values
+        self.globals["_INIT"] = tuple(init)
+        self.compile_effect("_setup", [], [], setup.body if setup else (), empty, setup.span if setup else
+                            Span(1, 1, 1, 2), setup=True)
+
+    def initial_values(self, var: StateVar, ctx: Ctx) -> list[Any]:
+        decl = var.decl
+        if decl.init is None:
+            low = var.lo
+            return [bool(low) if var.type.kind == "bool" else low] * var.size
+        code = self.expr(decl.init, ctx)
+        if not code.is_const:
+            raise self.fail("not-constant", "an initial value must be known when the game loads", decl.init.span,
+                            "set computed initial values in a `setup:` block")
+        if code.type.kind == "seq":
+            values = list(code.const)
+            if len(values) != var.size:
+                raise self.fail("type", f"{_q(var.name)} has {var.size} slots but the initial list has "
+                                f"{len(values)} values", decl.init.span)
+            elem = code.type.elem or T.INT
+        else:
+            values = [code.const] * var.size
+            elem = code.type
+        if not T.assignable(elem, var.type) and not (elem.kind == "int" and var.type.kind == "int"):
+            raise self.fail("type", f"{_q(var.name)} holds {var.type}, not {elem}", decl.init.span)
+        for value in values:
+            if not var.holds(int(value)):
+                raise self.fail("out-of-domain", f"initial value {_show(value)} is outside the domain of "
+                                f"{_q(var.name)} ({self.describe_domain(var)})", decl.init.span)
+        return values

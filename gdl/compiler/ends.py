@@ -1,0 +1,148 @@
+"""Pass: end rules, their status codes, and the incremental (per written slot) end checks."""
+
+from __future__ import annotations
+
+from gdl import ast
+from gdl import types as T
+from gdl.compiler.base import CompilerBase
+from gdl.compiler.common import DRAW, LOSE, WIN, Code, CompileFailed, Ctx, Local, _q
+from gdl.diagnostics import Span, did_you_mean
+
+
+class EndRulePass(CompilerBase):
+    """End rules, their status codes, and the incremental (per written slot) end checks."""
+
+    def compile_ends(self, ends: list[ast.EndDecl], utilities: list[ast.UtilityDecl]) -> list[str]:
+        n = len(self.players)
+        if not ends:
+            self.error("missing-terminal", "the rule file never ends the game", Span(1, 1, 1, 2),
+                       "add `win p when ...`, `draw when ...` or `terminal when ...`")
+        if any(e.kind == "terminal" for e in ends) and not utilities:
+            first = next(e for e in ends if e.kind == "terminal")
+            self.error("missing-utility", "`terminal when` needs a `utility p: ...` line to score the end",
+                       first.span, "or use `win p when ...` / `draw when ...`, which score themselves")
+        table: list[tuple[float, ...] | None] = [None]
+        descriptions = [""]
+        # In file order: (condition, status code source, span); a `win p when` rule gives one per player.
+        rules: list[tuple[Code, str, Span]] = []
+        for end in ends:
+            base = len(table)  # not from the rule's index: a rule that failed to compile adds no rows
+            try:
+                rules.extend(self.end_conditions(end, base))
+            except CompileFailed:
+                continue
+            table.extend([None] * (n + 1))
+            descriptions.extend([""] * (n + 1))
+            for p in range(-1, n):
+                table[base + p + 1] = self.end_utilities(end.kind, p)
+                descriptions[base + p + 1] = self.describe_end(end.kind, p)
+        self.globals["_UT"] = tuple(table)
+        self.emit("def _finish(s, me, nt):")
+        self.emit("    s[_T] = _NEXT[me] if nt is None else nt")
+        for cond, status, span in rules:
+            self.emit(f"    if {cond.src}: return _end(s, {status})", span)
+        self.emit("    return tuple(s)")
+        if self.incremental_ends:
+            self.emit_incremental_ends(rules)
+        self.globals["_ST"] = self.status_slot
+        return descriptions
+
+    def end_conditions(self, end: ast.EndDecl, base: int) -> list[tuple[Code, str, Span]]:
+        """The conditions of one end rule with the status each sets; constant-false ones are dropped."""
+        n = len(self.players)
+        ctx = Ctx([{}], in_end=True)
+        binder = self.end_binder(end)
+        binder_local = None
+        if binder is not None:
+            binder_local = self.declare_local(ctx, binder, Local(f"L_{binder}", T.PLAYER, False), end.span)
+        cond = self.expr(end.condition, ctx)
+        self.require(cond, T.BOOL, end.condition.span)
+        if binder is not None and binder_local is not None and not binder_local.used:
+            self.warn("unused-binder", f"{_q(binder)} is not used in the condition, so it stands for "
+                      "every player", end.who.span if end.who else end.span,
+                      did_you_mean(binder, self.visible_names(ctx)))
+        if binder is not None:
+            out = []
+            for p in range(n):  # one condition per player, with the player folded in
+                pctx = Ctx([{}], in_end=True)
+                pctx.scopes[-1][binder] = Local(f"L_{binder}", T.PLAYER, False, p)
+                out.append((self.expr(end.condition, pctx), str(base + 1 + p), end.span))
+            return [rule for rule in out if not (rule[0].is_const and not rule[0].const)]
+        status = str(base)
+        if end.kind in ("win", "lose"):
+            assert end.who is not None
+            who = self.expr(end.who, ctx)
+            self.require(who, T.PLAYER, end.who.span)
+            status = f"{base + 1} + {who.src}"
+        if cond.is_const and not cond.const:
+            return []
+        return [(cond, status, end.span)]
+
+    def emit_incremental_ends(self, rules: list[tuple[Code, str, Span]]) -> None:
+        """``_finish_at(s, me, nt, k)``: the end rules after a move that changed only slot ``k``.
+
+        The state before the move was not terminal, so every end condition was false there.
+        A condition is a disjunction of terms, each a pure function of the slots it reads; a
+        term that does not read slot ``k`` is still false. So only the terms that read ``k``
+        (or read the turn, or slots not known at load time) need checking, in file order:
+        for Connect Four, the few lines through the new disc instead of every line.
+        """
+        wanted = range(self.nvars) if self.written_slots is None else sorted(self.written_slots)
+        per_slot: dict[int, list[tuple[str, str, Span]]] = {k: [] for k in [*wanted, -1]}  # -1: no write
+        shared: dict[str, str] = {}  # a term that reads many slots is written once, as a function
+        for cond, status, span in rules:
+            for term in cond.terms or (cond,):
+                reads = term.reads.slots_if_known
+                if reads is None or len(reads) > 8:
+                    if term.src not in shared:  # (the same code, written once)
+                        shared[term.src] = f"_term{len(shared)}"
+                        self.emit(f"def {shared[term.src]}(s):", span)
+                        self.emit(f"    return {term.src}", span)
+                    call = f"{shared[term.src]}(s)"
+                else:
+                    call = term.src
+                for k, checks in per_slot.items():
+                    if reads is None or k in reads:
+                        checks.append((call, status, span))
+        table = ["_chk_all"] * (self.nvars + 1)
+        for k, checks in per_slot.items():
+            name = f"_chk{k}" if k >= 0 else "_chk_none"
+            table[k] = name
+            self.emit(f"def {name}(s):")
+            for check, status, span in checks:
+                self.emit(f"    if {check}: return _end(s, {status})", span)
+            self.emit("    return tuple(s)")
+        self.emit("def _chk_all(s):")  # a slot no single-write move writes: never called, but total
+        for cond, status, span in rules:
+            self.emit(f"    if {cond.src}: return _end(s, {status})", span)
+        self.emit("    return tuple(s)")
+        self.emit("def _finish_at(s, me, nt, k):")
+        self.emit("    s[_T] = _NEXT[me] if nt is None else nt")
+        self.emit("    return _CHK[k](s)")
+        self.emit(f"_CHK = ({', '.join(table)},)")
+
+    def end_binder(self, end: ast.EndDecl) -> str | None:
+        """``win p when ...``: a bare, otherwise unknown name stands for each player in turn."""
+        if end.kind not in ("win", "lose") or not isinstance(end.who, ast.Name):
+            return None
+        name = end.who.id
+        if name in ("mover", "turn") or self.global_name_kind(name) or name in self.state:
+            return None
+        return name
+
+    def end_utilities(self, kind: str, who: int) -> tuple[float, ...] | None:
+        n = len(self.players)
+        if kind == "draw":
+            return (DRAW,) * n
+        if kind == "terminal" or who < 0:
+            return None
+        if kind == "win":
+            return tuple(WIN if p == who else LOSE for p in range(n))
+        return tuple(LOSE if p == who else WIN for p in range(n))
+
+    def describe_end(self, kind: str, who: int) -> str:
+        if kind == "draw":
+            return "draw"
+        if kind == "terminal" or who < 0:
+            return "game over"
+        return f"{self.players[who]} {'wins' if kind == 'win' else 'loses'}"

@@ -1,0 +1,272 @@
+"""Pass: type-checking and folding of operators, comparisons, indexing and literals."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Sequence
+from fractions import Fraction
+
+from gdl import ast
+from gdl import types as T
+from gdl.compiler.base import CompilerBase
+from gdl.compiler.common import (
+    MAX_DOMAIN,
+    POLL_WEIGHT,
+    SMALL_NUMBER,
+    Code,
+    Ctx,
+    StateVar,
+    _arith,
+    _arith_bounds,
+    _bounds,
+    _compare,
+    _q,
+    _show,
+    _var_bounds,
+    derived,
+)
+from gdl.compiler.facts import _short_circuit
+from gdl.compiler.ir import Reads
+from gdl.diagnostics import Span
+from gdl.types import Type
+
+
+class ExpressionPass(CompilerBase):
+    """Type-checking and folding of operators, comparisons, indexing and literals."""
+
+    def expr_Num(self, e: ast.Num, ctx: Ctx) -> Code:
+        if isinstance(e.value, Fraction):
+            if max(abs(e.value.numerator), e.value.denominator) >= 10**30:  # (see parser.HUGE_LITERAL)
+                raise self.fail("too-large", "numbers in rule files are limited to 15 digits", e.span)
+            return Code(self.constant(e.value), T.REAL, e.value)
+        if abs(e.value) > 10**15:
+            raise self.fail("too-large", "numbers in rule files are limited to 15 digits", e.span)
+        return Code(self.constant(e.value), T.INT, e.value)
+
+    def expr_Bool(self, e: ast.Bool, ctx: Ctx) -> Code:
+        return Code(repr(e.value), T.BOOL, e.value)
+
+    def expr_NoneLit(self, e: ast.NoneLit, ctx: Ctx) -> Code:
+        return Code("(-1)", T.NONE, -1)
+
+    def expr_Str(self, e: ast.Str, ctx: Ctx) -> Code:
+        raise self.fail("type", "strings are only allowed in `game`, `meta` and `render` lines", e.span)
+
+    def expr_Neg(self, e: ast.Neg, ctx: Ctx) -> Code:
+        code = self.expr(e.operand, ctx)
+        self.require_number(code, e.operand.span)
+        if code.is_const:
+            return Code(self.constant(-code.const), code.type, -code.const)
+        return derived(f"(-{code.src})", code.type, [code])
+
+    def expr_Not(self, e: ast.Not, ctx: Ctx) -> Code:
+        code = self.expr(e.operand, ctx)
+        self.require(code, T.BOOL, e.operand.span)
+        if code.is_const:
+            return Code(repr(not code.const), T.BOOL, not code.const)
+        return derived(f"(not {code.src})", T.BOOL, [code])
+
+    def expr_BoolOp(self, e: ast.BoolOp, ctx: Ctx) -> Code:
+        parts = []
+        for i, value in enumerate(e.values):
+            code = self.expr(value, ctx)
+            self.require(code, T.BOOL, value.span)
+            parts.append(code)
+            if code.is_const and bool(code.const) == (e.op == "or"):
+                # Short-circuit known at load time (`step(c, d) != none and board[step(c, d)] ...`):
+                # the rest is never evaluated, so its constant-folding errors do not count.
+                for rest in e.values[i + 1 :]:
+                    with self.dead_code():
+                        self.expr(rest, ctx)
+                break
+        return _short_circuit(e.op, parts)
+
+    def expr_Binary(self, e: ast.Binary, ctx: Ctx) -> Code:
+        left = self.expr(e.left, ctx)
+        right = self.expr(e.right, ctx)
+        self.require_number(left, e.left.span)
+        self.require_number(right, e.right.span)
+        # `//` always gives a whole number (floor division), so fractions can be rounded into the state.
+        typ = T.INT if e.op == "//" else T.REAL if e.op == "/" or T.REAL in (left.type, right.type) else T.INT
+        if left.is_const and right.is_const:
+            try:
+                value = _arith(e.op, left.const, right.const)
+            except ZeroDivisionError:
+                raise self.fail("division-by-zero", "division by zero", e.span) from None
+            if isinstance(value, int) and abs(value) > 10**15:
+                raise self.fail("too-large", "this number is too large (over 15 digits)", e.span)
+            self.check_fraction(value, e.span)
+            return Code(self.constant(value), typ, value)
+        op = e.op
+        if op in ("/", "//", "%") and right.is_const and right.const == 0:
+            raise self.fail("division-by-zero", "division by zero", e.span)
+        if op == "/" or (op in ("//", "%") and (self.checked or not right.is_const)):
+            # Division by a value known only at run time: a zero divisor is a rule error at this line.
+            # `/` is exact at run time as it is when folded (Python's `/` on two ints gives a float).
+            code = derived(f"_arith({left.src}, {right.src}, {op!r}, {self.span_id(e.span)})", typ, [left, right],
+                           fails=True)
+            return derived(f"int({code.src})", T.INT, [code]) if op == "//" and T.REAL in (left.type, right.type) \
+                else code
+        if op == "//" and T.REAL in (left.type, right.type):
+            return derived(f"int({left.src} // {right.src})", T.INT, [left, right], fails=True)
+        bounds = _arith_bounds(op, _bounds(left), _bounds(right))
+        if (op == "*" or typ == T.REAL) and (bounds is None or max(-bounds[0], bounds[1]) > SMALL_NUMBER):
+            # Squaring a number again and again doubles its digits: one multiplication of two huge
+            # numbers outlasts any budget (it cannot be interrupted), so each such result is bounded.
+            return derived(f"_big({left.src} {op} {right.src}, {self.span_id(e.span)})", typ, [left, right],
+                           fails=True, bounds=bounds)
+        # (`*`, `/` and `//` may fail at run time; `+`, `-` and `%` by a nonzero constant cannot)
+        return derived(f"({left.src} {op} {right.src})", typ, [left, right], fails=op in ("*", "/", "//"),
+                       bounds=bounds)
+
+    def expr_Compare(self, e: ast.Compare, ctx: Ctx) -> Code:
+        codes = [self.expr(e.first, ctx)] + [self.expr(x, ctx) for x in e.rest]
+        exprs = [e.first, *e.rest]
+        parts = [codes[0].src]
+        for i, op in enumerate(e.ops):
+            a, b = codes[i], codes[i + 1]
+            if op in ("in", "not in"):
+                if b.type.kind != "seq":
+                    raise self.fail("type", f"`{op}` needs a set on its right, not {b.type}", exprs[i + 1].span)
+                if b.type.elem is not None and not T.comparable(a.type, b.type.elem):
+                    raise self.fail("type", f"cannot look for {a.type} among {b.type.elem.plural()}", e.span)
+            elif op in ("==", "!="):
+                if not T.comparable(a.type, b.type):
+                    raise self.fail("type", f"cannot compare {a.type} with {b.type}", e.span)
+            else:
+                self.require_number(a, exprs[i].span)
+                self.require_number(b, exprs[i + 1].span)
+            parts.append(f" {op} {b.src}")
+        if all(c.is_const for c in codes):
+            value = _compare(e.ops, [c.const for c in codes])
+            return Code(repr(value), T.BOOL, value)
+        right = codes[-1]
+        slot_test = None
+        if tuple(e.ops) == ("!=",) and codes[0].slot is not None and right.is_const and type(right.const) is int \
+                and abs(right.const) < 10**15:
+            slot_test = (codes[0].slot, right.src)  # (a candidate for a slice scan: see facts._slice_scan)
+        return derived("(" + "".join(parts) + ")", T.BOOL, codes, slot_test=slot_test)
+
+    def expr_Range(self, e: ast.Range, ctx: Ctx) -> Code:
+        lo = self.expr(e.lo, ctx)
+        hi = self.expr(e.hi, ctx)
+        self.require(lo, T.INT, e.lo.span)
+        self.require(hi, T.INT, e.hi.span)
+        if lo.is_const and hi.is_const:
+            if hi.const - lo.const > MAX_DOMAIN:
+                raise self.fail("too-large", f"the range {lo.const}..{hi.const} is too large", e.span)
+            value = range(lo.const, hi.const + 1)
+            return Code(self.constant(value), T.seq(T.INT), value)
+        src = f"range({lo.src}, {hi.src} + 1)"
+        low, high = _bounds(lo), _bounds(hi)
+        if low is None or high is None or high[1] - low[0] >= POLL_WEIGHT:
+            # its loops are counted, and refused past MAX_RANGE values
+            return derived(src, T.seq(T.INT), [lo, hi], fails=True, long_range=True)
+        return derived(src, T.seq(T.INT), [lo, hi], fails=True)
+
+    def expr_IfExpr(self, e: ast.IfExpr, ctx: Ctx) -> Code:
+        test = self.expr(e.test, ctx)
+        self.require(test, T.BOOL, e.test.span)
+        if test.is_const:  # the branch not taken is only type-checked (see dead_code)
+            chosen = self.expr(e.then if test.const else e.orelse, ctx)
+            with self.dead_code():
+                other = self.expr(e.orelse if test.const else e.then, ctx)
+                both = T.unify(chosen.type, other.type)
+                if both is None:
+                    raise self.fail("type", f"the two branches differ: {chosen.type} and {other.type}", e.span)
+                return dataclasses.replace(chosen, type=both)
+            return chosen
+        then = self.expr(e.then, ctx)
+        orelse = self.expr(e.orelse, ctx)
+        typ = T.unify(then.type, orelse.type)
+        if typ is None:
+            raise self.fail("type", f"the two branches differ: {then.type} and {orelse.type}", e.span)
+        if test.is_const:
+            chosen = then if test.const else orelse
+            return dataclasses.replace(chosen, type=typ)
+        return derived(f"({then.src} if {test.src} else {orelse.src})", typ, [test, then, orelse])
+
+    def expr_Index(self, e: ast.Index, ctx: Ctx) -> Code:
+        if isinstance(e.base, ast.Name) and ctx.lookup(e.base.id) is None and e.base.id in self.state:
+            var = self.state[e.base.id]
+            var.used = True
+            slot = self.slot(var, e.indices, ctx, e.span)
+            if slot.is_const:
+                return Code(f"s[{slot.src}]", var.type, bounds=_var_bounds(var), reads=Reads(frozenset((slot.const,))),
+                            may_fail=False, slot=slot.const)
+            return derived(f"s[{slot.src}]", var.type, [slot], fails=True, reads=Reads(dynamic=True),
+                           bounds=_var_bounds(var))
+        base = self.expr(e.base, ctx)
+        if base.type.kind != "seq":
+            raise self.fail("type", f"only arrays, lists and sets can be indexed, not {base.type}", e.base.span)
+        if len(e.indices) != 1:
+            raise self.fail("arity", "a list takes one index", e.span)
+        index = self.expr(e.indices[0], ctx)
+        self.require(index, T.INT, e.indices[0].span)
+        elem = base.type.elem or T.INT
+        if base.is_const and index.is_const:
+            seq = tuple(base.const)
+            if not 0 <= index.const < len(seq):
+                raise self.fail("index-out-of-range", f"index {index.const} is outside 0..{len(seq) - 1}",
+                                e.indices[0].span)
+            value = seq[index.const]
+            return Code(self.constant(value), elem, value)
+        sid = self.span_id(e.span)
+        return derived(f"_at({base.src}, {index.src}, {sid})", elem, [base, index], fails=True)
+
+    def slot(self, var: StateVar, indices: Sequence[ast.Expr], ctx: Ctx, span: Span) -> Code:
+        """The flat slot of ``var[indices]``, a constant when the indices are (bounds-checked in checked mode)."""
+        if len(indices) != len(var.dims):
+            raise self.fail("arity", f"{_q(var.name)} takes {len(var.dims)} index(es), not {len(indices)}", span)
+        terms: list[str] = []
+        parts: list[Code] = []
+        checked = False
+        const_part = var.offset
+        stride = var.size
+        for index_expr, (low, size), itype in zip(indices, var.dims, var.index_types, strict=True):
+            stride //= size
+            code = self.expr(index_expr, ctx)
+            if not T.assignable(code.type.with_optional(False), itype) and not (
+                code.type.kind == "int" and itype.kind == "int"
+            ):
+                raise self.fail("type", f"{_q(var.name)} is indexed by {itype.plural()}, not {code.type}",
+                                index_expr.span)
+            if code.is_const:
+                if not low <= code.const < low + size:
+                    raise self.fail("index-out-of-range", f"index {_show(code.const)} is outside "
+                                    f"{_q(var.name)}'s {low}..{low + size - 1}", index_expr.span)
+                const_part += (code.const - low) * stride
+                continue
+            src = code.src
+            # An index of the dimension's own entity type is in range by construction; anything
+            # else is checked, because a wrong flat slot would silently corrupt another variable.
+            safe = code.type.is_entity and not code.type.optional and code.type.kind == itype.kind and (
+                code.bounds is None or (low <= code.bounds[0] and code.bounds[1] < low + size))
+            parts.append(code)
+            if self.checked or not safe:
+                checked = True
+                src = f"_ix({src}, {low}, {low + size - 1}, {self.span_id(index_expr.span)})"
+            if low:
+                src = f"({src} - {low})"
+            terms.append(src if stride == 1 else f"{src} * {stride}")
+        if not terms:
+            return Code(str(const_part), T.INT, const_part)
+        return derived(" + ".join(([str(const_part)] if const_part else []) + terms), T.INT, parts, fails=checked)
+
+    def expr_ListLit(self, e: ast.ListLit, ctx: Ctx) -> Code:
+        return self.sequence_literal(e.items, e.span, ctx, tuple)
+
+    def expr_SetLit(self, e: ast.SetLit, ctx: Ctx) -> Code:
+        return self.sequence_literal(e.items, e.span, ctx, lambda values: tuple(dict.fromkeys(values)))
+
+    def sequence_literal(self, items: Sequence[ast.Expr], span: Span, ctx: Ctx, build: Callable) -> Code:
+        codes = [self.expr(i, ctx) for i in items]
+        elem: Type | None = None
+        for item, code in zip(items, codes, strict=True):
+            elem = code.type if elem is None else T.unify(elem, code.type)
+            if elem is None:
+                raise self.fail("type", "the items of a list must all have the same type", item.span)
+        if all(c.is_const for c in codes):
+            value = build([c.const for c in codes])
+            return Code(self.constant(value), T.seq(elem or T.INT), value)
+        return derived("(" + "".join(c.src + ", " for c in codes) + ")", T.seq(elem or T.INT), codes)

@@ -1,0 +1,61 @@
+"""Combining compiled expressions by their facts: short-circuit folding, disjunct terms, slot scans."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from gdl import types as T
+from gdl.compiler.common import Code, derived
+from gdl.compiler.ir import Reads
+
+
+def _cannot_fail(code: Code) -> bool:
+    """Whether evaluating ``code`` surely raises no rule error: a constant, or only slot reads, locals,
+    numbers and operators (no call, no index but a fixed slot). Such code may be left out unevaluated."""
+    return code.is_const or not code.may_fail
+
+
+def _short_circuit(op: str, codes: list[Code], *, terms: bool = False) -> Code:
+    """``codes`` joined by ``and``/``or`` evaluated left to right, folding what load time decides.
+
+    A constant that decides the result drops the operands after it (they never run), but not the ones
+    before it: those run first and may be a rule error (`x or true` still evaluates `x`). With ``terms``,
+    a disjunction records its disjuncts (for the end rules' incremental check)."""
+    deciding = op == "or"
+    before: list[Code] = []
+    for code in codes:
+        if code.is_const and bool(code.const) == deciding:
+            kept = [c for c in before if not _cannot_fail(c)]
+            if not kept:
+                return Code(repr(deciding), T.BOOL, deciding)
+            return derived("(" + f" {op} ".join(c.src for c in kept) + f" {op} {deciding!r})", T.BOOL, kept)
+        if not code.is_const:
+            before.append(code)
+    if not before:
+        return Code(repr(not deciding), T.BOOL, not deciding)
+    if len(before) == 1:
+        return before[0]
+    return derived("(" + f" {op} ".join(c.src for c in before) + ")", T.BOOL, before,
+                   terms=_disjuncts(before) if terms else None)
+
+
+def _slice_scan(conds: list[Code]) -> Code | None:
+    """``all c in cell: board[c] != none`` over consecutive slots as one C-level scan: ``-1 not in s[a:b]``."""
+    if len(conds) < 4:
+        return None
+    tests = [c.slot_test for c in conds]
+    if any(t is None for t in tests):
+        return None
+    slots = [t[0] for t in tests if t is not None]
+    values = {t[1] for t in tests if t is not None}
+    if len(values) != 1 or slots != list(range(slots[0], slots[0] + len(slots))):
+        return None
+    return Code(f"({values.pop()} not in s[{slots[0]}:{slots[-1] + 1}])", T.BOOL,
+                reads=Reads(frozenset(slots)), may_fail=False)
+
+
+def _disjuncts(codes: Sequence[Code]) -> tuple[Code, ...]:
+    out: list[Code] = []
+    for code in codes:
+        out.extend(code.terms or (code,))
+    return tuple(out)

@@ -1,0 +1,52 @@
+"""The compiler's product for the runtime: generated functions and tables, no AST."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from gdl.board import Board
+from gdl.compiler.common import StateVar
+from gdl.diagnostics import Span
+from gdl.rule_helpers import MoveFactory, OutcomeFactory
+from gdl.types import Type
+
+
+@dataclass
+class Program:
+    """Everything the runtime needs: generated functions and tables, no AST."""
+
+    name: str
+    description: str | None
+    meta: dict[str, str]
+    players: tuple[str, ...]
+    parameters: dict[str, Any]
+    nvars: int
+    state_vars: list[StateVar]
+    board: Board | None
+    render_var: str | None
+    render_symbols: dict[int, str]
+    zero_sum: bool
+    utility_bounds: tuple[float, float] | None
+    has_chance: bool
+    has_heuristic: bool
+    namespace: dict[str, Any]
+    source: str
+    linemap: dict[int, Span]
+    spans: list[Span]
+    move_actions: list[str]
+    fingerprint: str
+    enums: dict[str, tuple[str, ...]]
+    displayers: dict[str, Callable[[int], str]]
+    end_descriptions: list[str]
+    factories: list[MoveFactory | OutcomeFactory]
+    chance_points: int
+    eager_moves: list[tuple[str, str, tuple[Any, ...], str]]
+    distributions: list[tuple[str, OutcomeFactory, list[tuple[Any, float]]]]
+    symmetries: tuple[str, ...] = ()  # declared board symmetries (generator names), checked at run time
+    symmetry_span: Span | None = None
+    move_param_types: dict[str, tuple[Type, ...]] = field(default_factory=dict)
+    """Each action's parameter types: a `column` or `row` parameter also parses from its index (`drop(3)`)."""
+    win_loss: bool = False
+    """Two players, and every end is a win for one and a loss for the other: no draws, no other scores."""
