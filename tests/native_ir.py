@@ -110,6 +110,6 @@ def connect4(cols: int, rows: int, k: int = 4) -> ir.Program:
                                ir.AssignLocal(span(17), placed, "=", const(True, BOOL)), ir.Break(span(17)))),), None),
         )),
     )
-    drop = ir.Move("drop", 0, (ir.Param(x, const(range(cols))),), guard, ir.Effect(effect), span(15))
+    drop = ir.Move("drop", 0, (ir.Param(x, const(range(cols))),), guard, ir.Effect(effect, True), span(15))
     ends = line_rules("disc", connect4_lines(cols, rows, k), 2, cols * rows)
     return program("ConnectFour", cols * rows, (drop,), ends, "disc")

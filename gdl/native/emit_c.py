@@ -337,7 +337,7 @@ class CEmitter:
         # every write keeps the slot in its declared range: what every reader of a state relies on
         lines.append(f"{indent}  if (_v < g_lo[_i] || _v > g_hi[_i]) {{ gdl_fail(e, GDL_E_DOMAIN, {line}, {col}, _v); "
                      "goto fail; }")
-        lines.append(f"{indent}  s[_i] = (g_cell)_v; }}")
+        lines.append(f"{indent}  s[_i] = (g_cell)_v; _w = _i; }}")
         return lines
 
     def st_AssignLocal(self, stmt: ir.AssignLocal, indent: str) -> list[str]:
@@ -394,13 +394,39 @@ class CEmitter:
         decl = [f"  int64_t {n} = 0;" for n in names] + [f"  (void){n};" for n in names]
         return "\n".join([f"{signature} {{", *prologue, *decl, *body, "}"])
 
-    def finish_lines(self) -> list[str]:
-        """After a move's effects (or setup): the next player, then the end rules in order."""
+    def finish_lines(self, single_write: bool = False) -> list[str]:
+        """After a move's effects (or setup): the next player, then the end rules in order.
+
+        After a move that writes at most one slot (``_w``), only the terms of the end rules that can
+        have become true are tested: those that read that slot, the turn, or slots known only at run
+        time (the state before the move was not over, so no other term holds). As in the Python back end.
+        """
         out = ["  s[G_TURN] = (g_cell)(nt == NO_TURN ? g_next[me] : nt);"]
+        if single_write and self.p.ends:
+            slots = sorted({s for rule in self.p.ends for term in _terms(rule.condition)
+                            for s in (term.reads.slots if not (term.reads.turn or term.reads.dynamic) else ())})
+            out.append("  switch (_w) {")
+            for k in slots:
+                out.append(f"  case {k}:")
+                out.extend("  " + line for line in self.end_tests(k))
+            out.append("  default: break;")
+            out.append("  }")
+        out.extend(self.end_tests(None))
+        return out
+
+    def end_tests(self, written: int | None) -> list[str]:
+        """The end rules' tests (only the terms that read slot ``written`` or anything unknown; all if None)."""
+        out = []
         for rule in self.p.ends:
             line, col = _pos(rule.span)
+            terms = [term for term in _terms(rule.condition)
+                     if written is None or term.reads.turn or term.reads.dynamic or written in term.reads.slots]
+            if not terms:
+                continue
             status = self.ex(rule.status)
-            out.append(f"  if ({self.ex(rule.condition)}) {{")
+            parts = [rule.condition] if written is None else terms
+            test = " || ".join(f"({self.ex(term)})" for term in parts)
+            out.append(f"  if ({test}) {{")
             out.append(f"    int64_t _st = GDL_CHECK({status}, 1, {self.nstatus - 1}, GDL_E_DOMAIN, {line}, {col});")
             out.append("    s[G_TURN] = GDL_TERMINAL; s[G_STATUS] = (g_cell)_st; return 0;")
             out.append("  }")
@@ -425,9 +451,9 @@ class CEmitter:
             self.fn = _Function()
             names = [self.fn.local(param.var) for param in move.params]
             body = [f"  {n} = args[{i}];" for i, n in enumerate(names)]
-            body.append("  int64_t me = s[G_TURN], nt = NO_TURN;")
+            body.append("  int64_t me = s[G_TURN], nt = NO_TURN, _w = -1; (void)_w;")
             body.extend(self.stmts(move.effect.body if move.effect else (), "  "))
-            body.extend(self.finish_lines())
+            body.extend(self.finish_lines(move.effect is not None and move.effect.single_write))
             signature = f"static int mv{int(move.index)}(g_cell *s, const int64_t *args, gdl_error *e)"
             parts.append(self.function(signature, [*body, "fail:", "  return GDL_ERROR;"]))
             # legal: nested loops over the parameters' domains, in order (the Python back end's order)
@@ -559,7 +585,7 @@ class CEmitter:
         move_parts, codes = self.moves()
         if not codes:
             raise Unsupported("a game without moves")
-        setup_body = ["  int64_t me = 0, nt = 0;",
+        setup_body = ["  int64_t me = 0, nt = 0, _w = -1; (void)_w;",
                       *(f"  s[{i}] = (g_cell){v};" for i, v in enumerate(initial)),
                       *self.stmts(p.setup.body, "  "), *self.finish_lines()]
         setup = self.function("static int g_initial(g_cell *s, gdl_error *e)",
@@ -606,6 +632,10 @@ class CEmitter:
         ]
         source = "\n".join([*header, *self.statics, *body]) + "\n"
         return Emitted(source, codes, n, ranges)
+
+
+def _terms(condition: ir.Expr) -> tuple[ir.Expr, ...]:
+    return condition.disjuncts() if isinstance(condition, ir.BoolOp) else (condition,)
 
 
 def _flatten(table: Any, depth: int, dims: list[int]) -> list[Any]:

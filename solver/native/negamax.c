@@ -31,6 +31,7 @@
 
 typedef struct ab_entry {
     uint64_t hash;
+    uint64_t key[G_KEY_WORDS]; /* the whole packed key, in the entry: one probe touches one place */
     double lo, hi;
     int32_t move;
     int8_t side;
@@ -51,7 +52,6 @@ typedef struct ab_frame {
 typedef struct ab_ctx {
     /* the table */
     ab_entry *tt;
-    uint64_t *tt_keys;
     int64_t tt_buckets, tt_used;
     /* the stack: frames of frame_size bytes, each a header and its arrays */
     char *arena;
@@ -96,14 +96,13 @@ ab_ctx *gdl_ab_new(int64_t entries) {
     while (buckets * 2 * 2 <= entries) buckets *= 2;
     c->tt_buckets = buckets;
     c->tt = calloc((size_t)buckets * 2, sizeof(ab_entry));
-    c->tt_keys = calloc((size_t)buckets * 2 * G_KEY_WORDS, sizeof(uint64_t));
     c->frame_size = ab_frame_bytes();
     c->frames_cap = 64;
     c->arena = malloc((size_t)(c->frame_size * c->frames_cap));
     c->killers_cap = 64;
     c->killers = malloc(sizeof(int32_t) * 2 * c->killers_cap);
-    if (!c->tt || !c->tt_keys || !c->arena || !c->killers) {
-        free(c->tt); free(c->tt_keys); free(c->arena); free(c->killers); free(c);
+    if (!c->tt || !c->arena || !c->killers) {
+        free(c->tt); free(c->arena); free(c->killers); free(c);
         return NULL;
     }
     for (int64_t i = 0; i < 2 * c->killers_cap; i++) c->killers[i] = -1;
@@ -113,7 +112,7 @@ ab_ctx *gdl_ab_new(int64_t entries) {
 
 void gdl_ab_free(ab_ctx *c) {
     if (!c) return;
-    free(c->tt); free(c->tt_keys); free(c->arena); free(c->killers); free(c);
+    free(c->tt); free(c->arena); free(c->killers); free(c);
 }
 
 int64_t gdl_ab_capacity(ab_ctx *c) { return c->tt_buckets * 2; }
@@ -122,8 +121,7 @@ static ab_entry *ab_probe(ab_ctx *c, uint64_t h, const uint64_t *key) {
     int64_t b = (int64_t)(h & (uint64_t)(c->tt_buckets - 1)) * 2;
     for (int i = 0; i < 2; i++) {
         ab_entry *e = &c->tt[b + i];
-        if (e->used && e->hash == h && memcmp(&c->tt_keys[(b + i) * G_KEY_WORDS], key, 8 * G_KEY_WORDS) == 0)
-            return e;
+        if (e->used && e->hash == h && memcmp(e->key, key, 8 * G_KEY_WORDS) == 0) return e;
     }
     return NULL;
 }
@@ -140,15 +138,13 @@ static void ab_store(ab_ctx *c, uint64_t h, const uint64_t *key, double lo, doub
     uint16_t work = ab_work(nodes);
     int64_t slot;
     ab_entry *e0 = &c->tt[b], *e1 = &c->tt[b + 1];
-    if (e0->used && e0->hash == h && memcmp(&c->tt_keys[b * G_KEY_WORDS], key, 8 * G_KEY_WORDS) == 0) slot = b;
-    else if (e1->used && e1->hash == h && memcmp(&c->tt_keys[(b + 1) * G_KEY_WORDS], key, 8 * G_KEY_WORDS) == 0)
-        slot = b + 1;
+    if (e0->used && e0->hash == h && memcmp(e0->key, key, 8 * G_KEY_WORDS) == 0) slot = b;
+    else if (e1->used && e1->hash == h && memcmp(e1->key, key, 8 * G_KEY_WORDS) == 0) slot = b + 1;
     else if (!e0->used) slot = b;
     else if (work >= e0->work) {
         /* the new entry cost more than slot 0's: slot 0 moves down to slot 1 (replacing it) */
         if (!e1->used) c->tt_used++;
         *e1 = *e0;
-        memcpy(&c->tt_keys[(b + 1) * G_KEY_WORDS], &c->tt_keys[b * G_KEY_WORDS], 8 * G_KEY_WORDS);
         e0->used = 0;
         c->tt_used--;
         slot = b;
@@ -163,7 +159,7 @@ static void ab_store(ab_ctx *c, uint64_t h, const uint64_t *key, double lo, doub
     e->side = (int8_t)side;
     e->used = 1;
     e->work = work;
-    memcpy(&c->tt_keys[slot * G_KEY_WORDS], key, 8 * G_KEY_WORDS);
+    memcpy(e->key, key, 8 * G_KEY_WORDS);
 }
 
 static int ab_grow(ab_ctx *c, int64_t depth) {
@@ -334,6 +330,9 @@ static int ab_enter(ab_ctx *c, ab_frame *f) {
             F_PMOVES(f)[f->npend] = moves[i];
             F_PPLAYERS(f)[f->npend] = p;
             f->npend++;
+#ifdef AB_NO_ETC
+            continue;
+#endif
             ab_entry *known = ab_probe(c, gdl_hash_words(ck, G_KEY_WORDS), ck);
             if (!known) continue;
             int child_side = p == 0 ? 1 : -1;
@@ -444,7 +443,7 @@ int64_t gdl_ab_entries(ab_ctx *c, int64_t start, int64_t cap, int32_t *cells, do
     for (; i < total && n < cap; i++) {
         ab_entry *e = &c->tt[i];
         if (!e->used) continue;
-        gdl_unpack(&c->tt_keys[i * G_KEY_WORDS], s);
+        gdl_unpack(e->key, s);
         gdl_export(s, cells + n * G_STATE_LEN);
         lo[n] = e->lo;
         hi[n] = e->hi;
