@@ -18,7 +18,6 @@ from rich.text import Text
 from gdl.check import MOVES_NOTE
 from gdl.diagnostics import Diagnostic, Span, has_controls, visible
 
-PLAYER_STYLES = ("bold red", "bold yellow", "bold blue", "bold green", "bold magenta", "bold cyan")
 SEVERITY_STYLES = {"error": "bold red", "warning": "bold yellow"}
 MAX_NOTE_MOVES = 16
 """A reproducing move list longer than this is shown elided (``--json`` keeps it whole)."""
@@ -134,33 +133,11 @@ def plural(count: int, word: str) -> str:
 
 
 def board_text(game: Any, state: Any) -> Text:
-    """The game's own rendering with each player's pieces in that player's colour."""
-    rendered = game.render(state)
-    program = getattr(game, "program", None)
-    symbols: dict[str, str] = {}
-    if program is not None:
-        for value, symbol in getattr(program, "render_symbols", {}).items():
-            if isinstance(value, int) and value >= 0 and symbol.strip() and symbol != ".":
-                symbols[symbol] = PLAYER_STYLES[value % len(PLAYER_STYLES)]
-    text = Text()
-    lines = rendered.split("\n")
-    for index, line in enumerate(lines):
-        if index:
-            text.append("\n")
-        stripped = line.lstrip()
-        is_board_row = stripped[:1].isdigit() and " " in stripped and symbols
-        if is_board_row:
-            number, _, rest = line.partition(stripped.split(" ", 1)[0])
-            text.append(number + stripped.split(" ", 1)[0], style="dim")
-            for char in rest:
-                text.append(char, style=symbols.get(char))
-        elif line.startswith("   ") and line.strip().replace(" ", "").isalpha():
-            text.append(line, style="dim")  # the column letters
-        elif line.startswith(("to move:", "game over:", "chance:")):
-            text.append(line, style="bold")
-        else:
-            text.append(line)
-    return text
+    """The game's drawing of ``state`` in colour: see :func:`gdl.cli.render.board_text` (kept here for callers
+    outside the CLI)."""
+    from gdl.cli.render import board_text as draw
+
+    return draw(game, state)
 
 
 def format_number(value: float) -> str:

@@ -16,6 +16,8 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from gdl.codes import lookup
+
 
 @dataclass(frozen=True, slots=True)
 class Span:
@@ -38,13 +40,16 @@ NOWHERE = Span(1, 1, 1, 2)
 class Diagnostic:
     """One problem found in a rule file."""
 
-    severity: str  # "error" or "warning"
-    code: str  # a stable kebab-case name, e.g. "undefined-name"
+    severity: str  # "error", "warning" or "info": the one gdl.codes registers for the code
+    code: str  # a stable kebab-case name, e.g. "undefined-name", registered in gdl.codes
     message: str
     span: Span = NOWHERE
     file: str = "<string>"
     hint: str | None = None
     notes: tuple[str, ...] = field(default=())
+
+    def __post_init__(self) -> None:
+        lookup(self.code, self.severity)  # a code missing from gdl.codes is a bug in gdl: fail here, loudly
 
     @property
     def is_error(self) -> bool:

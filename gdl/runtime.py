@@ -35,6 +35,7 @@ from solver.limits import SearchStopped
 
 if TYPE_CHECKING:
     from gdl.compiler.program import Program
+    from gdl.view import StateVariable, StateView
 
 # --------------------------------------------------------------- the game
 
@@ -325,6 +326,32 @@ class CompiledGame:
     def __repr__(self) -> str:
         params = ", ".join(f"{k}={v!r}" for k, v in self.parameters.items())
         return f"<CompiledGame {self.name}({params})>"
+
+    # ------------------------------------------------- public facts for displays (the CLI reads these)
+    @property
+    def actions(self) -> tuple[str, ...]:
+        """The names of the game's move actions, in the rule file's order."""
+        return tuple(self.program.move_actions)
+
+    @property
+    def declared_symmetries(self) -> tuple[str, ...]:
+        """The symmetries the rule file's ``symmetry`` line names (:attr:`symmetries` is the whole group)."""
+        return tuple(self.program.symmetries)
+
+    def state_variables(self) -> tuple[StateVariable, ...]:
+        """Each state variable's name, shape and value range, in declaration order."""
+        from gdl.view import StateVariable
+
+        return tuple(StateVariable(v.name, tuple(size for _, size in v.dims), v.lo, v.hi)
+                     for v in self.program.state_vars)
+
+    def view(self, state: tuple) -> StateView:
+        """``state`` as structured data for display (:mod:`gdl.view`): the drawn board's marks with the
+        player each belongs to, the other variables, the status line."""
+        from gdl.view import state_view
+
+        return state_view(self.program, state, self._display, self.players, self.status_line(state),
+                          self.to_move(state))
 
 
 def _format_value(name: str, value: Any, game: CompiledGame) -> str:

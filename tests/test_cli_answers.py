@@ -147,12 +147,12 @@ def test_a_huge_game_is_still_called_too_big(capsys):
 
 
 def test_an_interrupted_solve_has_no_value(capsys, monkeypatch):
-    from gdl import cli_solve
+    from gdl.cli.progress import SearchDisplay
 
     def interrupt(self, stats):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(cli_solve.SearchDisplay, "update", interrupt)
+    monkeypatch.setattr(SearchDisplay, "update", interrupt)
     code, out, _ = run(capsys, "solve", "connect4", "-p", "cols=5", "-p", "rows=4", "--json")
     assert code == 130
     report = json.loads(out)

@@ -228,3 +228,62 @@ def test_undo_after_a_roll_then_rolling_again_replays_the_same_outcome():
         again.expect(pexpect.EOF)
     finally:
         again.close()
+
+
+# ------------------------------------------------------------ rules and boards on screen
+
+
+def test_info_race_explains_sprint(capsys):
+    code, out, _ = run(capsys, "info", "race", "--playouts", "0")
+    assert code == 0
+    rules = out.split("rules", 1)[1].split("parameters", 1)[0]
+    assert "sprint" in rules and "roll one die and move twice its value" in " ".join(rules.split())
+    code, out, _ = run(capsys, "info", "race", "--playouts", "0", "--json")
+    paragraphs = json.loads(out)["rules"]
+    assert paragraphs[0].startswith("Dice race: ") and '"sprint": roll one die' in paragraphs[0]
+    assert paragraphs[1:] == ["Source: an original teaching game for gdl.", "Parameter: goal (default 20)."]
+
+
+def test_a_rule_file_without_a_header_comment_says_so(capsys, tmp_path):
+    path = tmp_path / "bare.gdl"
+    path.write_text("game Bare\nplayers A\nstate n: 0..1 = 0\nmove go when n == 0: n = 1\nwin A when n == 1\n")
+    code, out, _ = run(capsys, "info", str(path), "--playouts", "0")
+    assert code == 0 and "not written (the comment at the top of the rule file)" in out
+
+
+@needs_gdl
+def test_rules_at_the_prompt_print_the_rule_files_prose():
+    child = spawn("play", "pig", "--vs", "random", "--seed", "1")
+    try:
+        child.expect(r"`rules`")
+        child.expect(r"A> ")
+        child.sendline("rules")
+        child.expect(r"A> ")
+        screen = " ".join(plain(child.before).split())
+        child.sendline("quit")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close()
+    assert "Pig: on your turn, roll a die as often as you like." in screen
+    assert "Known value: goal 10, first player wins with probability 0.709424." in screen
+
+
+@needs_gdl
+def test_the_board_colours_each_players_pieces_on_a_terminal():
+    env = {k: v for k, v in ENV.items() if k != "NO_COLOR"}
+    env["TERM"] = "xterm-256color"
+    child = pexpect.spawn(GDL, ["play", "tictactoe", "--vs", "random", "--seed", "2"], env=env, encoding="utf-8",
+                          timeout=60, dimensions=(40, 100))
+    try:
+        child.expect(r"X> ")
+        child.sendline("b2")
+        child.expect(r"X> ")
+        screen = child.before.replace("\r\n", "\n")
+        child.sendline("quit")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close()
+    red, yellow, dim = "\x1b[1;31m", "\x1b[1;33m", "\x1b[2m"
+    board = screen[screen.rindex(f"{dim} 3 "):]  # the board after O's reply
+    assert f"{red}X" in board and f"{yellow}O" in board  # X in the first player's colour, O in the second's
+    assert f"{dim} 2 " in board and f"{dim}   a b c" in board  # row labels and column letters dim

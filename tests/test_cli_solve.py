@@ -8,8 +8,8 @@ import pytest
 
 import gdl
 from gdl.cli import main
-from gdl.cli_engine import EngineError, make_agent, parse_spec
-from gdl.cli_solve import match_move
+from gdl.cli.engine import EngineError, make_agent, parse_spec
+from gdl.moves import match_move
 from solver.game import AmbiguousMoveError, IllegalMoveError, UnknownMoveError, play_moves
 
 

@@ -2,28 +2,22 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
+
+import gdl
+from gdl.codes import CODES, Stage, UnregisteredCode, codes_of
+from gdl.diagnostics import Diagnostic, RuleFileError
+from gdl.loader import check_source
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def all_static_codes() -> set[str]:
-    codes = set()
-    for path in [*sorted((ROOT / "gdl" / "compiler").glob("*.py")), ROOT / "gdl" / "parser.py"]:
-        text = path.read_text(encoding="utf-8")
-        codes |= set(re.findall(r'self\.(?:error|warn|fail)\(\s*"([a-z-]+)"', text))
-        codes |= set(re.findall(r'compiler\.fail\(\s*"([a-z-]+)"', text))
-        codes |= set(re.findall(r'Diagnostic\(\s*"(?:error|warning)",\s*"([a-z-]+)"', text))
-        codes |= set(re.findall(r'^\s+"([a-z]+(?:-[a-z]+)+)",?\s*\)?$', text, re.MULTILINE))  # a code on its own line
-    return codes - {"internal"}
+    """Every code the parser and compiler report (the registry's ``compile`` stage), but ``internal``."""
+    return {code.name for code in codes_of(Stage.COMPILE)} - {"internal"}
 
-
-import gdl  # noqa: E402
-from gdl.diagnostics import RuleFileError  # noqa: E402
-from gdl.loader import check_source  # noqa: E402
 
 CASES = ROOT / "tests" / "diagnostics"
 
@@ -100,7 +94,7 @@ def test_diagnostic(code: str) -> None:
     assert words in first.message
     if hint is not None:
         assert first.hint is not None and hint in first.hint
-    assert first.severity == ("warning" if code in WARNINGS else "error")
+    assert first.severity == ("warning" if code in WARNINGS else "error") == CODES[code].severity
     assert first.file == str(path)
     # The rendering points at the place with a caret.
     rendered = first.format(path.read_text(encoding="utf-8"))
@@ -113,6 +107,15 @@ def test_diagnostic(code: str) -> None:
 def test_every_code_has_a_case() -> None:
     assert all_static_codes() - UNREACHABLE == set(EXPECTED)
     assert {p.stem for p in CASES.glob("*.gdl")} == set(EXPECTED)
+
+
+def test_a_diagnostic_needs_a_registered_code_with_its_severity() -> None:
+    assert Diagnostic("error", "undefined-name", "`x` is not defined").code == "undefined-name"
+    with pytest.raises(UnregisteredCode, match="not registered"):
+        Diagnostic("error", "no-such-code", "made up")
+    with pytest.raises(UnregisteredCode, match="registered as warning"):
+        Diagnostic("error", "unused", "state `n` is never used")
+    assert all(code.description and code.stages for code in CODES.values())
 
 
 def test_errors_raise_rule_file_error_and_warnings_do_not() -> None:

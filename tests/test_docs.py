@@ -144,6 +144,13 @@ def test_every_compiler_diagnostic_code_is_documented() -> None:
     assert not missing
 
 
+def test_every_registered_diagnostic_code_is_documented() -> None:
+    from gdl.codes import CODES
+
+    doc = DOC.read_text(encoding="utf-8")
+    assert [code for code in CODES if f"| `{code}`" not in doc] == []
+
+
 PYTHON_FENCE = re.compile(r"^```python[ \t]*\n(.*?)^```[ \t]*$", re.DOTALL | re.MULTILINE)
 
 

@@ -1,41 +1,43 @@
-"""``gdl match`` (a round robin of agents, through :mod:`solver.match`) and ``gdl replay`` (a game record)."""
+"""``gdl match``: a round robin of agents, seats rotated, through :mod:`solver.match`."""
 
 from __future__ import annotations
 
 import argparse
-import math
-import sys
 import time
-from collections.abc import Callable
+from collections.abc import Hashable
 from typing import Any
 
 from rich.table import Table
 from rich.text import Text
 
 from gdl import records
-from gdl.cli import (
-    EXIT_INTERRUPTED,
-    EXIT_OK,
-    DelayedProgress,
-    UsageError,
-    dump_json,
-    game_label,
-    json_value,
-    load_game,
-    parse_params,
-)
-from gdl.cli_errors import rule_errors
-from gdl.console import board_text, format_number, make_console
-from gdl.diagnostics import GdlError
+from gdl.cli.agents import AGENT_HELP, choose_or_stop, make_agent
+from gdl.cli.args import add_command, game_options, load_game, parse_params
+from gdl.cli.errors import EXIT_INTERRUPTED, EXIT_OK, UsageError
+from gdl.cli.output import dump_json, game_label, json_value
+from gdl.cli.progress import DelayedProgress
+from gdl.cli.rule_errors import rule_errors
+from gdl.console import make_console
+from gdl.runtime import CompiledGame
 from solver import match
-from solver.game import CHANCE, MoveError
+from solver.agents import Agent
+from solver.game import CHANCE
 
-# ================================================================== match
+EXAMPLES = """examples:
+  gdl match tictactoe random perfect --games 20
+  gdl match connect4 -p cols=5 -p rows=4 alphabeta:depth=4 mcts:iterations=500 --games 10 --json
+  gdl match tictactoe random mcts alphabeta:depth=2 --games 6 --record games.json"""
+
+
+def register(sub: Any) -> None:
+    p = add_command(sub, "match", "A round robin of two or more agents, seats rotated: wins, draws, losses per agent "
+                                  "and per seat, Elo with confidence intervals.", EXAMPLES)
+    game_options(p)
+    add_match_options(p)
+    p.set_defaults(run=cmd_match)
 
 
 def add_match_options(p: argparse.ArgumentParser) -> None:
-    from gdl.cli_solve import AGENT_HELP
-
     p.add_argument("agents", nargs="+", metavar="AGENT",
                    help="two or more agent specs (at least one per player): a round robin in which every group "
                         "of them plays in every order of seats. " + AGENT_HELP)
@@ -51,8 +53,6 @@ def add_match_options(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_match(args: argparse.Namespace) -> int:
-    from gdl.cli_solve import make_agent
-
     out = make_console()
     err = make_console(stderr=True)
     game = load_game(args.game, parse_params(args.param))
@@ -103,13 +103,12 @@ def cmd_match(args: argparse.Namespace) -> int:
 class _Seat:
     """An agent in ``gdl match`` whose Ctrl-C stops the match, even when its search caught it."""
 
-    def __init__(self, agent: Any) -> None:
+    def __init__(self, agent: Agent) -> None:
         self.agent = agent
         self.name = agent.name
+        self.seconds = agent.seconds
 
-    def choose(self, state: Any) -> Any:
-        from gdl.cli_solve import choose_or_stop
-
+    def choose(self, state: Any) -> Hashable:
         return choose_or_stop(self.agent, state)
 
 
@@ -120,7 +119,7 @@ def _rating(record: match.AgentRecord) -> dict[str, Any]:
             "elo_ci95": [round(elo_low, 1), round(elo_high, 1)]}
 
 
-def _summary(game: Any, args: argparse.Namespace, result: match.MatchResult, labels: list[str], seatings: int,
+def _summary(game: CompiledGame, args: argparse.Namespace, result: match.MatchResult, labels: list[str], seatings: int,
              seconds: float) -> dict[str, Any]:
     summary: dict[str, Any] = {
         "game": game.name,
@@ -156,7 +155,7 @@ def _wdl(wdl: tuple[int, int, int]) -> str:
     return "-".join(map(str, wdl))
 
 
-def _print_table(out: Any, game: Any, args: argparse.Namespace, result: match.MatchResult, labels: list[str],
+def _print_table(out: Any, game: CompiledGame, args: argparse.Namespace, result: match.MatchResult, labels: list[str],
                  seatings: int) -> None:
     played = sum(1 for g in result.games if g.scored)
     title = (f"{game_label(game)}: {played} games, round robin of {len(labels)} agents, seats rotated, "
@@ -200,124 +199,3 @@ def _print_table(out: Any, game: Any, args: argparse.Namespace, result: match.Ma
         notes.append(f"interrupted: {played} of {args.games} games played")
     for note in notes:
         out.print(Text(note, style="dim"))
-
-
-# ================================================================== play --record
-
-
-def recorded(args: argparse.Namespace, play: Callable[[argparse.Namespace, Any], int]) -> int:
-    """Run ``gdl play`` and, with ``--record FILE``, write the game to FILE however it ends.
-
-    ``play(args, watch)`` calls ``watch(game, played, agents)`` once the game is set up, ``played()``
-    returning the moves so far. A game that is not over when ``play`` returns was quit (or, with
-    the interrupted exit status or a Ctrl-C, interrupted).
-    """
-    if not getattr(args, "record", None):
-        return play(args, None)
-    try:
-        records.check_writable(args.record)
-    except records.RecordError as error:
-        raise UsageError(str(error)) from None
-    seen: dict[str, Any] = {}
-
-    def watch(game: Any, played: Callable[[], list[str]], agents: dict[int, str]) -> None:
-        seen.update(game=game, played=played, agents=agents)
-
-    end = match.GameEnd.QUIT
-    try:
-        status = play(args, watch)
-        if status == EXIT_INTERRUPTED:
-            end = match.GameEnd.INTERRUPTED
-        elif seen and len(seen["played"]()) >= getattr(args, "max_plies", math.inf):
-            end = match.GameEnd.MAX_MOVES  # stopped by --max-plies (no result: not a match draw)
-        return status
-    except KeyboardInterrupt:
-        end = match.GameEnd.INTERRUPTED
-        raise
-    except Exception:  # re-raised: the record only says that the game did not end normally
-        end = match.GameEnd.ERROR
-        raise
-    finally:
-        if seen:
-            _write_play_record(args, seen, end)
-
-
-def _write_play_record(args: argparse.Namespace, seen: dict[str, Any], end: match.GameEnd) -> None:
-    game = seen["game"]
-    moves = list(seen["played"]())
-    record = records.new_record(game, args.game, args.param, args.seed, "play")
-    agents = {game.players[p]: label for p, label in seen["agents"].items()}
-    entry = records.game_entry(game, moves, agents, end.value)
-    if entry["result"]["utilities"] is not None:
-        entry["result"]["end"] = match.GameEnd.FINISHED.value
-    record["games"].append(entry)
-    try:
-        records.write_record(record, args.record)
-    except OSError as error:
-        make_console(stderr=True).print(Text("error: ", style="bold red")
-                                        + Text(f"--record: cannot write {args.record!r}: {error.strerror or error}"))
-        return
-    make_console(stderr=True).print(Text(f"game recorded in {args.record} ({len(moves)} moves, "
-                                         f"{entry['result']['end']})", style="dim"))
-
-
-# ================================================================== replay
-
-
-def add_replay_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("file", metavar="FILE.json", help="a record written by `gdl play --record` or "
-                   "`gdl match --record`")
-    p.add_argument("--game", type=int, default=1, metavar="N", help="which game of a match record (default 1)")
-
-
-def cmd_replay(args: argparse.Namespace) -> int:
-    out = make_console()
-    try:
-        record = records.load_record(args.file)
-        entry = records.pick_game(record, args.game, args.file)
-        names = records.move_names(entry, args.file)
-    except records.RecordError as error:
-        raise UsageError(str(error)) from None
-    game = load_game(record["source"], parse_params(record.get("parameter_args") or []))
-    try:
-        records.check_fits(record, game, args.file)
-    except records.RecordError as error:
-        raise UsageError(str(error)) from None
-    stepping = sys.stdin.isatty() and sys.stdout.isatty()
-    out.print(Text(game_label(game), style="bold") + Text(f"  game {args.game} of {len(record['games'])}, "
-                                                          f"seed {record.get('seed')}", style="dim"))
-    for player, agent in (entry.get("agents") or {}).items():
-        out.print(f"  {player}: {agent}")
-    state = game.initial_state()
-    out.print()
-    out.print(board_text(game, state))
-    for number, name in enumerate(names, 1):
-        if stepping and not _next(number, len(names)):
-            return EXIT_OK
-        mover = game.to_move(state)
-        try:
-            state = game.apply(state, game.parse_move(state, name))
-        except (MoveError, GdlError) as error:  # a hand-edited record or changed rules: say where
-            raise UsageError(f"{args.file}: move {number} {name!r}: {error}") from None
-        who = "chance" if mover == CHANCE else game.players[mover]
-        out.print()
-        out.print(Text(f"{number}. {who}: ", style="bold") + Text(name, style="bold cyan"))
-        out.print(board_text(game, state))
-    result = entry.get("result") or {}
-    utilities = result.get("utilities")
-    ended = result.get("end", "?")
-    if utilities:
-        shown = ", ".join(f"{p} {format_number(u)}" for p, u in utilities.items() if u is not None)
-        out.print(Text(f"{ended}: utilities {shown}", style="bold"))
-    else:
-        out.print(Text(f"{ended} after {len(names)} moves (no result)", style="bold"))
-    return EXIT_OK
-
-
-def _next(number: int, total: int) -> bool:
-    """Wait for Enter before move ``number``; False when the reader quits."""
-    try:
-        answer = input(f"[move {number}/{total}] Enter: next, q: quit ")
-    except EOFError:
-        return False
-    return answer.strip().lower() not in ("q", "quit")

@@ -6,7 +6,7 @@ legal move and the game is not over; the solvers raise
 :class:`solver.game.DeadEndError`) and a *run-time rule error* (a value outside
 its domain, an index out of range, a division by zero: a
 :class:`gdl.runtime.RuleRuntimeError` or a Python error raised inside the
-generated code). :func:`rule_errors` turns either into a :class:`gdl.cli.Problem`
+generated code). :func:`rule_errors` turns either into a :class:`gdl.cli.errors.Problem`
 holding one diagnostic (``file:line:col``, caret, the moves that reach it), so
 the command exits 1 without a traceback.
 """
@@ -21,9 +21,9 @@ from contextlib import contextmanager
 from typing import Any
 
 from gdl.check import MOVES_NOTE, join_moves
-from gdl.cli import Problem
+from gdl.cli.errors import Problem
 from gdl.diagnostics import Diagnostic, Span
-from gdl.runtime import GENERATED_FILENAME, RuleRuntimeError
+from gdl.runtime import GENERATED_FILENAME, CompiledGame, RuleRuntimeError
 from solver.game import CHANCE, TERMINAL, DeadEndError
 from solver.shortest_path import line_to
 
@@ -46,7 +46,7 @@ def is_rule_error(error: BaseException) -> bool:
 
 
 @contextmanager
-def rule_errors(game: Any, start: Any = None, prefix: Sequence[str] = (),
+def rule_errors(game: CompiledGame, start: Any = None, prefix: Sequence[str] = (),
                 line: Callable[[], Sequence[str]] | None = None) -> Iterator[None]:
     """Turn a dead end or a run-time rule error raised inside into a :class:`Problem` (exit status 1).
 
@@ -70,16 +70,16 @@ def rule_errors(game: Any, start: Any = None, prefix: Sequence[str] = (),
         raise problem(game, with_moves(diagnostic, moves), moves) from None
 
 
-def problem(game: Any, diagnostic: Diagnostic, moves: Sequence[str] | None) -> Problem:
-    return Problem("", [diagnostic], getattr(game, "source", None), moves)
+def problem(game: CompiledGame, diagnostic: Diagnostic, moves: Sequence[str] | None) -> Problem:
+    return Problem("", [diagnostic], game.source, moves)
 
 
-def dead_end_diagnostic(game: Any, error: DeadEndError, prefix: Sequence[str] = ()) -> Diagnostic:
+def dead_end_diagnostic(game: CompiledGame, error: DeadEndError, prefix: Sequence[str] = ()) -> Diagnostic:
     """The ``dead-end`` diagnostic: who is to move, at the game's first move rule, and the moves that reach it."""
-    source = getattr(game, "source", "") or ""
+    source = game.source
     span = _first_line(source, ("move ", "move\t")) if error.player != CHANCE else _first_line(source, ("chance",))
     moves = [*prefix, *map(str, error.moves)]
-    diagnostic = Diagnostic("error", "dead-end", error.message, span, getattr(game, "filename", "<string>"),
+    diagnostic = Diagnostic("error", "dead-end", error.message, span, game.filename,
                             DEAD_END_HINT if error.player != CHANCE else None)
     return with_moves(diagnostic, moves)
 
@@ -104,7 +104,7 @@ def _first_line(source: str, starts: tuple[str, ...]) -> Span:
     return Span(1, 1, 1, 2)
 
 
-def shortest_line(game: Any, target: Diagnostic, states: int = REPRODUCE_STATES,
+def shortest_line(game: CompiledGame, target: Diagnostic, states: int = REPRODUCE_STATES,
                   seconds: float = REPRODUCE_SECONDS) -> list[str] | None:
     """The shortest move sequence from the initial state after which running the rules raises ``target``.
 
@@ -143,7 +143,7 @@ def shortest_line(game: Any, target: Diagnostic, states: int = REPRODUCE_STATES,
     return None
 
 
-def _moves(game: Any, state: Any) -> list[Any]:
+def _moves(game: CompiledGame, state: Any) -> list[Any]:
     """The moves (or outcomes) of ``state``, after running every rule a command may run on it."""
     player = game.to_move(state)
     if player == TERMINAL:
@@ -155,7 +155,7 @@ def _moves(game: Any, state: Any) -> list[Any]:
     return list(game.legal_moves(state))
 
 
-def _same(game: Any, error: BaseException, wanted: tuple[str, Span]) -> bool:
+def _same(game: CompiledGame, error: BaseException, wanted: tuple[str, Span]) -> bool:
     if not is_rule_error(error) and not isinstance(error, RecursionError):
         return False
     diagnostic = game.explain(error)

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from gdl.runtime import CompiledGame
 from solver import agents
 from solver.game import TERMINAL, DeadEndError
 from solver.limits import Limits, SearchResult, SearchStats, SearchStopped, is_two_player_zero_sum
@@ -29,13 +30,13 @@ class EngineError(ValueError):
 Progress = Callable[[SearchStats], Any]
 
 
-def auto_algorithm(game: Any, heuristic: bool = False, depth: bool = False) -> str:
+def auto_algorithm(game: CompiledGame, heuristic: bool = False, depth: bool = False) -> str:
     """The algorithm for ``game``: puzzle search for one player (unless ``depth``), the exact solver,
     or (``heuristic``: a depth or time limit) the depth-limited search that fits its players and chance."""
-    if len(game.players) == 1 and not getattr(game, "has_chance", False) and not depth:
+    if len(game.players) == 1 and not game.has_chance and not depth:
         return "puzzle"  # shortest-path search takes --time and --max-nodes itself, cycles and all
     if heuristic:
-        if getattr(game, "has_chance", False):
+        if game.has_chance:
             return "expectimax"
         return "alphabeta" if len(game.players) == 2 and is_two_player_zero_sum(game) else "minimax"
     return "exact"
@@ -46,7 +47,7 @@ RULE_GRACE = 0.1
 own deadline, so that a search stopped on time still has a moment for its fallback (a quick guess of a move)."""
 
 
-def search(game: Any, state: Any, algorithm: str = "auto", limits: Limits | None = None,
+def search(game: CompiledGame, state: Any, algorithm: str = "auto", limits: Limits | None = None,
            progress: Progress | None = None) -> SearchResult:
     """One search from ``state`` within ``limits``, a single rule evaluation included (see
     :func:`gdl.runtime.rule_budget`): one that outlasts them stops the search like its own budget would.
@@ -66,7 +67,7 @@ def search(game: Any, state: Any, algorithm: str = "auto", limits: Limits | None
                             note="a single rule evaluation outlasted the budget: no move was evaluated")
 
 
-def _search(game: Any, state: Any, algorithm: str = "auto", limits: Limits | None = None,
+def _search(game: CompiledGame, state: Any, algorithm: str = "auto", limits: Limits | None = None,
             progress: Progress | None = None) -> SearchResult:
     """One search from ``state``: exact without depth/time limits, heuristic with them.
 
@@ -93,7 +94,7 @@ def _search(game: Any, state: Any, algorithm: str = "auto", limits: Limits | Non
         return _exact_then_deepen(game, state, algorithm, limits, progress)
     # "alphabeta" names the exact MTD(f) method and the depth-limited search: the search (deepening, exact
     # if it finishes) under a depth or time limit, or for a game the exact method does not fit (paranoid).
-    deterministic_duel = is_two_player_zero_sum(game) and not getattr(game, "has_chance", False)
+    deterministic_duel = is_two_player_zero_sum(game) and not game.has_chance
     as_method = not heuristic and deterministic_duel if algorithm == "alphabeta" else limits.depth is None
     try:
         if algorithm == "exact" or (algorithm in EXACT_METHODS and as_method):
@@ -127,7 +128,7 @@ HEURISTIC_MAX_SECONDS = 10.0
 """... but never more than this: a long budget goes to the exact solver (a deepening search gains little more)."""
 
 
-def _exact_then_deepen(game: Any, state: Any, algorithm: str, limits: Limits,
+def _exact_then_deepen(game: CompiledGame, state: Any, algorithm: str, limits: Limits,
                        progress: Progress | None) -> SearchResult:
     """``--time T``: the exact solver, within T less a reserve; if it stops, ``algorithm`` deepening in the rest.
 
@@ -154,7 +155,7 @@ def _exact_then_deepen(game: Any, state: Any, algorithm: str, limits: Limits,
     stats = replace(result.stats, nodes=result.stats.nodes + first.stats.nodes,
                     seconds=time.perf_counter() - started, tt_size=max(result.stats.tt_size, first.stats.tt_size))
     proof = ""
-    if first.bounds is not None and tuple(first.bounds) != tuple(getattr(game, "utility_bounds", None) or ()):
+    if first.bounds is not None and tuple(first.bounds) != tuple(game.utility_bounds or ()):
         low, high = first.bounds
         proof = f"; it proved {game.players[0]}'s value lies between {low:g} and {high:g}"
     note = (f"{stopped}{proof}; {algorithm} then searched to depth {result.stats.depth} in the rest of --time: "
@@ -162,7 +163,7 @@ def _exact_then_deepen(game: Any, state: Any, algorithm: str, limits: Limits,
     return replace(result, stats=stats, note=note)
 
 
-def _puzzle(game: Any, state: Any, limits: Limits, progress: Progress | None) -> SearchResult:
+def _puzzle(game: CompiledGame, state: Any, limits: Limits, progress: Progress | None) -> SearchResult:
     from solver.shortest_path import solve_puzzle
 
     started = time.perf_counter()
@@ -190,6 +191,7 @@ def _puzzle(game: Any, state: Any, limits: Limits, progress: Progress | None) ->
             reason = "nodes" if max_nodes == limits.nodes else "table"
         else:
             reason = "time"
+    note: str | None
     if solution.complete and not solution.solved:
         note = f"no solution ({solution.nodes:,} states explored)"
     else:
@@ -235,7 +237,7 @@ class Solution:
         return list(self.result.best_moves)
 
 
-def solve_with_moves(game: Any, state: Any, algorithm: str = "auto", limits: Limits | None = None,
+def solve_with_moves(game: CompiledGame, state: Any, algorithm: str = "auto", limits: Limits | None = None,
                      progress: Progress | None = None, extra_seconds: float = 1.0) -> Solution:
     """Search the root, then value each root move: from the solved table where it has the move's state,
     else by a search of its own, within ``min(root time, 10 s) + extra_seconds``."""
@@ -294,7 +296,7 @@ FULL_GRAPH = ("backward", "retrograde", "value_iteration", "minimax")
 """Exact searches that visit every reachable state (they meet every dead end themselves)."""
 
 
-def sweep_dead_ends(game: Any, state: Any, result: SearchResult, limits: Limits, started: float) -> None:
+def sweep_dead_ends(game: CompiledGame, state: Any, result: SearchResult, limits: Limits, started: float) -> None:
     """After an exact solve that pruned (alpha-beta), look at every reachable state for a dead end, if that is cheap.
 
     A value proven by alpha-beta holds whatever a skipped dead end would be worth, but a
@@ -338,7 +340,7 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
         raise EngineError(str(error)) from None
 
 
-def make_agent(spec: str, game: Any, seed: int | None = None) -> agents.Agent:
+def make_agent(spec: str, game: CompiledGame, seed: int | None = None) -> agents.Agent:
     """An agent from its spec: ``random``, ``perfect``, ``perfect:table=FILE``, ``alphabeta:depth=6``,
     ``minimax:depth=3``, ``expectimax:depth=4``, ``mcts:iterations=2000`` (see :mod:`solver.agents`).
 
@@ -364,7 +366,7 @@ def make_agent(spec: str, game: Any, seed: int | None = None) -> agents.Agent:
         raise EngineError(f"{name} cannot play {game.name}: {error}") from None
 
 
-def table_from_solution(game: Any, state: Any, solution: Solution) -> Any:
+def table_from_solution(game: CompiledGame, state: Any, solution: Solution) -> Any:
     """A solved table holding what one solve learned: the root and each valued root move."""
     from solver.table import SolvedTable
 

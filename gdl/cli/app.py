@@ -1,0 +1,102 @@
+"""The ``gdl`` command line: one parser, one sub-command per module of this package, one way to fail.
+
+Exit status, for every command: 0 on success, 1 when the work finds a problem
+(a rule file with errors), 2 on a usage error (unknown game, bad option or
+parameter, a move that does not exist), 130 when interrupted. User mistakes
+never print a traceback (:mod:`gdl.cli.errors`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from typing import NoReturn
+
+from rich.text import Text
+
+import gdl
+import gdl.cli.check as check
+import gdl.cli.fmt as fmt
+import gdl.cli.info as info
+import gdl.cli.list as list_games
+import gdl.cli.lsp as lsp
+import gdl.cli.match as match
+import gdl.cli.new as new
+import gdl.cli.play as play
+import gdl.cli.replay as replay
+import gdl.cli.show as show
+import gdl.cli.solve as solve
+from gdl.cli.errors import EXIT_INTERRUPTED, EXIT_OK, EXIT_PROBLEM, EXIT_USAGE, Problem, UsageError
+from gdl.cli.output import error_json
+from gdl.console import make_console, print_diagnostics
+from gdl.diagnostics import visible
+
+COMMANDS = (check, list_games, info, solve, play, match, replay, fmt, new, show, lsp)
+"""The sub-commands in the order ``gdl --help`` lists them; each module has ``register(sub)``."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with our exit status (2) and a one-line error."""
+
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        sys.stderr.write(f"{self.prog}: error: {visible(message)}\n")  # it may quote the command line
+        raise SystemExit(EXIT_USAGE)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="gdl",
+        description="Games as declarative rule files: check, describe, solve and play them.",
+        epilog="examples:\n  gdl list\n  gdl check games/*.gdl\n  gdl solve tictactoe\n  gdl play tictactoe\n\n"
+               "Run `gdl COMMAND --help` for a command's options.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"gdl {gdl.__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    for command in COMMANDS:
+        command.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``gdl`` command; returns the exit status."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exit_:
+        return int(exit_.code or 0) if not isinstance(exit_.code, str) else EXIT_USAGE
+    if getattr(args, "run", None) is None:
+        parser.print_help()
+        return EXIT_USAGE
+    err = make_console(stderr=True)
+    try:
+        status = args.run(args)
+        sys.stdout.flush()  # a closed pipe shows here, not at exit
+        return status
+    except UsageError as error:
+        err.print(Text(f"gdl {args.command}: error: ", style="bold red") + Text(str(error)))
+        if getattr(args, "json", False):
+            print(error_json("usage", str(error)))
+        return EXIT_USAGE
+    except Problem as problem:
+        if problem.diagnostics:
+            print_diagnostics(err, problem.diagnostics, problem.source)
+        if problem.message:
+            err.print(Text("error: ", style="bold red") + Text(problem.message))
+        if getattr(args, "json", False):
+            first = next((d for d in problem.diagnostics if d.is_error), None)
+            print(error_json(first.code if first else "problem", problem.message, problem))
+        return EXIT_PROBLEM
+    except KeyboardInterrupt:
+        err.print("[yellow]interrupted[/]")
+        if getattr(args, "json", False):
+            print(error_json("interrupted", "interrupted (Ctrl-C) before the command finished"))
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:  # the reader went away (`gdl list | head`): nothing more to say
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK

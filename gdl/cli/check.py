@@ -1,0 +1,182 @@
+"""``gdl check``: static checks of rule files, then every reachable state, or random playouts."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import math
+from pathlib import Path
+from typing import Any
+
+from rich.text import Text
+
+from gdl.check import (
+    DEFAULT_EXPLORE_TIME,
+    DEFAULT_MAX_PLIES,
+    DEFAULT_MAX_STATES,
+    DEFAULT_PLAYOUTS,
+    DEFAULT_TIME_BUDGET,
+    MIN_PLAYOUTS,
+    CheckReport,
+    check_source,
+    read_rule_file,
+)
+from gdl.cli.args import add_command, parse_params, seconds
+from gdl.cli.errors import EXIT_OK, EXIT_PROBLEM, EXIT_USAGE, UsageError
+from gdl.cli.output import dump_json
+from gdl.cli.progress import DelayedProgress
+from gdl.console import make_console, plural, print_diagnostics
+from gdl.diagnostics import Diagnostic, GdlError, ParameterError, Span
+from gdl.loader import GameNotFoundError, resolve
+
+EXAMPLES = """examples:
+  gdl check games/*.gdl
+  gdl check bigger.gdl --max-states 2000000 --explore-time 0   # explore every state, however long it takes
+  gdl check mygame.gdl --max-states 0 --playouts 1000 --time 0 --seed 7   # exactly 1000 playouts
+  gdl check longgame.gdl --max-plies 50000
+  gdl check mygame.gdl --json > diagnostics.json"""
+
+
+def register(sub: Any) -> None:
+    p = add_command(sub, "check", "Check rule files: static checks, then every reachable state if there are not "
+                                  "too many, else random playouts.", EXAMPLES)
+    p.add_argument("files", nargs="+", metavar="FILE", help="rule files to check")
+    p.add_argument("--playouts", type=int, default=DEFAULT_PLAYOUTS, metavar="N",
+                   help=f"most random playouts per file (default {DEFAULT_PLAYOUTS}; 0 for static checks only)")
+    p.add_argument("--time", type=seconds, default=DEFAULT_TIME_BUDGET, metavar="SECONDS",
+                   help=f"CPU (not wall-clock) seconds of random play per file: the playouts stop when they are "
+                        f"spent, but not "
+                        f"before {MIN_PLAYOUTS} have finished or one reached --max-plies (default "
+                        f"{DEFAULT_TIME_BUDGET:g}; 0 for no limit: exactly --playouts playouts on any machine)")
+    p.add_argument("--seed", type=int, default=0, help="random seed of the playouts (default 0)")
+    p.add_argument("--max-plies", type=int, default=DEFAULT_MAX_PLIES, metavar="N",
+                   help=f"a playout stops after this many plies and is reported as `no-end`, a warning "
+                        f"(default {DEFAULT_MAX_PLIES})")
+    p.add_argument("--max-states", type=int, default=DEFAULT_MAX_STATES, metavar="N",
+                   help=f"first explore every reachable state if there are at most N (default {DEFAULT_MAX_STATES:,}"
+                        "; 0 to only sample): dead ends, rule errors, end rules and moves that never apply and "
+                        "endless cycles are then found for certain, with the fewest moves that reach them; a "
+                        "game with more states is sampled by the random playouts")
+    p.add_argument("--explore-time", type=float, default=DEFAULT_EXPLORE_TIME, metavar="SECONDS",
+                   help=f"CPU seconds of that exploration per file: a game that needs more (as soon as that is "
+                        f"clear) is sampled instead (default {DEFAULT_EXPLORE_TIME:g}; 0 for no limit: only "
+                        "--max-states decides, the same on any machine)")
+    p.add_argument("-p", "--param", action="append", metavar="NAME=VALUE", help="set a parameter (repeatable)")
+    p.add_argument("--json", action="store_true", help="print the diagnostics as a JSON list")
+    p.set_defaults(run=cmd_check)
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    out = make_console()
+    err = make_console(stderr=True)
+    params = parse_params(args.param)
+    if args.playouts < 0 or args.max_plies < 1 or not args.time >= 0:
+        raise UsageError("--playouts must be >= 0, --max-plies >= 1 and --time >= 0")
+    if args.max_states < 0 or not 0 <= args.explore_time < math.inf:
+        raise UsageError("--max-states must be >= 0 and --explore-time a number >= 0")
+    reports: list[CheckReport] = []
+    usage_problems = 0
+    total_work = len(args.files) * max(1, args.playouts)
+    with DelayedProgress(err, "checking", total_work, enabled=not args.json) as progress:
+        for number, name in enumerate(args.files):
+            path = Path(name)
+            if not path.exists() and "/" not in name and not name.endswith(".gdl"):
+                with contextlib.suppress(GameNotFoundError):
+                    path = resolve(name)  # a bundled game's name
+            if not path.exists() or path.is_dir():
+                what = "is a directory, not a rule file" if path.is_dir() else "no such file"
+                err.print(Text("error", style="bold red") + Text(f": {name}: {what}"))
+                usage_problems += 1
+                continue
+            try:
+                source = read_rule_file(path)
+            except GdlError as error:
+                report = CheckReport(str(path), None, [_file_diagnostic(str(path), str(error))])
+                reports.append(report)
+                continue
+            done = number * max(1, args.playouts)
+
+            def advance(playouts: int, done: int = done) -> None:  # the bar counts the playouts of every file
+                progress.update(done + playouts)
+
+            try:
+                report = check_source(source, str(path), playouts=args.playouts, seed=args.seed,
+                                      max_plies=args.max_plies, time_budget=args.time or None, params=params,
+                                      progress=advance,
+                                      max_states=args.max_states, explore_time=args.explore_time or None)
+            except ParameterError as error:
+                raise UsageError(f"{path}: {error}") from None
+            reports.append(report)
+    if not reports and usage_problems:  # nothing was checked: the errors above are all there is to say
+        return EXIT_USAGE
+    diagnostics = [d for report in reports for d in report.diagnostics]
+    errors = sum(d.is_error for d in diagnostics)
+    warnings = sum(d.severity == "warning" for d in diagnostics)  # an info (endless-cycle) is neither
+    if args.json:
+        print(dump_json({"files": len(reports), "errors": errors, "warnings": warnings,
+                         "diagnostics": [d.to_json() for d in diagnostics]}, indent=2))
+    else:
+        for report in reports:
+            print_diagnostics(out, report.diagnostics, report.source)
+        if len(reports) > 1:  # which files were proven and which sampled
+            for report in reports:
+                how = _exploration_text(report, args)
+                if how:
+                    out.print(Text(f"{report.file}: {how}", style="dim"))
+        checked = len(reports)
+        style = "bold red" if errors else "bold yellow" if warnings else "bold green"
+        summary = Text(f"{plural(checked, 'file')} checked: ", style="bold")
+        summary.append(f"{plural(errors, 'error')}, {plural(warnings, 'warning')}", style=style)
+        details = _check_details(reports, args)
+        if details:
+            summary.append(f" ({'; '.join(details)})", style="dim")
+        out.print(summary)
+    if usage_problems:
+        return EXIT_USAGE
+    return EXIT_PROBLEM if errors else EXIT_OK
+
+
+def _exploration_text(report: CheckReport, args: argparse.Namespace) -> str | None:
+    """How the exhaustive pass went for one file: explored everything, or why it sampled."""
+    if report.complete:
+        return f"explored all {report.explored:,} states"
+    if report.stopped_by == "states":
+        return f"sampled: more than {args.max_states:,} reachable states (--max-states)"
+    if report.stopped_by == "time":
+        return (f"sampled: exploring every state would take more than --explore-time {args.explore_time:g} s "
+                f"({report.explored:,} states found)")
+    return None  # static errors, --playouts 0 or --max-states 0: no exploration to speak of
+
+
+def _check_details(reports: list[CheckReport], args: argparse.Namespace) -> list[str]:
+    """The summary line's parenthesis: the playouts, then what the exhaustive pass did."""
+    details = []
+    playouts = sum(r.playouts for r in reports)
+    if playouts:
+        timed_out = sum(r.out_of_time for r in reports)
+        budget = f"; the --time budget ended the playouts of {plural(timed_out, 'file')}" if timed_out else ""
+        details.append(f"{plural(playouts, 'random playout')}, {sum(r.plies for r in reports):,} plies{budget}")
+    elif any(r.out_of_time for r in reports):  # one rule evaluation outlasted the budget
+        details.append("the --time budget ran out during the first playout")
+    if len(reports) == 1:
+        how = _exploration_text(reports[0], args)
+        if how:
+            details.append(how)
+    else:
+        proven = [r for r in reports if r.complete]
+        if proven:
+            details.append(f"{len(proven)} of {plural(len(reports), 'file')} explored in full, "
+                           f"{sum(r.explored for r in proven):,} states")
+    return details
+
+
+def _file_diagnostic(file: str, message: str) -> Diagnostic:
+    """A one-line file problem (not UTF-8, binary, unreadable) as an error diagnostic."""
+    line = 1
+    prefix = f"{file}:"
+    text = message[len(prefix):].lstrip() if message.startswith(prefix) else message
+    head, _, rest = text.partition(": ")
+    if head.isdigit() and rest:
+        line, text = int(head), rest
+    code = "encoding" if "UTF-8" in text else "unreadable"
+    return Diagnostic("error", code, text, Span(line, 1, line, 2), file)

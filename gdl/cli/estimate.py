@@ -1,0 +1,148 @@
+"""How big a game is, measured when an exact solve stops: ``gdl solve``'s size estimate."""
+
+from __future__ import annotations
+
+import itertools
+import math
+import random
+import time
+from typing import Any
+
+from gdl.cli.info import state_space
+from gdl.runtime import CompiledGame, rule_budget
+from solver.game import CHANCE, TERMINAL
+
+GROWTH_SECONDS = 3.0
+"""Most seconds the breadth-first probe behind a size estimate runs ..."""
+
+
+GROWTH_STATES = 50_000
+"""... and most states it keeps."""
+
+
+TOO_BIG = 10 ** 8
+"""Reachable states beyond which a game is "probably too big to solve exactly" (~40 GB of tables)."""
+
+
+def size_estimate(game: CompiledGame, state: Any, explored: int, seconds: float = 0.0) -> dict[str, Any]:
+    """How big the game is, measured: the states the stopped solve kept, and the growth of a short probe.
+
+    A breadth-first probe from ``state`` counts the new states of each ply (within
+    ``GROWTH_SECONDS`` and ``GROWTH_STATES``). If it finishes, the number of reachable states
+    is known exactly. Otherwise the plies' growth ratios are extrapolated to the length of the
+    longest random playout, each ratio shrinking as the measured ratios shrink: a rough
+    order of magnitude (``estimated_states``). The encodings bound of ``gdl info`` is kept for
+    reference only (it counts every combination of values, reachable or not).
+    """
+
+    estimate: dict[str, Any] = {"states_explored": int(explored)}
+    if seconds > 0 and explored:
+        estimate["states_per_second"] = round(explored / seconds, 1)
+    try:
+        log10 = state_space(game).get("log10_encodings")
+        # One rule evaluation may outlast the probe's own clock; when the search explored nothing, one
+        # evaluation already outlasted the search's budget: the probe gets only a moment.
+        with rule_budget(GROWTH_SECONDS + 0.5 if explored else 0.5):
+            estimate.update(_growth(game, state))
+    except Exception:  # an estimate must never turn a result into a crash (the solve has its answer)
+        log10 = None
+    if log10 is not None:
+        estimate["log10_encodings"] = round(float(log10), 2)
+    return estimate
+
+
+def _growth(game: CompiledGame, state: Any) -> dict[str, Any]:
+    """``reachable_states`` (the probe finished) or ``estimated_states`` (extrapolated from ``ply_sizes``)."""
+    deadline = time.monotonic() + GROWTH_SECONDS
+    seen = {game.key(state)}
+    level, sizes = [state], [1]
+    partial = False
+    while level and len(seen) < GROWTH_STATES and time.monotonic() < deadline:
+        following = []
+        for parent in level:
+            if len(seen) >= 4 * GROWTH_STATES:  # a huge ply: stop inside it (and leave it out)
+                partial = True
+                break
+            player = game.to_move(parent)
+            if player == TERMINAL:
+                continue
+            moves = [o for o, _ in game.chance_outcomes(parent)] if player == CHANCE else game.legal_moves(parent)
+            for move in moves:
+                child = game.apply(parent, move)
+                k = game.key(child)
+                if k not in seen:
+                    seen.add(k)
+                    following.append(child)
+        level = following
+        if level and not partial:
+            sizes.append(len(level))
+    if not level:
+        return {"reachable_states": len(seen)}
+    return {"estimated_states": _extrapolate(sizes, _longest_playout(game, state)), "ply_sizes": sizes}
+
+
+def _extrapolate(sizes: list[int], plies: int) -> int:
+    """The states of all plies up to ``plies``, from the sizes of the first ones.
+
+    The growth ratio of one ply to the next falls as a game fills up (the log of the ratio
+    falls about linearly: tic-tac-toe, Connect-Four, Domineering), so the log ratios of the
+    last measured plies are fitted with a line and followed to the end of the longest playout.
+    A growth that does not fall keeps its last ratio.
+    """
+    logs = [math.log(b / a) for a, b in itertools.pairwise(sizes) if a and b][1:][-5:]
+    if not logs:
+        return int(sum(sizes))
+    n = len(logs)
+    mean_x, mean_y = (n - 1) / 2, sum(logs) / n
+    spread = sum((x - mean_x) ** 2 for x in range(n))
+    slope = sum((x - mean_x) * (y - mean_y) for x, y in enumerate(logs)) / spread if spread else 0.0
+    slope = min(0.0, slope)
+    log_ratio = mean_y + slope * (n - 1 - mean_x)  # the fitted line at the last measured ply
+    total, size = float(sum(sizes)), float(sizes[-1])
+    for _ in range(len(sizes), plies + 1):
+        log_ratio += slope
+        size *= math.exp(log_ratio)
+        total += size
+        if size < 1 or total > 1e30:
+            break
+    return int(min(total, 1e30))
+
+
+def _longest_playout(game: CompiledGame, state: Any, playouts: int = 20, max_plies: int = 1000) -> int:
+    rng = random.Random(0)
+    longest = 0
+    for _ in range(playouts):
+        current, plies = state, 0
+        while plies < max_plies and game.to_move(current) != TERMINAL:
+            player = game.to_move(current)
+            moves = [o for o, _ in game.chance_outcomes(current)] if player == CHANCE else game.legal_moves(current)
+            if not moves:
+                break
+            current = game.apply(current, rng.choice(moves))
+            plies += 1
+        longest = max(longest, plies)
+    return longest
+
+
+def estimate_text(estimate: dict[str, Any]) -> str:
+    text = f"explored {estimate['states_explored']:,} states"
+    log10 = estimate.get("log10_encodings")
+    if log10 is not None:  # a loose bound (every combination of values), for reference only
+        text += f" (the state encodings allow at most {_magnitude(10 ** log10)})"
+    if "reachable_states" in estimate:
+        return text + (f"; the game has {estimate['reachable_states']:,} reachable states from here, so a "
+                       "bigger budget solves it")
+    guess = estimate.get("estimated_states")
+    if guess is None:
+        return text
+    text += f"; roughly {_magnitude(guess)} reachable states (extrapolated from the growth of the first " \
+            f"{len(estimate.get('ply_sizes', ()))} plies)"
+    if guess > TOO_BIG:
+        text += " -- probably too big to solve exactly; --depth gives a heuristic answer"
+    else:
+        text += "; a bigger budget may solve it (alpha-beta often visits only part of them)"
+    return text
+
+
+def _magnitude(n: float) -> str:
+    return f"{n:,.0f}" if n < 1e7 else f"10^{math.log10(n):.1f}"

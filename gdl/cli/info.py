@@ -1,0 +1,204 @@
+"""``gdl info``: a game described, with statistics of random playouts."""
+
+from __future__ import annotations
+
+import argparse
+import math
+import random
+import statistics
+import time
+from collections.abc import Callable
+from typing import Any
+
+from rich.table import Table
+from rich.text import Text
+
+from gdl.cli.args import add_command, game_options, load_game, parse_params, seconds
+from gdl.cli.errors import EXIT_OK, UsageError
+from gdl.cli.output import dump_json, game_label, json_value, param_text
+from gdl.cli.progress import DelayedProgress
+from gdl.cli.rule_errors import rule_errors
+from gdl.cli.values import reads_as_probability
+from gdl.console import format_number, make_console
+from gdl.runtime import CompiledGame
+from gdl.view import rules_text
+from solver.game import CHANCE, TERMINAL, DeadEndError
+
+EXAMPLES = """examples:
+  gdl info tictactoe
+  gdl info connect4 -p cols=5 -p rows=4 --playouts 500"""
+
+
+def register(sub: Any) -> None:
+    p = add_command(sub, "info", "Describe a game: players, parameters, state size, branching factor, length, value.",
+                    EXAMPLES)
+    game_options(p)
+    p.add_argument("--playouts", type=int, default=200, metavar="N", help="random playouts for the statistics")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--time", type=seconds, default=10.0, metavar="SECONDS",
+                   help="wall-clock seconds of playouts: they stop after this long (default 10). Unlike "
+                        "`gdl check --time`, which counts CPU seconds so that its verdict does not depend on "
+                        "how busy the machine is")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(run=cmd_info)
+
+
+def playout_statistics(game: CompiledGame, playouts: int, seed: int | None, max_plies: int = 10_000,
+                       progress: Callable[[int], None] | None = None,
+                       deadline: float | None = None) -> dict[str, Any]:
+    """Branching factor, game length and results of random playouts."""
+    rng = random.Random(seed)
+    lengths: list[int] = []
+    branching: list[int] = []
+    chance_nodes = 0
+    endings: dict[str, int] = {}
+    unfinished = 0
+    for number in range(playouts):
+        if deadline is not None and time.monotonic() > deadline:
+            break
+        state = game.initial_state()
+        plies = 0
+        line: list[Any] = []  # this playout's moves: the line to a dead end
+        while True:
+            player = game.to_move(state)
+            if player == TERMINAL:
+                ending = game.describe_end(state)
+                endings[ending] = endings.get(ending, 0) + 1
+                lengths.append(plies)
+                break
+            if plies >= max_plies:
+                unfinished += 1
+                break
+            if player == CHANCE:
+                chance_nodes += 1
+                outcomes = game.chance_outcomes(state)
+                moves = [o for o, _ in outcomes]
+                move = rng.choices(moves, [p for _, p in outcomes])[0] if moves else None
+            else:
+                moves = game.legal_moves(state)
+                branching.append(len(moves))
+                move = rng.choice(moves) if moves else None
+            if move is None:  # a dead end: a bug in the rules, reported with the line that reached it
+                raise DeadEndError(state, player, game.players[player] if player >= 0 else "", line)
+            line.append(move)
+            state = game.apply(state, move)
+            plies += 1
+        if progress is not None:
+            progress(number + 1)
+    return {
+        "playouts": len(lengths) + unfinished,
+        "finished": len(lengths),
+        "mean_length": statistics.fmean(lengths) if lengths else None,
+        "min_length": min(lengths) if lengths else None,
+        "max_length": max(lengths) if lengths else None,
+        "mean_branching": statistics.fmean(branching) if branching else None,
+        "max_branching": max(branching) if branching else None,
+        "chance_nodes_per_game": chance_nodes / max(1, len(lengths) + unfinished),
+        "endings": dict(sorted(endings.items(), key=lambda item: -item[1])),
+    }
+
+
+def state_space(game: CompiledGame) -> dict[str, Any]:
+    """Slots in the state tuple and an upper bound on distinct encodings (from the variables' domains)."""
+    slots = len(game.initial_state())
+    log10 = 0.0
+    variables = []
+    for var in game.state_variables():
+        domain = max(1, var.high - var.low + 1)
+        log10 += var.size * math.log10(domain)
+        shape = "x".join(str(size) for size in var.shape)
+        variables.append(f"{var.name}[{shape}]" if shape else var.name)
+    return {"slots": slots, "variables": variables, "log10_encodings": log10}
+
+
+def cmd_info(args: argparse.Namespace) -> int:
+    out = make_console()
+    err = make_console(stderr=True)
+    game = load_game(args.game, parse_params(args.param))
+    if args.playouts < 0:
+        raise UsageError("--playouts must be >= 0")
+    with rule_errors(game), DelayedProgress(err, "random playouts", args.playouts, enabled=not args.json) as progress:
+        stats = playout_statistics(game, args.playouts, args.seed, progress=progress.update,
+                                   deadline=time.monotonic() + args.time if args.time else None)
+    space = state_space(game)
+    meta = dict(game.meta)
+
+    info: dict[str, Any] = {
+        "game": game.name,
+        "file": game.filename,
+        "description": game.description,
+        "rules": rules_text(game.source),
+        "players": list(game.players),
+        "parameters": {k: json_value(v) for k, v in game.parameters.items()},
+        "moves": list(game.actions),
+        "state": space,
+        "chance": game.has_chance,
+        "zero_sum": game.zero_sum,
+        "symmetries": 1 + len(game.symmetries),
+        "utility_bounds": json_value(list(game.utility_bounds)) if game.utility_bounds else None,
+        "heuristic": game.has_heuristic,
+        "values_as_probabilities": reads_as_probability(game),
+        "known_value": meta.get("value"),
+        "meta": meta,
+        "random_playouts": stats,
+    }
+    if args.json:
+        print(dump_json(info, indent=2))
+        return EXIT_OK
+    table = Table.grid(padding=(0, 2))
+    table.add_column(style="bold cyan", no_wrap=True)
+    table.add_column()
+    table.add_row("game", Text(game_label(game), style="bold") + Text(f"  {info['description']}"))
+    table.add_row("file", Text(str(info["file"])))  # user text is Text: never parsed as markup
+    table.add_row("players", Text(", ".join(game.players)))
+    table.add_row("rules", Text("\n".join(info["rules"])) if info["rules"]
+                  else Text("not written (the comment at the top of the rule file)", style="dim"))
+    params = " ".join(f"{k}={param_text(v)}" for k, v in game.parameters.items())
+    table.add_row("parameters", Text(params or "none"))
+    if info["moves"]:
+        table.add_row("moves", Text(", ".join(info["moves"])))
+    state_desc = f"{space['slots']} slots"
+    if "variables" in space:
+        state_desc += f" ({', '.join(space['variables'])})"
+        state_desc += f"; at most {_big(space['log10_encodings'])} encodings"
+    table.add_row("state", Text(state_desc))
+    if info["symmetries"] > 1:
+        table.add_row("symmetry", f"{info['symmetries']} images of each position share one key "
+                                  f"({', '.join(game.declared_symmetries)})")
+    table.add_row("chance", "yes" if game.has_chance else "no")
+    table.add_row("zero-sum", "yes" if game.zero_sum else "no")
+    if game.utility_bounds:
+        table.add_row("utilities", f"{format_number(game.utility_bounds[0])}..{format_number(game.utility_bounds[1])}")
+    table.add_row("heuristic", "yes" if info["heuristic"] else "no")
+    if info["values_as_probabilities"]:
+        table.add_row("values", "win or loss only: solve and hint show win probabilities p (a value is 2p - 1)")
+    table.add_row("known value", Text(meta["value"]) if meta.get("value")
+                  else Text("not declared (meta value = ...)", style="dim"))
+    for key, value in meta.items():
+        if key != "value":
+            table.add_row(Text(key), Text(value))
+    if stats["playouts"]:
+        table.add_row("playouts", f"{stats['playouts']} random games (seed {args.seed})")
+        if stats["mean_branching"] is not None:
+            table.add_row("branching", f"{stats['mean_branching']:.2f} moves on average (at most "
+                          f"{stats['max_branching']})")
+        if stats["mean_length"] is not None:
+            table.add_row("length", f"{stats['mean_length']:.1f} plies on average "
+                          f"({stats['min_length']}..{stats['max_length']})")
+        if game.has_chance:
+            table.add_row("chance nodes", f"{stats['chance_nodes_per_game']:.1f} per game")
+        total = sum(stats["endings"].values())
+        if total:
+            table.add_row("random play", ", ".join(f"{ending} {100 * count / total:.0f}%"
+                                                    for ending, count in stats["endings"].items()))
+        if stats["finished"] < stats["playouts"]:
+            table.add_row("unfinished", Text(f"{stats['playouts'] - stats['finished']} playouts did not end",
+                                             style="yellow"))
+    out.print(table)
+    return EXIT_OK
+
+
+def _big(log10: float) -> str:
+    if log10 < 15:
+        return f"{round(10 ** log10):,}"
+    return f"10^{log10:.1f}"

@@ -1,0 +1,95 @@
+"""Boards drawn from the game's structure (gdl.view, gdl.cli.render): the same text as ``render()``, coloured by
+whose each piece is, whatever symbols the rule file draws."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+import gdl
+from gdl.cli.render import board_text, player_style
+from gdl.view import view_text
+from solver.game import CHANCE, TERMINAL
+
+BUNDLED = sorted(path.stem for path in gdl.bundled_games())
+
+
+def _states(game: gdl.CompiledGame, seed: int, playouts: int = 3, plies: int = 30) -> list[tuple]:
+    """The states along a few seeded random playouts."""
+    rng = random.Random(seed)
+    out = []
+    for _ in range(playouts):
+        state = game.initial_state()
+        for _ in range(plies):
+            out.append(state)
+            player = game.to_move(state)
+            if player == TERMINAL:
+                break
+            moves = [o for o, _ in game.chance_outcomes(state)] if player == CHANCE else game.legal_moves(state)
+            state = game.apply(state, rng.choice(moves))
+    return out
+
+
+@pytest.mark.parametrize("name", BUNDLED)
+def test_the_structured_drawing_is_the_games_own_text(name: str) -> None:
+    game = gdl.load(name)
+    for state in _states(game, seed=len(name)):
+        expected = game.render(state)
+        assert view_text(game.view(state)) == expected
+        assert board_text(game, state).plain == expected  # colour adds styles, never text
+
+
+def _style_at(text, index: int) -> str:
+    """The style of the character at ``index`` (the innermost span covering it)."""
+    styles = [str(span.style) for span in text.spans if span.start <= index < span.end]
+    return styles[-1] if styles else ""
+
+
+# A's pieces are drawn "1" (like a row label) and B has no symbol at all (its name's first letter is drawn).
+ODD_SYMBOLS = """game Odd
+players Ann, Bob
+board 2 x 2
+state mark[cell]: player? = none
+state score[player]: 0..9 = 0
+state last: player? = none
+move put(c: cell) when mark[c] == none:
+    mark[c] = mover
+    score[mover] += 1
+    last = mover
+draw when all c in cell: mark[c] != none
+render mark: Ann "1", none "."
+"""
+
+
+def test_pieces_are_coloured_by_their_owner_not_by_their_symbol() -> None:
+    game = gdl.load_source(ODD_SYMBOLS, "odd.gdl")
+    state = game.apply(game.initial_state(), game.parse_move(game.initial_state(), "put(a2)"))  # Ann
+    state = game.apply(state, game.parse_move(state, "put(b1)"))  # Bob
+    text = board_text(game, state)
+    lines = text.plain.split("\n")
+    assert lines[:3] == [" 2 1 .", " 1 . B", "   a b"]
+    start = [len(line) + 1 for line in lines]
+    top, bottom = 0, start[0]
+    assert _style_at(text, top + 1) == "dim"  # the row label "2"
+    assert _style_at(text, top + 3) == player_style(0)  # Ann's "1"
+    assert _style_at(text, top + 5) == ""  # an empty cell
+    assert _style_at(text, bottom + 1) == "dim"  # the row label "1", the same character as Ann's piece
+    assert _style_at(text, bottom + 5) == player_style(1)  # Bob's piece, which has no render symbol
+    # The per-player array names each player in their colour; a player value is in its player's colour.
+    score = lines.index("score: Ann=1  Bob=1")
+    offset = sum(start[:score])
+    assert _style_at(text, offset + len("score: ")) == player_style(0)
+    assert _style_at(text, offset + len("score: Ann=1  ")) == player_style(1)
+    last = lines.index("last: Bob")
+    assert _style_at(text, sum(start[:last]) + len("last: ")) == player_style(1)
+    assert lines[-1] == "to move: Ann"
+    assert _style_at(text, sum(start[:-1]) + len("to move: ")) == player_style(0)
+
+
+def test_state_variables_and_actions_are_public_facts() -> None:
+    game = gdl.load_source(ODD_SYMBOLS, "odd.gdl")
+    assert game.actions == ("put",)
+    shapes = {v.name: (v.shape, v.low, v.high, v.size) for v in game.state_variables()}
+    assert shapes == {"mark": ((4,), -1, 1, 4), "score": ((2,), 0, 9, 2), "last": ((), -1, 1, 1)}
+    assert gdl.load("tictactoe").declared_symmetries  # the rule file's `symmetry` line, by name
