@@ -80,7 +80,7 @@ def find_compiler() -> Compiler | None:
 def compiler_missing_reason() -> str | None:
     """Why no native module can be built here (None: it can)."""
     try:
-        import cffi  # noqa: F401
+        import cffi  # type: ignore[import-untyped]  # noqa: F401
     except ImportError:
         return "the Python package cffi is not installed"
     if find_compiler() is None:
@@ -269,7 +269,7 @@ def _remove_temp(directory: int, temp: str) -> None:
 
 def _compile(name: str, game_source: str, flags: tuple[str, ...], workdir: str) -> str:
     """Write the cffi C source into ``workdir`` and compile it there; returns the output file's path."""
-    import cffi
+    import cffi  # type: ignore[import-untyped]
 
     compiler = find_compiler()
     assert compiler is not None

@@ -58,7 +58,8 @@ class NativeSearch(NegamaxSearch):
         self._ctx = ffi.gc(ctx, lib.gdl_ab_free)
         self._stats = ffi.new("int64_t[5]")
         self._slice = 4096
-        self.tt = NativeTable(self)  # type: ignore[assignment]
+        self._table = NativeTable(self)
+        self.tt = self._table  # type: ignore[assignment]
 
     def _read_stats(self) -> Any:
         self._lib.gdl_ab_stats(self._ctx, self._stats)
@@ -115,7 +116,7 @@ class NativeSearch(NegamaxSearch):
     def solved_table(self, game: Game, fill: Callable[[Any], SolvedTable]) -> SolvedTable:
         """The solved table of this search, converted from the C table when first read: ``fill(view)``
         builds it from a view that has only ``tt``."""
-        view = _TableView(self.tt)
+        view = _TableView(self._table)
         return lazy_table(SolvedTable.for_game(game, "alphabeta", complete=False), lambda: fill(view))
 
     def _fail(self, status: int, root: State) -> None:
@@ -218,7 +219,8 @@ class _LazyTable:
             return
         fill, self.fill = self.fill, None  # type: ignore[assignment]
         source = fill()
-        for target, values in zip(self.dicts, (source.values, source.best), strict=True):
+        sources: tuple[dict[Hashable, Any], ...] = (source.values, source.best)
+        for target, values in zip(self.dicts, sources, strict=True):
             for key, value in values.items():
                 if not dict.__contains__(target, key):
                     dict.__setitem__(target, key, value)
