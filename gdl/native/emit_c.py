@@ -538,7 +538,7 @@ class CEmitter:
         """``g_key``: the smallest image (compared slot by slot, as Python compares tuples), packed."""
         lines = ["static int g_key(const g_cell *s, uint64_t *w, gdl_error *e) {", "  (void)e;"]
         if not self.symmetries:
-            lines += ["  gdl_pack(s, w);", "  return 0;", "}"]
+            lines += ["  g_pack_fast(s, w);", "  return 0;", "}"]
             return "\n".join(lines)
         n = len(self.symmetries[0].src)
         lines += ["  g_cell best[G_STATE_LEN], img[G_STATE_LEN];", "  memcpy(best, s, sizeof best);",
@@ -553,7 +553,7 @@ class CEmitter:
                                  for k, v in sorted(vmap.items()))
                 lines.append(f"  switch (img[{_int(slot)}]) {{ {cases} default: break; }}")
             lines.append("  if (gdl_less(img, best, G_STATE_LEN)) memcpy(best, img, sizeof best);")
-        lines += ["  gdl_pack(best, w);", "  return 0;", "}"]
+        lines += ["  g_pack_fast(best, w);", "  return 0;", "}"]
         return "\n".join(lines)
 
     def pack_tables(self, ranges: list[tuple[int, int]]) -> list[str]:
@@ -568,7 +568,12 @@ class CEmitter:
             bits.append(width)
             shift += width
         n = len(ranges)
+        # the same packing written out with constant shifts (the key of every child goes through it)
+        fast = [f"  w[{k}] = 0;" for k in range(word + 1)]
+        fast += [f"  w[{words[i]}] |= (uint64_t)((int64_t)s[{i}] - ({lo})) << {shifts[i]};"
+                 for i, (lo, _) in enumerate(ranges)]
         return [f"#define G_KEY_WORDS {word + 1}",
+                "static inline void g_pack_fast(const g_cell *s, uint64_t *w) {", *fast, "}",
                 f"static const int g_pack_word[{n}] = {{{', '.join(map(str, words))}}};",
                 f"static const int g_pack_shift[{n}] = {{{', '.join(map(str, shifts))}}};",
                 f"static const int g_pack_bits[{n}] = {{{', '.join(map(str, bits))}}};"]

@@ -310,42 +310,48 @@ static int ab_enter(ab_ctx *c, ab_frame *f) {
     f->best_move = -1;
     f->npend = 0;
     int side = f->side;
+    /* First pass, part one: make every child; a terminal child that refutes ends the node at once. The
+       table buckets of the others are prefetched, so that their misses overlap. */
     for (int i = 0; i < n; i++) {
         g_cell *child = F_PSTATES(f) + (int64_t)f->npend * G_STATE_LEN;
         memcpy(child, s, sizeof(g_cell) * G_STATE_LEN);
         if (g_apply(child, moves[i], &c->err) < 0) return AB_ERROR;
         int p = g_to_move(child, &c->err);
-        double v;
         if (p == GDL_ERROR) return AB_ERROR;
+        if (p == GDL_CHANCE) return AB_CHANCE;
         if (p == GDL_TERMINAL) {
             double u[G_PLAYERS];
             c->nodes++;
             if (g_utilities(child, u, &c->err) < 0) return AB_ERROR;
-            v = side * u[0];
-        } else if (p == GDL_CHANCE) {
-            return AB_CHANCE;
-        } else {
-            uint64_t *ck = F_PKEYS(f) + (int64_t)f->npend * G_KEY_WORDS;
-            if (g_key(child, ck, &c->err) < 0) return AB_ERROR;
-            F_PMOVES(f)[f->npend] = moves[i];
-            F_PPLAYERS(f)[f->npend] = p;
-            f->npend++;
-#ifdef AB_NO_ETC
+            double v = side * u[0];
+            if (v > f->best) {
+                f->best = v;
+                f->best_move = moves[i];
+                if (v >= f->beta) break;
+            }
             continue;
-#endif
-            ab_entry *known = ab_probe(c, gdl_hash_words(ck, G_KEY_WORDS), ck);
-            if (!known) continue;
-            int child_side = p == 0 ? 1 : -1;
-            v = child_side != side ? -known->hi : known->lo;
-            if (v < f->beta) continue;
-            c->tt_hits++;
         }
-        if (v > f->best) {
-            f->best = v;
-            f->best_move = moves[i];
-            if (v >= f->beta) break;
-        }
+        uint64_t *ck = F_PKEYS(f) + (int64_t)f->npend * G_KEY_WORDS;
+        if (g_key(child, ck, &c->err) < 0) return AB_ERROR;
+        __builtin_prefetch(&c->tt[(int64_t)(gdl_hash_words(ck, G_KEY_WORDS) & (uint64_t)(c->tt_buckets - 1)) * 2]);
+        F_PMOVES(f)[f->npend] = moves[i];
+        F_PPLAYERS(f)[f->npend] = p;
+        f->npend++;
     }
+#ifndef AB_NO_ETC
+    /* Part two: a child whose table entry proves a refutation ends the node (enhanced transposition cutoff). */
+    for (int i = 0; i < f->npend && f->best < f->beta; i++) {
+        uint64_t *ck = F_PKEYS(f) + (int64_t)i * G_KEY_WORDS;
+        ab_entry *known = ab_probe(c, gdl_hash_words(ck, G_KEY_WORDS), ck);
+        if (!known) continue;
+        int child_side = F_PPLAYERS(f)[i] == 0 ? 1 : -1;
+        double v = child_side != side ? -known->hi : known->lo;
+        if (v < f->beta) continue;
+        c->tt_hits++;
+        f->best = v;
+        f->best_move = F_PMOVES(f)[i];
+    }
+#endif
     if (f->best > f->alpha) f->alpha = f->best;
     if (f->best >= f->beta || f->npend == 0) {
         ab_finish(c, f);

@@ -21,8 +21,9 @@ from solver.limits import Budget
 from solver.native import NativeHandle, handle_of
 from solver.table import SolvedTable
 
-DEFAULT_ENTRIES = 1 << 22
-"""Table entries when the caller sets no ``table_entries`` (32 bytes and the packed key each)."""
+DEFAULT_ENTRIES = 1 << 20
+"""Table entries when the caller sets no ``table_entries`` (40 bytes and the packed key each). A bigger
+table costs more cache misses per probe; big solves set ``table_entries`` (``--memory``)."""
 SLICE_SECONDS = 0.02
 """A slice of C search lasts about this long: the budget is checked (and Ctrl-C seen) that often."""
 AB_DONE, AB_SLICE, AB_DEAD_END, AB_CYCLE, AB_ERROR, AB_CHANCE, AB_MEMORY = range(7)
