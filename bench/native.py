@@ -38,6 +38,7 @@ from solver.limits import Limits  # noqa: E402
 from solver.mcts import mcts  # noqa: E402
 from tests import native_ir  # noqa: E402
 
+DOMINEERING = str(ROOT / "tests" / "solvefiles" / "domineering.gdl")
 MARK_BEGIN = "<!-- native back end: begin -->"
 MARK_END = "<!-- native back end: end -->"
 
@@ -46,6 +47,8 @@ def native_game(name: str, params: dict[str, str]) -> tuple[NativeGame, gdl.Comp
     python = gdl.load(name, params)
     if name == "tictactoe":
         program = native_ir.tictactoe()
+    elif name == DOMINEERING:
+        program = native_ir.domineering(int(params["n"]))
     else:
         program = native_ir.connect4(int(params.get("cols", "7")), int(params.get("rows", "6")))
     return compile_native(python, program), python
@@ -62,10 +65,11 @@ def solve_rows() -> list[str]:
     for name, params, python_too in [("tictactoe", {}, True), ("connect4", {"cols": "4", "rows": "4"}, True),
                                      ("connect4", {"cols": "5", "rows": "4"}, True),
                                      ("connect4", {"cols": "6", "rows": "4"}, False),
-                                     ("connect4", {"cols": "5", "rows": "5"}, False)]:
+                                     ("connect4", {"cols": "5", "rows": "5"}, False),
+                                     (DOMINEERING, {"n": "5"}, True)]:
         native, python = native_game(name, params)
         c_time, c_result = timed(lambda n=native: solve(n))
-        label = f"{name} {' '.join(f'{k}={v}' for k, v in params.items())}".strip()
+        label = f"{Path(name).stem} {' '.join(f'{k}={v}' for k, v in params.items())}".strip()
         if python_too:
             p_time, p_result = timed(lambda p=python: solve(p))
             assert p_result.value == c_result.value  # type: ignore[attr-defined]
@@ -102,9 +106,17 @@ def ref_rows(directory: Path) -> list[str]:
                     f"{cpu:.2f} s | {ref_cpu:.2f} s | {ref_cpu / cpu:.2f}x | wall: ours {wall:.2f} s, ref "
                     f"{ref_wall:.2f} s; ours {out} (Python start-up, load, cached module, solve with all optimal "
                     f"root moves); ref: {ref_out} |")
-    for case in ("Domineering 6x6 (both first players)", "m,n,k (4,4,4)"):
-        rows.append(f"| {case} exact, whole command | bench/ref | not measured | — | — | no IR for these rule files "
-                    "yet (the compiler does not build the IR; no hand-written IR) |")
+    dom = build_ref("domineering", directory)
+    ref_wall, ref_cpu, ref_out = command_time([str(dom), "6", "6", "v"])
+    script = ("import sys; sys.path.insert(0, sys.argv[1]); from bench.native import native_game, DOMINEERING; "
+              "from solver.exact import solve; g, _ = native_game(DOMINEERING, {'n': '6'}); print(solve(g).value)")
+    native_game(DOMINEERING, {"n": "6"})
+    wall, cpu, out = command_time([sys.executable, "-c", script, str(ROOT)])
+    rows.append(f"| Domineering 6x6 (Vertical first, as the rule file) exact, whole command, CPU time | "
+                f"bench/ref/domineering.c 6 6 v | {cpu:.2f} s | {ref_cpu:.2f} s | {ref_cpu / cpu:.2f}x | wall: ours "
+                f"{wall:.2f} s, ref {ref_wall:.2f} s; ours {out}; ref: {ref_out} |")
+    rows.append("| m,n,k (4,4,4) exact, whole command | bench/ref/mnk.c | not measured | — | — | no rule file and "
+                "no IR for it yet |")
     return rows
 
 

@@ -113,3 +113,29 @@ def connect4(cols: int, rows: int, k: int = 4) -> ir.Program:
     drop = ir.Move("drop", 0, (ir.Param(x, const(range(cols))),), guard, ir.Effect(effect, True), span(15))
     ends = line_rules("disc", connect4_lines(cols, rows, k), 2, cols * rows)
     return program("ConnectFour", cols * rows, (drop,), ends, "disc")
+
+
+def domineering(n: int) -> ir.Program:
+    """tests/solvefiles/domineering.gdl: Vertical covers c and the cell above, Horizontal c and its right
+    neighbour; ``lose turn when no_moves``."""
+    cells = n * n
+
+    def move(name: str, index: int, player: int, fits: ir.Expr, step: int, c: ir.Var) -> ir.Move:
+        other = ir.Binary(INT, "+", local(c), const(step))
+        guard = all_of(eq(ir.Turn(PLAYER), const(player, PLAYER)), fits,
+                       ir.Unary(BOOL, "not", slot("filled", local(c))), ir.Unary(BOOL, "not", slot("filled", other)))
+        effect = (ir.AssignSlot(span(8 + index), "filled", local(c), "=", const(True, BOOL)),
+                  ir.AssignSlot(span(9 + index), "filled", other, "=", const(True, BOOL)))
+        return ir.Move(name, index, (ir.Param(c, const(range(cells))),), guard, ir.Effect(effect), span(7 + index))
+
+    cv, ch = var("c", CELL), var("c", CELL)
+    row_ok = ir.Compare(BOOL, ("<",), (ir.Binary(INT, "//", local(cv), const(n)), const(n - 1)))
+    col_ok = ir.Compare(BOOL, ("<",), (ir.Binary(INT, "%", local(ch), const(n)), const(n - 1)))
+    moves = (move("vertical", 0, 0, row_ok, n, cv), move("horizontal", 1, 1, col_ok, 1, ch))
+    lose = ir.EndRule("lose", ir.NoMoves(BOOL), ir.Binary(INT, "+", const(2), ir.Turn(PLAYER)), span(17))
+    layout = ir.StateLayout((ir.StateSlotVar("filled", BOOL, 0, ((0, cells),), (CELL,), 0, 1),), cells)
+    return ir.Program(
+        name="Domineering", players=("Vertical", "Horizontal"), layout=layout, initial=(0,) * cells + (0, 0),
+        setup=ir.Effect(()), defs=(), moves=moves, chance=(), ends=(lose,),
+        end_utilities=(None, None, (-1.0, 1.0), (1.0, -1.0)), utility=None, utility_bounds=(-1.0, 1.0),
+        heuristic=None, zero_sum=True)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 
@@ -30,11 +31,14 @@ from tests.native_games import skip_reason
 
 pytestmark = pytest.mark.skipif(skip_reason() is not None, reason=skip_reason() or "")
 
+DOMINEERING = str(Path(__file__).resolve().parent / "solvefiles" / "domineering.gdl")
 CASES: dict[str, tuple[str, dict[str, str], Callable[[], ir.Program]]] = {
     "tictactoe": ("tictactoe", {}, native_ir.tictactoe),
     "connect4-4x4": ("connect4", {"cols": "4", "rows": "4"}, lambda: native_ir.connect4(4, 4)),
     "connect4-5x4": ("connect4", {"cols": "5", "rows": "4"}, lambda: native_ir.connect4(5, 4)),
     "connect4-7x6": ("connect4", {}, lambda: native_ir.connect4(7, 6)),
+    "domineering-4": (DOMINEERING, {"n": "4"}, lambda: native_ir.domineering(4)),
+    "domineering-5": (DOMINEERING, {"n": "5"}, lambda: native_ir.domineering(5)),
 }
 _games: dict[str, tuple[NativeGame, gdl.CompiledGame]] = {}
 
@@ -88,13 +92,13 @@ def lockstep(native: NativeGame, python: gdl.CompiledGame, oracle: Interpreter |
     return compared
 
 
-@pytest.mark.parametrize("case", ["tictactoe", "connect4-4x4", "connect4-5x4"])
+@pytest.mark.parametrize("case", ["tictactoe", "connect4-4x4", "connect4-5x4", "domineering-4"])
 def test_backends_agree_along_2000_playouts(case: str) -> None:
     native, python = games(case)
     assert lockstep(native, python, None, 2000, seed=1) > 2000
 
 
-@pytest.mark.parametrize("case", ["tictactoe", "connect4-5x4"])
+@pytest.mark.parametrize("case", ["tictactoe", "connect4-5x4", "domineering-5"])
 def test_reference_interpreter_agrees(case: str) -> None:
     native, python = games(case)
     lockstep(native, python, interpreter(case), 100, seed=2)
@@ -107,7 +111,7 @@ def test_connect4_7x6_agrees_along_2000_playouts() -> None:
     lockstep(native, python, interpreter("connect4-7x6"), 50, seed=4)
 
 
-@pytest.mark.parametrize("case", ["tictactoe", "connect4-4x4"])
+@pytest.mark.parametrize("case", ["tictactoe", "connect4-4x4", "domineering-4"])
 def test_solved_values_agree(case: str) -> None:
     native, python = games(case)
     ours, theirs = solve(native), solve(python)

@@ -15,7 +15,7 @@ by zero. A failed check returns ``GDL_ERROR`` with the rule file's line and colu
 Supported today (anything else raises :class:`Unsupported`, and ``backend="auto"`` falls back to
 Python): integer, boolean, player, cell and none values; constants, locals, slot reads (fixed or
 computed index), ``turn``, ``mover``, unary and binary arithmetic (``+ - * // %``), comparison chains
-(with ``in`` over constant sequences), ``and or not``, conditional expressions, run-time checks,
+(with ``in`` over constant sequences), ``and or not``, conditional expressions, run-time checks, ``no_moves``,
 aggregates over constant domains, constant tables, ``abs min max opponent``; statements: slot and local
 assignment, ``let``, ``turn =``, ``if``, ``for`` over constant domains, ``break``; moves with parameters
 over constant domains, ``otherwise`` moves, setup, end rules, fixed utilities per end status, a
@@ -187,6 +187,11 @@ class CEmitter:
 
     def ex_Mover(self, node: ir.Mover) -> str:
         return "me"
+
+    def ex_NoMoves(self, node: ir.NoMoves) -> str:
+        # the player to move (already the next one, in a finish) has no legal move
+        return ("({ int32_t _mv[G_MAX_MOVES]; int _n = g_legal(s, _mv, e); if (_n < 0) goto fail; "
+                "(int64_t)(_n == 0); })")
 
     def ex_Unary(self, node: ir.Unary) -> str:
         inner = self.ex(node.operand)
@@ -624,6 +629,7 @@ class CEmitter:
             *self.pack_tables(ranges),
             f"static const int64_t g_next[{self.nplayers}] = {{{', '.join(nexts)}}};",
             "static const int64_t K_EMPTY[1] = {0};",
+            "static int g_legal(const g_cell *s, int32_t *moves, gdl_error *e);",
             RUNTIME,
         ]
         body = [
