@@ -91,6 +91,7 @@ def mcts(
     rng: random.Random | None = None,
     seed: int | None = None,
     progress: Callable[[SearchStats], Any] | None = None,
+    threads: int = 1,
 ) -> SearchResult:
     """UCT from ``state`` for ``limits.iterations`` simulations (default 1000) or ``limits.seconds``.
 
@@ -98,7 +99,8 @@ def mcts(
     ``max_rollout`` moves, then the heuristic or zeros); ``"heuristic"``
     evaluates a new leaf with ``game.heuristic`` instead (random playout if
     the game has none). ``solver`` enables proven values (MCTS-Solver).
-    Randomness: ``rng``, or a ``random.Random(seed)``.
+    Randomness: ``rng``, or a ``random.Random(seed)``. ``threads``: for a game whose rules run in C
+    (:mod:`solver.native`), that many trees searched at once (root parallelisation); ignored otherwise.
 
     ``children`` in the result holds every root move's visits and mean
     return; ``value`` is the root's mean return (or its proven value, then
@@ -114,7 +116,7 @@ def mcts(
     handle = handle_of(game)
     if handle is not None:  # the same search with its loop in C
         return native_mcts(game, handle, root_state, limits, Budget(limits, progress), rng or random.Random(seed),
-                           exploration, rollout, max_rollout, solver)
+                           exploration, rollout, max_rollout, solver, threads)
     search = _UCT(game, Budget(limits, progress), rng or random.Random(seed), exploration, rollout, max_rollout,
                   solver)
     return search.run(root_state, limits)

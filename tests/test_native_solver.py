@@ -126,3 +126,17 @@ def test_mcts_in_c_stops_on_time_and_reports_progress() -> None:
     result = mcts(native, limits=Limits(seconds=0.3), seed=0, progress=seen.append)
     assert result.stopped and result.stop_reason == "time"
     assert result.stats.iterations > 0
+
+
+def test_root_parallel_mcts_in_c() -> None:
+    """Two trees at once: the iterations are shared out, the root statistics added up, proofs kept."""
+    native, python = games("tictactoe.c")
+    result = mcts(native, limits=Limits(iterations=4001), seed=5, threads=2, solver=False)
+    assert result.stats.iterations == 4001
+    assert sum(c.visits for c in result.children) == 4001
+    assert result.best_move in range(9)
+    state = native.initial_state()
+    for move in (0, 4, 8):
+        state = native.apply(state, move)
+    proved = mcts(native, state, Limits(iterations=200_000), seed=5, threads=2)
+    assert proved.exact and proved.value == solve(python, state).value
