@@ -144,7 +144,8 @@ def mcts_rows() -> list[str]:
         theirs = steps * per_step / os_time
         rows.append(f"| MCTS simulations/s, {name}, random rollouts, one thread | pyspiel.MCTSBot (C++) | "
                     f"{ours:,.0f}/s | {theirs:,.0f}/s | {ours / theirs:.2f}x | ours one search of {sims:,} "
-                    f"simulations; OpenSpiel {steps} searches of {per_step} from the initial state; solver off on both |")
+                    f"simulations; OpenSpiel {steps} searches of {per_step} from the initial state; solver off on "
+                    "both |")
         rows.append(f"| MCTS simulations/s, {name}, random rollouts, {threads} threads (root parallel) | "
                     f"pyspiel.MCTSBot (C++, one thread) | {parallel:,.0f}/s | {theirs:,.0f}/s | "
                     f"{parallel / theirs:.2f}x | {threads} trees sharing {sims:,} simulations |")
