@@ -127,12 +127,14 @@ def load_source(
     ``checked`` adds run-time checks of every index and assignment (slower; used by ``gdl check``).
     ``symmetry=False`` ignores the rule file's ``symmetry`` line (keys are then the plain states).
 
-    :raises RuleFileError: the rule file has errors.
+    :raises RuleFileError: the rule file has errors (a declared symmetry the rules break included).
     :raises ParameterError: a parameter override is unknown or invalid.
     """
     rules = parse(source, filename)
     program, warnings = compile_rules(rules, source, filename, dict(params or {}), checked)
-    return CompiledGame(program, filename, source, warnings, use_symmetry=symmetry)
+    game = CompiledGame(program, filename, source, warnings, use_symmetry=symmetry)
+    game.verify_symmetry()  # keys use the declared symmetries only once they pass their check
+    return game
 
 
 def load(game: str | Path, params: Mapping[str, str] | None = None, checked: bool = False,

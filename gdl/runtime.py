@@ -30,7 +30,7 @@ from gdl.rule_helpers import (  # noqa: F401 (re-exported: the public names of t
 from gdl.symmetry import SlotMap, canonical_key, find_violation, slot_map
 from gdl.symmetry import group as symmetry_group
 from gdl.types import COLUMN, COLUMN_DISPLAY, ROW, ROW_DISPLAY
-from solver.game import CHANCE, TERMINAL, AmbiguousMoveError, IllegalMoveError, Move, UnknownMoveError
+from solver.game import CHANCE, TERMINAL, AmbiguousMoveError, Game, IllegalMoveError, Move, UnknownMoveError
 from solver.limits import SearchStopped
 
 if TYPE_CHECKING:
@@ -126,7 +126,9 @@ class CompiledGame:
         self.chance_outcomes = chance_outcomes
         self.utilities = utilities
         self.heuristic: Callable[[tuple], tuple[float, ...] | None] = namespace["_heur"]
-        self._key: Callable[[tuple], Hashable] = _same
+        self.key: Callable[[tuple], Hashable] = _same
+        """The state's key (:meth:`solver.game.Game.key`): the state itself, or, once the declared symmetries
+        passed their check (:meth:`verify_symmetry`, which :func:`gdl.load` runs), its smallest image."""
         self._symmetry_maps: list[tuple[str, SlotMap]] = []
         if program.symmetries and program.board is not None and use_symmetry:
             self._init_symmetry(program)
@@ -135,18 +137,10 @@ class CompiledGame:
     def initial_state(self) -> tuple:
         return self._initial
 
-    @property
-    def key(self) -> Callable[[tuple], Hashable]:
-        """The state's key: the state itself, or with declared symmetries its smallest image.
-
-        The first use checks the symmetries against the rules (see :mod:`gdl.symmetry`).
-        """
-        if self._symmetry_unchecked:
-            self.verify_symmetry()
-        return self._key
+    simultaneous = False  # a rule file's players take turns (solver.game.Game.simultaneous)
 
     def verify_symmetry(self) -> None:
-        """The short check of the declared symmetries that the first use of keys runs; run it now.
+        """The short check of the declared symmetries, after which ``key`` uses them (:func:`gdl.load` runs it).
 
         :raises RuleFileError: a ``symmetry-broken`` diagnostic (see :meth:`check_symmetry`).
         """
@@ -196,7 +190,7 @@ class CompiledGame:
                 (f"reproduce with the moves: {moves}" if moves else "it happens in the initial state",))
             raise RuleFileError([diagnostic], self.source)
         self._symmetry_unchecked = False
-        self._key = self._canonical
+        self.key = self._canonical
 
     def parse_move(self, state: tuple, text: str) -> Move:
         """The move (or chance outcome) of ``state`` named ``text``; spaces are ignored.
@@ -395,3 +389,8 @@ def _span_from_traceback(tb: TracebackType | None, program: Program) -> Span | N
         if frame.f_code.co_filename == GENERATED_FILENAME and lineno in program.linemap:
             found = program.linemap[lineno]
     return found
+
+
+def _a_compiled_game_is_a_game(game: CompiledGame) -> Game[tuple[int, ...], Move]:
+    """Never called: mypy checks here that :class:`CompiledGame` satisfies the solvers' :class:`Game` protocol."""
+    return game

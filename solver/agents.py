@@ -9,6 +9,9 @@ Agent specs, as the CLI takes them::
     mcts:iterations=2000            UCT; also seconds=, nodes=, tt=, c=, rollout=random|heuristic, solver=false
     perfect                         exact play, solving each new position on the fly; seconds=, nodes=, tt=
     perfect:table=FILE              exact play from a solved table (see :mod:`solver.table`)
+    alphabeta:depth=2,book=FILE     any searching agent: play from a book while in it (:mod:`solver.book`)
+    alphabeta:depth=4,table=FILE    any searching agent: probe a solved table inside the search
+                                    (a hit is an exact value and ends that branch; :mod:`solver.probe`)
 
 Budgets (every searching agent, per move): ``seconds=`` (or ``time=``),
 ``nodes=``, and ``tt=ENTRIES``, the cap on its table (alpha-beta and
@@ -34,19 +37,14 @@ from dataclasses import replace
 from typing import Any, Protocol
 
 from solver.alphabeta import alphabeta, check_alphabeta
+from solver.auto import is_puzzle, is_two_player_zero_sum
 from solver.exact import solve
 from solver.expectimax import check_expectimax, expectimax
 from solver.game import Game, State, dead_end
-from solver.limits import (
-    Limits,
-    SearchResult,
-    SearchStats,
-    SearchStopped,
-    is_two_player_zero_sum,
-    iterative_deepening,
-)
+from solver.limits import Limits, SearchResult, SearchStats, SearchStopped, StopReason, iterative_deepening
 from solver.mcts import check_mcts, mcts
 from solver.minimax import minimax
+from solver.probe import knowing
 from solver.shortest_path import solve_puzzle
 from solver.table import SolvedTable, load_table
 
@@ -102,7 +100,7 @@ class SearchAgent:
         self.last = self.search(state, self.progress)
         move = self.last.best_move
         if move is None and self.last.stopped:  # stopped before it could value a single move
-            raise SearchStopped(self.last.stop_reason or "time")
+            raise SearchStopped(self.last.stop_reason or StopReason.TIME)
         if move is None:
             raise ValueError("no move to choose: the game is over")
         return move
@@ -151,7 +149,7 @@ class PerfectAgent:
         if self.table is not None and (self.loaded or self.without_plies
                                        or self.game.key(state) in self.table.plies):
             names = self.table.fastest_moves(self.game, state)
-        if not names and self.table is None and _is_puzzle(self.game):
+        if not names and self.table is None and is_puzzle(self.game):
             move = self._puzzle_move(state)
             if move is not None:
                 return move
@@ -159,7 +157,7 @@ class PerfectAgent:
             solution = solve(self.game, state, self.limits, progress=self.progress, plies=True)
             self.last = solution
             if solution.stopped and solution.note:
-                why = _REASONS.get(solution.stop_reason or "", solution.stop_reason)
+                why = _REASONS.get(StopReason(solution.stop_reason or StopReason.STOPPED), solution.stop_reason)
                 self.last = replace(solution, note=f"{self.name}: stopped ({why}); {solution.note}")
             if solution.table is not None and (solution.exact or solution.bounds is not None):
                 self._remember(solution.table)  # proven values only (not a stopped estimate)
@@ -180,9 +178,9 @@ class PerfectAgent:
         game = self.game
         key = game.key(state)
         if key not in self.plan:
-            limits = self.limits or Limits()
-            caps = [c for c in (limits.nodes, limits.table_entries) if c is not None]
-            found = solve_puzzle(game, state, max_nodes=min(caps) if caps else None, max_seconds=limits.seconds)
+            found = solve_puzzle(game, state, self.limits)
+            if found.stop_reason == StopReason.INTERRUPT:
+                raise KeyboardInterrupt  # as any other search of this agent would let Ctrl-C through
             if not found.solved:
                 if not found.complete:
                     return None  # out of budget: the exact solver's stopped answer says so
@@ -196,8 +194,8 @@ class PerfectAgent:
                 self.plan[game.key(state)] = move
                 state = game.apply(state, move)
             stats = SearchStats(nodes=found.nodes, seconds=found.seconds, depth=len(found.moves))
-            self.last = SearchResult((float(found.value or 0.0),), found.moves[:1], found.moves, True, stats,
-                                     found.algorithm, plies=float(len(found.moves)))
+            self.last = SearchResult(found.value, found.moves[:1], found.moves, True, stats, found.algorithm,
+                                     plies=float(len(found.moves)))
         else:
             self.last = None
         return self.plan[key]
@@ -214,12 +212,9 @@ class PerfectAgent:
             self.table = table  # full: keep the newest positions, which the game is about to reach
 
 
-def _is_puzzle(game: Game) -> bool:
-    return len(game.players) == 1 and not getattr(game, "has_chance", False)
-
-
-_REASONS = {"time": "out of time", "nodes": "out of nodes", "table": "table full", "interrupt": "interrupted",
-            "iterations": "out of iterations", "depth": "too deep"}
+_REASONS = {StopReason.TIME: "out of time", StopReason.NODES: "out of nodes", StopReason.TABLE: "table full",
+            StopReason.INTERRUPT: "interrupted", StopReason.ITERATIONS: "out of iterations",
+            StopReason.DEPTH: "too deep"}
 
 
 # ------------------------------------------------------------------ specs
@@ -259,16 +254,19 @@ def _bool(text: str) -> bool:
 ALIASES = {"time": "seconds"}
 """Other spellings of options (``alphabeta:time=2`` is ``alphabeta:seconds=2``)."""
 
+_KNOWLEDGE: dict[str, Callable[[str], Any]] = {"book": str, "table": str}
+"""``book=FILE`` and ``table=FILE``, which every searching agent takes (:mod:`solver.probe`)."""
+
 OPTIONS: dict[str, dict[str, Callable[[str], Any]]] = {
     "random": {},
-    "minimax": {"depth": _positive_int, "seconds": _positive_float, "nodes": _positive_int},
+    "minimax": {"depth": _positive_int, "seconds": _positive_float, "nodes": _positive_int, **_KNOWLEDGE},
     "alphabeta": {"depth": _positive_int, "seconds": _positive_float, "nodes": _positive_int, "paranoid": _bool,
-                  "tt": _positive_int},
+                  "tt": _positive_int, **_KNOWLEDGE},
     "expectimax": {"depth": _positive_int, "seconds": _positive_float, "nodes": _positive_int, "pruning": str,
-                   "tt": _positive_int},
+                   "tt": _positive_int, **_KNOWLEDGE},
     "mcts": {"iterations": _positive_int, "seconds": _positive_float, "nodes": _positive_int, "c": _positive_float,
-             "rollout": str, "solver": _bool, "tt": _positive_int},
-    "perfect": {"table": str, "seconds": _positive_float, "nodes": _positive_int, "tt": _positive_int},
+             "rollout": str, "solver": _bool, "tt": _positive_int, **_KNOWLEDGE},
+    "perfect": {"table": str, "seconds": _positive_float, "nodes": _positive_int, "tt": _positive_int, "book": str},
 }
 """Every agent and its options, each with the function that parses its value."""
 
@@ -311,14 +309,22 @@ def make_agent(game: Game, spec: str, seed: int | None = None) -> Agent:
 
     :raises ValueError: a bad spec, or an algorithm that does not fit the game
         (for example alpha-beta for a game with chance nodes).
-    :raises StaleTableError: ``perfect:table=FILE`` was solved for another game or parameters.
+    :raises StaleTableError: ``perfect:table=FILE`` (or ``book=``, ``table=``) was made for another game or
+        parameters.
     """
     name, options = parse_spec(spec)
+    book, table = options.pop("book", None), options.pop("table", None) if name != "perfect" else None
+    if book is None and table is None:
+        return _make_agent(game, name, options, spec.strip(), seed)
+    return knowing(game, spec.strip(), book, table, lambda searched: _make_agent(searched, name, options,
+                                                                               spec.strip(), seed))
+
+
+def _make_agent(game: Game, name: str, options: dict[str, Any], label: str, seed: int | None) -> Agent:
     if name == "random":
         return RandomAgent(game, seed)
     limits = Limits(seconds=options.get("seconds"), nodes=options.get("nodes"), depth=options.get("depth"),
                     iterations=options.get("iterations"), table_entries=options.get("tt"))
-    label = spec.strip()
     deepen = limits.depth is None and (limits.seconds is not None or limits.nodes is not None)
     if name == "minimax":
         if deepen:

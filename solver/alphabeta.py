@@ -38,9 +38,10 @@ from __future__ import annotations
 
 import sys
 from collections import defaultdict
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
+from solver.auto import Algorithm, check_players, is_two_player_zero_sum
 from solver.game import CHANCE, TERMINAL, DeadEndError, Game, State, dead_end
 from solver.limits import (
     UNLIMITED_DEPTH,
@@ -49,8 +50,7 @@ from solver.limits import (
     SearchResult,
     SearchStats,
     SearchStopped,
-    check_players,
-    is_two_player_zero_sum,
+    StopReason,
 )
 
 EXACT, LOWER, UPPER = 0, 1, 2
@@ -78,7 +78,7 @@ def check_alphabeta(game: Game, paranoid: bool) -> None:
     :raises ValueError: naming the property the game lacks.
     """
     check_players(game, "alpha-beta")
-    if getattr(game, "has_chance", False):
+    if game.has_chance:
         raise ValueError(f"alpha-beta needs a deterministic game; {game.name} has chance nodes "
                          "(use expectimax, MCTS or the exact solver)")
     if not paranoid and not is_two_player_zero_sum(game):
@@ -120,7 +120,7 @@ class NegamaxSearch:
 
         Heuristic values are assumed to lie within the bounds too.
         """
-        bounds = getattr(self.game, "utility_bounds", None)
+        bounds = self.game.utility_bounds
         if bounds is None:
             return (-INF, INF)
         low, high = float(bounds[0]), float(bounds[1])
@@ -131,7 +131,13 @@ class NegamaxSearch:
         return 0.0 if values is None else float(values[self.reference])
 
     def _build_core(self) -> Callable[..., float]:
-        # Everything the hot loop touches is bound to a local of this closure (no attribute look-ups).
+        """The fail-soft negamax of the module docstring, in named steps (each a closure: no attribute look-ups).
+
+        ``negamax`` probes the transposition table, guards against cycles and deep paths, then runs
+        :func:`expand` (make the children: an immediate refutation ends the node), searches the
+        children in order (the window negated when the side to move changes; :func:`cut_off` records a
+        refutation) and :func:`remember` (store the result as a bound or an exact value).
+        """
         game, budget, sides = self.game, self.budget, self.sides
         to_move, legal, apply, utilities, heuristic, key = (
             game.to_move, game.legal_moves, game.apply, game.utilities, game.heuristic, game.key)
@@ -145,9 +151,10 @@ class NegamaxSearch:
         on_path: set[Hashable] | None = set() if self.detect_cycles else None
         max_ply = max_search_ply()
         search = self
+        Child = tuple[Any, State, int, Hashable]
 
         def order(moves: list[Any], first: Any, ply: int) -> list[Any]:
-            # TT move, then the two killers of this ply, then by history score (stable: game order breaks ties).
+            """TT move, then the two killers of this ply, then by history score (game order breaks ties)."""
             if history:
                 # reverse=True keeps equal scores in the game's order (Python's sort is stable both ways).
                 moves.sort(key=history_of, reverse=True)
@@ -158,55 +165,15 @@ class NegamaxSearch:
                     moves.insert(0, m)
             return moves
 
-        def negamax(state: State, player: int, depth: int, alpha: float, beta: float, ply: int,
-                    k: Hashable = None) -> float:
-            # ``k`` is the state's key when the caller already computed it (keys can cost: symmetries).
-            search.nodes += 1
-            if search.nodes >= budget.next_check:
-                budget.check(search.nodes)
-            side = sides[player]
-            alpha0 = alpha
-            if k is None:
-                k = key(state)
-            tt_move = None
-            if tt_get is not None:
-                entry = tt_get(k)
-                if entry is not None:
-                    # Same remaining depth only (or an exact subtree): a deeper entry would make the
-                    # value differ from the depth-limited minimax value, and ID results depend on it.
-                    # An entry keeps both a lower and an upper bound (equal when exact), so that the
-                    # null-window searches of MTD(f) do not overwrite each other's bounds.
-                    e_depth, e_low, e_high, tt_move = entry[0], entry[1], entry[2], entry[3]
-                    if e_depth in (depth, UNLIMITED_DEPTH) and (
-                            e_low >= beta or e_high <= alpha or e_low == e_high):
-                        search.tt_hits += 1
-                        if e_depth < UNLIMITED_DEPTH:
-                            search.horizon_hits += 1  # this answer leans on a horizon
-                        if ply == 0:
-                            search.root_best = tt_move
-                        return e_low if e_low >= beta or e_low == e_high else e_high
-            else:
-                entry = None
-            if on_path is not None:
-                if k in on_path:
-                    raise CycleFound(state)
-                on_path.add(k)
-            if ply >= max_ply:
-                raise TooDeep(ply)
-            horizon_before = search.horizon_hits
-            moves = legal(state)
-            if not moves:  # no value to take the best of: a bug in the rules, not a loss worth -inf
-                raise dead_end(game, state, player)
-            if len(moves) > 1024:  # a very wide node costs as much as many narrow ones: check the budget now
-                budget.check(search.nodes)
-            if ordering and len(moves) > 1:
-                moves = order(list(moves), tt_move, ply)
-            # First pass: make every child. A terminal child that already refutes (>= beta) ends the node
-            # at once (an immediate win needs no search of its siblings), and so does a child whose
-            # transposition-table entry proves it (enhanced transposition cutoff, Plaat et al. 1996).
+        def expand(state: State, moves: Sequence[Any], side: int, depth: int, beta: float,
+                   children: list[Child]) -> tuple[float, Any]:
+            """Make every child; a terminal child, or one whose TT entry proves it (enhanced transposition
+            cutoff, Plaat et al. 1996), that already refutes (>= beta) ends the node at once.
+
+            Fills ``children`` with the children left to search; returns the best value and move so far.
+            """
             best = -INF
             best_move = None
-            children = []
             for move in moves:
                 child = apply(state, move)
                 child_player = to_move(child)
@@ -236,9 +203,83 @@ class NegamaxSearch:
                     best_move = move
                     if value >= beta:
                         break
+            return best, best_move
+
+        def cut_off(move: Any, depth: int, ply: int) -> None:
+            """Remember a refutation: its history score and this ply's killers (Schaeffer 1989; Akl & Newborn 1977)."""
+            # depth^2; without a depth (exact), cut-offs near the root weigh most, as they would there.
+            history[move] += depth * depth if depth < 4096 else 1 << max(0, 30 - ply)
+            slot = killers[ply]
+            if slot[0] != move:
+                slot[1] = slot[0]
+                slot[0] = move
+
+        def remember(k: Hashable, entry: Any, exact: bool, depth: int, best: float, best_move: Any,
+                     alpha0: float, beta: float, side: int, tt_move: Any) -> Any:
+            """Store the result: an upper bound (fail-low), a lower bound (fail-high), or exact; at the depth
+            searched, or as exact to the end when no horizon was met below. Returns the best move stored."""
+            assert tt is not None
+            stored_depth = UNLIMITED_DEPTH if exact else depth
+            if entry is not None and entry[0] == stored_depth:
+                low, high = entry[1], entry[2]  # narrow the bounds already known
+            else:
+                low, high = -INF, INF
+            if best <= alpha0:
+                high = best
+                if best_move is None:
+                    best_move = tt_move
+            elif best >= beta:
+                low = best
+            else:
+                low = high = best
+            tt[k] = (stored_depth, low, high, best_move, side)
+            return best_move
+
+        def negamax(state: State, player: int, depth: int, alpha: float, beta: float, ply: int,
+                    k: Hashable = None) -> float:
+            # ``k`` is the state's key when the caller already computed it (keys can cost: symmetries).
+            search.nodes += 1
+            if search.nodes >= budget.next_check:
+                budget.check(search.nodes)
+            side = sides[player]
+            alpha0 = alpha
+            if k is None:
+                k = key(state)
+            # Probe the table. Same remaining depth only (or an exact subtree): a deeper entry would make
+            # the value differ from the depth-limited minimax value, and ID results depend on it. An entry
+            # keeps both a lower and an upper bound (equal when exact), so that the null-window searches
+            # of MTD(f) do not overwrite each other's bounds.
+            tt_move = None
+            entry = tt_get(k) if tt_get is not None else None
+            if entry is not None:
+                e_depth, e_low, e_high, tt_move = entry[0], entry[1], entry[2], entry[3]
+                if e_depth in (depth, UNLIMITED_DEPTH) and (e_low >= beta or e_high <= alpha or e_low == e_high):
+                    search.tt_hits += 1
+                    if e_depth < UNLIMITED_DEPTH:
+                        search.horizon_hits += 1  # this answer leans on a horizon
+                    if ply == 0:
+                        search.root_best = tt_move
+                    return e_low if e_low >= beta or e_low == e_high else e_high
+            # Guards: a state already on the path (a cycle) or a path too deep for Python.
+            if on_path is not None:
+                if k in on_path:
+                    raise CycleFound(state)
+                on_path.add(k)
+            if ply >= max_ply:
+                raise TooDeep(ply)
+            horizon_before = search.horizon_hits
+            moves = legal(state)
+            if not moves:  # no value to take the best of: a bug in the rules, not a loss worth -inf
+                raise dead_end(game, state, player)
+            if len(moves) > 1024:  # a very wide node costs as much as many narrow ones: check the budget now
+                budget.check(search.nodes)
+            if ordering and len(moves) > 1:
+                moves = order(list(moves), tt_move, ply)
+            children: list[Child] = []
+            best, best_move = expand(state, moves, side, depth, beta, children)
             if best > alpha:
                 alpha = best
-            if best < beta:
+            if best < beta:  # search the children in order (heuristic values at the horizon) to a cut-off
                 for move, child, child_player, child_key in children:
                     if depth <= 1:
                         search.nodes += 1
@@ -259,34 +300,15 @@ class NegamaxSearch:
                         best_move = move
                         if value > alpha:
                             alpha = value
-                            if alpha >= beta:  # beta cut-off: remember the refutation
+                            if alpha >= beta:
                                 if ordering:
-                                    # depth^2 (Schaeffer 1989); without a depth (exact), cut-offs near the
-                                    # root weigh most, as they would there.
-                                    weight = depth * depth if depth < 4096 else 1 << max(0, 30 - ply)
-                                    history[move] += weight
-                                    slot = killers[ply]
-                                    if slot[0] != move:
-                                        slot[1] = slot[0]
-                                        slot[0] = move
+                                    cut_off(move, depth, ply)
                                 break
             if on_path is not None:
                 on_path.discard(k)
             if tt is not None and (entry is not None or len(tt) < tt_cap):
-                stored_depth = UNLIMITED_DEPTH if search.horizon_hits == horizon_before else depth
-                if entry is not None and entry[0] == stored_depth:
-                    low, high = entry[1], entry[2]  # narrow the bounds already known
-                else:
-                    low, high = -INF, INF
-                if best <= alpha0:
-                    high = best
-                    if best_move is None:
-                        best_move = tt_move
-                elif best >= beta:
-                    low = best
-                else:
-                    low = high = best
-                tt[k] = (stored_depth, low, high, best_move, side)
+                exact = search.horizon_hits == horizon_before
+                best_move = remember(k, entry, exact, depth, best, best_move, alpha0, beta, side, tt_move)
             if ply == 0:
                 search.root_best = best_move
             return best
@@ -294,25 +316,17 @@ class NegamaxSearch:
         return negamax
 
     def principal_variation(self, state: State, first: Any, limit: int) -> tuple[Any, ...]:
-        """Follow best moves from the transposition table, starting with ``first``."""
-        game = self.game
-        line: list[Any] = []
-        seen: set[Hashable] = set()
-        move = first
-        symmetric = bool(getattr(game, "symmetries", ()))
-        while move is not None and len(line) < limit:
-            line.append(move)
-            state = game.apply(state, move)
-            k = game.key(state)
-            if game.to_move(state) < 0 or k in seen:
-                break
-            seen.add(k)
+        """Follow best moves from the transposition table, starting with ``first`` (see :func:`walk_line`)."""
+        symmetric = bool(self.game.symmetries)
+
+        def stored(state: State, k: Hashable) -> Any:
             entry = self.tt.get(k)
             if entry is None:
-                break
+                return None
             # With symmetric keys the stored move belongs to the image that was searched, not to this state.
-            move = self._move_keeping(state, entry) if symmetric else entry[3]
-        return tuple(line)
+            return self._move_keeping(state, entry) if symmetric else entry[3]
+
+        return walk_line(self.game, state, first, stored, limit)
 
     def _move_keeping(self, state: State, entry: tuple[int, float, float, Any, int]) -> Any:
         """A move of ``state`` to a child proven to keep its exact value, or None."""
@@ -368,6 +382,32 @@ class NegamaxSearch:
         return self.budget.stats()
 
 
+def walk_line(game: Game, root: State, first: Any, next_move: Callable[[State, Hashable], Any], limit: int,
+              seen: set[Hashable] | None = None) -> tuple[Any, ...]:
+    """A principal variation: ``first``, then ``next_move(state, key)`` in each state reached, until it gives None.
+
+    The one walk of every alpha-beta line (the searcher's, from its table; the exact solver's, each
+    move proven by a null-window search). It stops at the end of the game, after ``limit`` moves, on
+    a repetition (a state of ``seen`` or of the line: a cycle worth 0), or when a search that
+    ``next_move`` runs stops (budget or Ctrl-C): the line so far.
+    """
+    line: list[Any] = []
+    seen = set() if seen is None else seen
+    state, move = root, first
+    try:
+        while move is not None and len(line) < limit:
+            line.append(move)
+            state = game.apply(state, move)
+            k = game.key(state)
+            if game.to_move(state) < 0 or k in seen:
+                break
+            seen.add(k)
+            move = next_move(state, k)
+    except (SearchStopped, KeyboardInterrupt):
+        pass  # the line so far
+    return tuple(line)
+
+
 def alphabeta(
     game: Game,
     state: State | None = None,
@@ -401,7 +441,7 @@ def alphabeta(
     budget = Budget(limits, progress)
     player = game.to_move(root)
     if player == TERMINAL:
-        return SearchResult(tuple(game.utilities(root)), (), (), True, budget.stats(), "alphabeta")
+        return SearchResult(tuple(game.utilities(root)), (), (), True, budget.stats(), Algorithm.ALPHABETA)
     if player == CHANCE:
         raise ValueError("alpha-beta cannot start at a chance node")
     if paranoid and not is_two_player_zero_sum(game):
@@ -414,7 +454,8 @@ def alphabeta(
         depths = range(1, min(limits.depth or UNLIMITED_DEPTH, max_search_ply() - 1) + 1)
     else:
         depths = range(limits.depth or UNLIMITED_DEPTH, (limits.depth or UNLIMITED_DEPTH) + 1)
-    return _iterate(search, root, player, depths, limits, "paranoid" if reference != 0 or paranoid else "alphabeta")
+    algorithm = Algorithm.PARANOID if reference != 0 or paranoid else Algorithm.ALPHABETA
+    return _iterate(search, root, player, depths, limits, algorithm)
 
 
 def _iterate(search: NegamaxSearch, root: State, player: int, depths: range, limits: Limits,
@@ -433,14 +474,14 @@ def _iterate(search: NegamaxSearch, root: State, player: int, depths: range, lim
             if exact:
                 break
             if not search.budget.time_left():
-                stop_reason = "time"
+                stop_reason = StopReason.TIME
                 break
     except SearchStopped as stop:
         stop_reason = stop.reason
     except KeyboardInterrupt:
-        stop_reason = "interrupt"
+        stop_reason = StopReason.INTERRUPT
     except TooDeep:
-        stop_reason = "depth"
+        stop_reason = StopReason.DEPTH
     if done is None:  # not even depth 1 finished: fall back to the first legal move
         move = search.root_best if search.root_best is not None else next(iter(game.legal_moves(root)))
         values = search.leaf_values(root, ())
@@ -460,67 +501,3 @@ def _values(game: Game, search: NegamaxSearch, root: State, score: float, pv: tu
     values = list(search.leaf_values(root, pv))
     values[search.reference] = score
     return tuple(values)
-
-
-def solve_negamax(game: Game, state: State, budget: Budget, *, table_entries: int | None = None,
-                  detect_cycles: bool = True) -> tuple[NegamaxSearch, float]:
-    """An exact search to the end of the game (no iterative deepening); for the exact solver.
-
-    Returns the searcher (its TT holds the exact values found) and the score
-    for player 0.
-
-    :raises CycleFound: the game graph has a cycle (``detect_cycles``).
-    :raises TooDeep: the game is longer than the recursion limit allows.
-    """
-    search = NegamaxSearch(game, budget, table_entries=table_entries, detect_cycles=detect_cycles)
-    return search, mtdf(search, state, 0.0)
-
-
-def mtdf(search: NegamaxSearch, state: State, guess: float) -> float:
-    """MTD(f) (Plaat, Schaeffer, Pijls & de Bruin 1996): the exact value for player 0 by null-window searches.
-
-    Each null-window search answers "is the value >= beta?" and, being fail-soft,
-    returns a bound that moves ``lower`` or ``upper``; with a transposition table
-    the repeated searches are cheap, and each is much smaller than one
-    full-window search (a proof that the value is below 0 needs no exact values).
-    Values closer than ``1e-9`` (relative) are not told apart.
-    """
-    game = search.game
-    player = game.to_move(state)
-    side = search.sides[player]
-    low, high = search.window(1)
-    lower, upper = low, high
-    g = min(max(guess, lower), upper)
-    while lower < upper:
-        epsilon = 1e-9 * max(1.0, abs(g))
-        beta = g + epsilon if g <= lower else g
-        if side == 1:
-            g = search.negamax(state, player, UNLIMITED_DEPTH, beta - epsilon, beta, 0)
-        else:
-            g = -search.negamax(state, player, UNLIMITED_DEPTH, -beta, -beta + epsilon, 0)
-        if g < beta:
-            upper = g
-        else:
-            lower = g
-    return lower
-
-
-def at_least(search: NegamaxSearch, state: State, target: float, epsilon: float = 1e-9) -> bool:
-    """Is the exact value of ``state`` (for player 0) at least ``target`` (within ``epsilon``)? A null window."""
-    return _value_bound(search, state, target - epsilon, target) >= target - epsilon
-
-
-def at_most(search: NegamaxSearch, state: State, target: float, epsilon: float = 1e-9) -> bool:
-    """Is the exact value of ``state`` (for player 0) at most ``target`` (within ``epsilon``)? A null window."""
-    return _value_bound(search, state, target, target + epsilon) <= target + epsilon
-
-
-def _value_bound(search: NegamaxSearch, state: State, alpha: float, beta: float) -> float:
-    """A fail-soft search of ``state`` with the window (alpha, beta) for player 0."""
-    game = search.game
-    player = game.to_move(state)
-    if player == TERMINAL:
-        return float(game.utilities(state)[0])
-    if search.sides[player] == 1:
-        return search.negamax(state, player, UNLIMITED_DEPTH, alpha, beta, 0)
-    return -search.negamax(state, player, UNLIMITED_DEPTH, -beta, -alpha, 0)

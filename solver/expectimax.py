@@ -52,16 +52,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from solver.auto import Algorithm, check_players, is_two_player_zero_sum
 from solver.game import CHANCE, TERMINAL, DeadEndError, Game, State, dead_end
-from solver.limits import (
-    Budget,
-    Limits,
-    SearchResult,
-    SearchStats,
-    SearchStopped,
-    check_players,
-    is_two_player_zero_sum,
-)
+from solver.limits import Budget, Limits, SearchResult, SearchStats, SearchStopped, StopReason
 from solver.minimax import _MaxN
 
 INF = float("inf")
@@ -77,7 +70,7 @@ def check_expectimax(game: Game, pruning: str) -> str:
     check_players(game, "expectimax")
     if pruning not in PRUNINGS:
         raise ValueError(f"unknown pruning {pruning!r}; choose one of {', '.join(PRUNINGS)}")
-    bounds = getattr(game, "utility_bounds", None)
+    bounds = game.utility_bounds
     fits = is_two_player_zero_sum(game) and bounds is not None
     if pruning == "auto":
         return "star2" if fits else "none"
@@ -114,7 +107,7 @@ def expectimax(
         maxn = _MaxN(game, budget, limits.depth)
         result = maxn.root(root)
         return SearchResult(result.value, result.best_moves, result.principal_variation, result.exact,
-                            result.stats, "expectimax", result.stopped, result.stop_reason)
+                            result.stats, Algorithm.EXPECTIMAX, result.stopped, result.stop_reason)
     search = _ExpectiMiniMax(game, budget, pruning, use_tt, limits.table_entries)
     return search.root(root, limits.depth)
 
@@ -168,9 +161,8 @@ class _ExpectiMiniMax:
             # (depth left, state); an entry then bounds exactly the value the search without a table
             # finds. (Keyed by the state alone, entries of different depths overwrote each other and
             # Pig goal 10 at depth 8 searched 390k states instead of 4.5k.)
-            table = tables.get(depth)
-            if table is None:
-                table = tables[depth] = {}
+            found = tables.get(depth)
+            table = found if found is not None else tables.setdefault(depth, {})
             k = self.key(state)
             entry = table.get(k)
             if entry is not None:
@@ -267,6 +259,8 @@ class _ExpectiMiniMax:
         if not outcomes:
             raise dead_end(self.game, state, CHANCE)
         children = [(apply(state, o), p) for o, p in outcomes]
+        lows: list[float] | None
+        highs: list[float] | None
         if self.probe:
             lows, highs = [low] * len(children), [high] * len(children)
             cut = self._probe(children, [o for o, _ in outcomes], lows, highs, depth, alpha, beta)
@@ -397,8 +391,8 @@ class _ExpectiMiniMax:
         self.budget.depth = depth or 0
         self.budget.tt_hits = self.tt_hits
         self.budget.tt_size = self.tt_size
-        reason = None if stop is None else stop.reason if isinstance(stop, SearchStopped) else "interrupt"
+        reason = None if stop is None else stop.reason if isinstance(stop, SearchStopped) else StopReason.INTERRUPT
         moves = () if move is None else (move,)
         exact = stop is None and self.horizon_hits == 0
-        return SearchResult((value + 0.0, 0.0 - value), moves, moves, exact, self.budget.stats(), "expectimax",
+        return SearchResult((value + 0.0, 0.0 - value), moves, moves, exact, self.budget.stats(), Algorithm.EXPECTIMAX,
                             stop is not None, reason)

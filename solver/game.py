@@ -28,7 +28,7 @@ CLI, logs and saved tables). Compiled games use :class:`Move`.
 from __future__ import annotations
 
 from collections.abc import Hashable, Mapping, Sequence
-from typing import Any, Protocol, TypeAlias, runtime_checkable
+from typing import Any, Protocol, TypeAlias, TypeVar, runtime_checkable
 
 CHANCE = -1
 """``to_move`` value of a state where nature moves."""
@@ -149,58 +149,109 @@ def dead_end(game: Game, state: State, player: int) -> DeadEndError:
     return DeadEndError(state, player, who)
 
 
+S = TypeVar("S", bound=Hashable)
+"""The type of a game's states (compiled rule files: ``tuple[int, ...]``)."""
+M = TypeVar("M", bound=Hashable)
+"""The type of a game's moves and chance outcomes (compiled rule files: :class:`Move`)."""
+
+
 @runtime_checkable
-class Game(Protocol):
-    """What every solver may rely on. Attributes first, then methods."""
+class Game(Protocol[S, M]):
+    """What every solver may rely on: the whole contract, nothing read by ``getattr`` with a default.
 
-    name: str
-    players: tuple[str, ...]
-    parameters: Mapping[str, Any]
-    zero_sum: bool
-    """Declared (and checked where possible): utilities sum to 0 in every terminal state."""
-    utility_bounds: tuple[float, float] | None
-    """Lowest and highest utility any player can get; enables Star1/Star2 pruning."""
-    has_chance: bool
-    """False when no state of the game can be a chance node."""
-    fingerprint: str
-    """A hash of the rules and parameters: a solved table for another fingerprint is stale."""
+    Properties first (read-only here: a game may implement them as plain attributes), then
+    methods. A member that changes what a solver does is declared here, even where most
+    games leave it at its default; :class:`GameBase` gives every default:
 
-    def initial_state(self) -> State: ...
+    ==================  ==========  =========================================================
+    member              default     what a solver does with it
+    ==================  ==========  =========================================================
+    ``zero_sum``        False       two players: alpha-beta, MTD(f), retrograde analysis
+    ``utility_bounds``  None        the root window, Star1/Star2 pruning, MCTS-Solver's wins
+    ``has_chance``      False       deterministic searches refuse a game with chance
+    ``simultaneous``    False       only :mod:`solver.simultaneous` solves such a game
+    ``symmetries``      ``()``      non-empty: ``key`` merges mirror images, so solved tables
+                                    keep values but no moves under such keys
+    ``heuristic``       None        the value at a search's horizon (0 without one)
+    ``key``             the state   transposition-table and solved-table keys
+    ==================  ==========  =========================================================
+    """
 
-    def to_move(self, state: State) -> int:
-        """A player index, :data:`CHANCE` or :data:`TERMINAL`."""
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def players(self) -> tuple[str, ...]: ...
+
+    @property
+    def parameters(self) -> Mapping[str, Any]: ...
+
+    @property
+    def zero_sum(self) -> bool:
+        """Declared (and checked where possible): utilities sum to 0 in every terminal state."""
         ...
 
-    def legal_moves(self, state: State) -> Sequence[Hashable]:
+    @property
+    def utility_bounds(self) -> tuple[float, float] | None:
+        """Lowest and highest utility any player can get (None: unknown); enables Star1/Star2 pruning."""
+        ...
+
+    @property
+    def has_chance(self) -> bool:
+        """False when no state of the game can be a chance node."""
+        ...
+
+    @property
+    def simultaneous(self) -> bool:
+        """True when ``to_move`` may return :data:`SIMULTANEOUS` (see :mod:`solver.simgame`)."""
+        ...
+
+    @property
+    def symmetries(self) -> tuple[str, ...]:
+        """The names of the symmetries ``key`` uses; empty when keys are the plain states."""
+        ...
+
+    @property
+    def fingerprint(self) -> str:
+        """A hash of the rules and parameters: a solved table for another fingerprint is stale."""
+        ...
+
+    def initial_state(self) -> S: ...
+
+    def to_move(self, state: S) -> int:
+        """A player index, :data:`CHANCE` or :data:`TERMINAL` (or :data:`SIMULTANEOUS`)."""
+        ...
+
+    def legal_moves(self, state: S) -> Sequence[M]:
         """The moves of a decision state, in the game's preferred order."""
         ...
 
-    def chance_outcomes(self, state: State) -> Sequence[tuple[Hashable, float]]:
+    def chance_outcomes(self, state: S) -> Sequence[tuple[M, float]]:
         """``(outcome, probability)`` pairs of a chance state; probabilities sum to 1."""
         ...
 
-    def apply(self, state: State, move: Hashable) -> State:
+    def apply(self, state: S, move: M) -> S:
         """The state after ``move`` (a legal move or a chance outcome). Never mutates."""
         ...
 
-    def utilities(self, state: State) -> tuple[float, ...]:
+    def utilities(self, state: S) -> Sequence[float]:
         """One utility per player at a terminal state."""
         ...
 
-    def heuristic(self, state: State) -> tuple[float, ...] | None:
+    def heuristic(self, state: S) -> Sequence[float] | None:
         """One estimate per player for a non-terminal state, or None if the game has none."""
         ...
 
-    def key(self, state: State) -> Hashable:
-        """A compact key for transposition tables and saved tables (equal states, equal keys).
+    def key(self, state: S) -> Hashable:
+        """A compact key for transposition tables and saved tables (equal states, equal keys); no side effect.
 
         A game may give symmetric states (mirror images with the same value) one key; it
-        then has a non-empty ``symmetries`` attribute, and the solvers store values, never
-        moves, under such keys (a move found in one image is another cell in the next).
+        then has a non-empty ``symmetries``, and the solvers store values, never moves,
+        under such keys (a move found in one image is another cell in the next).
         """
         ...
 
-    def parse_move(self, state: State, text: str) -> Hashable:
+    def parse_move(self, state: S, text: str) -> M:
         """The legal move (or chance outcome) named ``text``.
 
         :raises UnknownMoveError: no move of the game has that name.
@@ -208,7 +259,7 @@ class Game(Protocol):
         """
         ...
 
-    def render(self, state: State) -> str:
+    def render(self, state: S) -> str:
         """A human-readable picture of the state."""
         ...
 
@@ -219,6 +270,7 @@ class GameBase:
     Subclasses must set ``name`` and ``players`` and implement
     ``initial_state``, ``to_move``, ``legal_moves``, ``apply`` and
     ``utilities`` (plus ``chance_outcomes`` if they have chance nodes).
+    Every other member of :class:`Game` has its documented default here.
     """
 
     name: str = "game"
@@ -227,25 +279,27 @@ class GameBase:
     zero_sum: bool = False
     utility_bounds: tuple[float, float] | None = None
     has_chance: bool = False
+    simultaneous: bool = False
+    symmetries: tuple[str, ...] = ()
 
     @property
     def fingerprint(self) -> str:
         return f"{type(self).__module__}.{type(self).__qualname__}:{sorted(self.parameters.items())!r}"
 
-    def chance_outcomes(self, state: State) -> Sequence[tuple[Hashable, float]]:
+    def chance_outcomes(self, state: Any) -> Sequence[tuple[Any, float]]:
         return ()
 
-    def heuristic(self, state: State) -> tuple[float, ...] | None:
+    def heuristic(self, state: Any) -> Sequence[float] | None:
         return None
 
-    def key(self, state: State) -> Hashable:
+    def key(self, state: Any) -> Hashable:
         return state
 
-    def render(self, state: State) -> str:
+    def render(self, state: Any) -> str:
         return str(state)
 
-    def parse_move(self, state: State, text: str) -> Hashable:
-        return parse_move_by_name(self, state, text)  # type: ignore[arg-type]
+    def parse_move(self, state: Any, text: str) -> Any:
+        return parse_move_by_name(self, state, text)  # type: ignore[arg-type]  # a subclass completes the Game
 
 
 def candidate_moves(game: Game, state: State) -> Sequence[Hashable]:

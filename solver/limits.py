@@ -18,10 +18,42 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field, replace
+from enum import Enum
 from typing import Any
 
 UNLIMITED_DEPTH = 1 << 30
 """A depth that stands for "search to the end of the game"."""
+
+TIE_TOLERANCE = 1e-9
+"""Values closer than this (relative to their size when above 1) are equal: the one tie tolerance of every
+algorithm (the best moves of a state, MTD(f)'s null windows, match outcomes, the distance to the end)."""
+
+
+class StopReason(str, Enum):
+    """Why a search stopped before it finished (``SearchResult.stop_reason``, ``SearchStopped.reason``).
+
+    A ``str`` subclass: members compare equal to, print and serialise as their names (``"time"``).
+    """
+
+    TIME = "time"
+    NODES = "nodes"
+    ITERATIONS = "iterations"
+    TABLE = "table"
+    """A transposition table or solved table reached ``Limits.table_entries``."""
+    INTERRUPT = "interrupt"
+    """Ctrl-C."""
+    DEPTH = "depth"
+    """The game is too deep for a recursive search (or iterative deepening reached its last depth)."""
+    PLIES = "plies"
+    """The walk for the distance to the end ran out of its time."""
+    STOPPED = "stopped"
+    """A search stopped without saying why."""
+
+    def __str__(self) -> str:
+        return self.value
+
+    def __repr__(self) -> str:  # shown as the name it stands for, as results showed before there was an enum
+        return repr(self.value)
 
 
 @dataclass(frozen=True)
@@ -104,7 +136,7 @@ class SearchResult:
     stopped: bool = False
     """A budget ran out or the user interrupted: this is the best result so far."""
     stop_reason: str | None = None
-    """``"time"``, ``"nodes"``, ``"iterations"``, ``"table"``, ``"interrupt"`` or None."""
+    """A :class:`StopReason` (``"time"``, ``"nodes"``, ``"iterations"``, ``"table"``, ``"interrupt"``, ...) or None."""
     children: tuple[ChildStats, ...] = ()
     """Per-move statistics of the root (MCTS)."""
     bounds: tuple[float, float] | None = None
@@ -127,9 +159,9 @@ class SearchResult:
 class SearchStopped(Exception):
     """Raised inside a search when its budget is spent; public entry points catch it."""
 
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
+    def __init__(self, reason: StopReason | str) -> None:
+        super().__init__(str(reason))
+        self.reason = StopReason(reason)
         self.partial: Any = None
         """What the interrupted computation had so far, when it can tell (value iteration: its
         ``(values, best)`` at the stop); the exact solver reports it as an estimate."""
@@ -173,9 +205,9 @@ class Budget:
         """Record ``nodes``; raise :class:`SearchStopped` if a budget is spent; return the next check point."""
         self.nodes = nodes
         if self.limits.nodes is not None and nodes >= self.limits.nodes:
-            raise SearchStopped("nodes")
+            raise SearchStopped(StopReason.NODES)
         if self._deadline is not None and time.perf_counter() >= self._deadline:
-            raise SearchStopped("time")
+            raise SearchStopped(StopReason.TIME)
         if self.progress is not None and nodes >= self._next_progress:
             self._next_progress = nodes + self.progress_every
             self.progress(self.stats())
@@ -211,15 +243,15 @@ def iterative_deepening(search: Callable[[Limits], SearchResult], limits: Limits
     done: SearchResult | None = None
     partial: SearchResult | None = None
     nodes = done_depth = 0
-    reason: str | None = "depth"
+    reason: str | None = StopReason.DEPTH
     for depth in range(1, max_depth + 1):
         seconds = None if limits.seconds is None else limits.seconds - (time.perf_counter() - started)
         left = None if limits.nodes is None else limits.nodes - nodes
         if seconds is not None and seconds <= 0:
-            reason = "time"
+            reason = StopReason.TIME
             break
         if left is not None and left <= 0:
-            reason = "nodes"
+            reason = StopReason.NODES
             break
         try:
             result = search(Limits(seconds=seconds, nodes=left, depth=depth, table_entries=limits.table_entries,
@@ -228,7 +260,7 @@ def iterative_deepening(search: Callable[[Limits], SearchResult], limits: Limits
             break  # reason "depth": deeper searches cannot run
         nodes += result.stats.nodes
         if result.stopped:
-            reason, partial = result.stop_reason or "stopped", result
+            reason, partial = result.stop_reason or StopReason.STOPPED, result
             break
         done, done_depth = result, depth
         if result.exact:
@@ -242,16 +274,3 @@ def iterative_deepening(search: Callable[[Limits], SearchResult], limits: Limits
                         iterations=chosen.stats.iterations)
     stopped = reason is not None and not chosen.exact
     return replace(chosen, stats=stats, stopped=stopped, stop_reason=reason if stopped else None)
-
-
-def check_players(game: Any, what: str) -> None:
-    """Every search needs at least one player; only :mod:`solver.simultaneous` solves simultaneous moves."""
-    if not game.players:
-        raise ValueError(f"{what} needs a game with at least one player; {game.name} has none")
-    if getattr(game, "simultaneous", False):
-        raise ValueError(f"{what} cannot search {game.name}: its players move simultaneously "
-                         "(use the simultaneous-move solver)")
-
-
-def is_two_player_zero_sum(game: Any) -> bool:
-    return len(game.players) == 2 and bool(getattr(game, "zero_sum", False))

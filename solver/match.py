@@ -57,9 +57,7 @@ from enum import Enum
 
 from solver.agents import Agent, make_agent
 from solver.game import CHANCE, TERMINAL, DeadEndError, Game, State, dead_end
-
-TIE_TOLERANCE = 1e-9
-"""Utilities closer than this are a tie."""
+from solver.limits import TIE_TOLERANCE, StopReason  # TIE_TOLERANCE: utilities closer than this are a tie
 
 Z95 = 1.959964
 """The normal quantile of a two-sided 95% interval."""
@@ -228,7 +226,8 @@ def tally(labels: Sequence[str], players: int, games: Sequence[GameRecord]) -> t
     records = []
     for label, seats in zip(labels, counts, strict=True):
         total = [sum(s[k] for s in seats) for k in range(3)]
-        records.append(AgentRecord(label, *total, by_seat=tuple((w, d, lo) for w, d, lo in seats)))
+        wins, draws, losses = total
+        records.append(AgentRecord(label, wins, draws, losses, by_seat=tuple((w, d, lo) for w, d, lo in seats)))
     return tuple(records)
 
 
@@ -303,7 +302,7 @@ def _play_one(game: Game, state: State, player: int, seated: Sequence[Agent],
             raise dead_end(game, state, player) from None
         raise
     last = getattr(seated[player], "last", None)
-    if last is not None and last.stopped and last.stop_reason == "interrupt":
+    if last is not None and last.stopped and last.stop_reason == StopReason.INTERRUPT:
         raise KeyboardInterrupt
     return move, None
 

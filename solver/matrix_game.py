@@ -33,7 +33,9 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import linprog
 
-Matrix = Sequence[Sequence[float]]
+Matrix = Sequence[Sequence[float]] | np.ndarray
+"""A payoff matrix: nested sequences, or an array."""
+Vector = Sequence[float] | np.ndarray
 
 TOLERANCE = 1e-9
 """How far from optimal (or from an equilibrium) a returned strategy may be, in payoff units."""
@@ -208,7 +210,7 @@ def mixed_equilibrium(row_payoff: Matrix, col_payoff: Matrix) -> Equilibrium:
     raise ArithmeticError("support enumeration found no equilibrium (numerical trouble in the LP solver)")
 
 
-def is_equilibrium(row_payoff: Matrix, col_payoff: Matrix, row: Sequence[float], col: Sequence[float],
+def is_equilibrium(row_payoff: Matrix, col_payoff: Matrix, row: Vector, col: Vector,
                    tolerance: float = TOLERANCE) -> bool:
     """True when no player gains more than ``tolerance`` by a unilateral deviation."""
     a, b = _bimatrix(row_payoff, col_payoff)

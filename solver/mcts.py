@@ -36,8 +36,9 @@ import random
 from collections.abc import Callable, Hashable
 from typing import Any
 
+from solver.auto import Algorithm, check_players
 from solver.game import CHANCE, TERMINAL, DeadEndError, Game, State, dead_end
-from solver.limits import Budget, ChildStats, Limits, SearchResult, SearchStats, SearchStopped, check_players
+from solver.limits import Budget, ChildStats, Limits, SearchResult, SearchStats, SearchStopped, StopReason
 from solver.native import handle_of
 from solver.native.mcts import native_mcts
 
@@ -133,7 +134,7 @@ class _UCT:
         self.max_rollout = max_rollout
         self.solver = solver
         self.players = len(game.players)
-        bounds = getattr(game, "utility_bounds", None)
+        bounds = game.utility_bounds
         self.low, self.high = (float(bounds[0]), float(bounds[1])) if bounds else (0.0, 1.0)
         self.scale = (self.high - self.low) if bounds and self.high > self.low else 1.0
         self.win_value = self.high if bounds else None  # the best a player can get: proves a node at once
@@ -161,7 +162,7 @@ class _UCT:
         except SearchStopped as stop:
             stop_reason = stop.reason
         except KeyboardInterrupt:
-            stop_reason = "interrupt"
+            stop_reason = StopReason.INTERRUPT
         return self.result(root, stop_reason)
 
     def iterate(self, root: Node) -> None:
@@ -366,7 +367,7 @@ class _UCT:
         budget.tt_size = self.tree_size
         budget.nodes = self.nodes
         if root.player == TERMINAL:
-            return SearchResult(tuple(game.utilities(root.state)), (), (), True, budget.stats(), "mcts")
+            return SearchResult(tuple(game.utilities(root.state)), (), (), True, budget.stats(), Algorithm.MCTS)
         line = []
         node: Node | None = root
         while node is not None and node.player >= 0:
@@ -376,7 +377,8 @@ class _UCT:
             line.append(node.move)
         budget.depth = len(line)
         exact = root.proven is not None
-        if exact:
+        value: tuple[float, ...]
+        if root.proven is not None:
             value = root.proven
         elif root.visits:
             value = tuple(t / root.visits for t in root.totals)
@@ -395,5 +397,5 @@ class _UCT:
             for c in root.children.values())
         moves = () if first_move is None else (first_move,)
         stopped = stop_reason is not None
-        return SearchResult(tuple(value), moves, tuple(line), exact, budget.stats(), "mcts", stopped, stop_reason,
-                            children)  # type: ignore[arg-type]
+        return SearchResult(tuple(value), moves, tuple(line), exact, budget.stats(), Algorithm.MCTS, stopped,
+                            stop_reason, children)

@@ -34,10 +34,10 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable
 from typing import Any
 
+from solver.auto import Algorithm, check_players
 from solver.game import CHANCE, TERMINAL, DeadEndError, Game, State, dead_end
-from solver.limits import Budget, Limits, SearchResult, SearchStats, SearchStopped, check_players
+from solver.limits import TIE_TOLERANCE, Budget, Limits, SearchResult, SearchStats, SearchStopped, StopReason
 
-TIE_EPSILON = 1e-12
 """Values closer than this are ties (floating sums over chance nodes are not exact)."""
 
 
@@ -109,7 +109,7 @@ class _MaxN:
                     v, sub = self.value(game.apply(state, move), next_depth)
                 except DeadEndError as error:
                     raise error.prepend(move) from None  # the line to the dead end, as we unwind
-                if best is None or v[player] > best[player] + TIE_EPSILON:
+                if best is None or v[player] > best[player] + TIE_TOLERANCE:
                     best, line = v, (move, *sub)
             if best is None:  # no move to take the best of: a bug in the rules
                 raise dead_end(game, state, player)
@@ -148,7 +148,7 @@ class _MaxN:
             return self._result(value, (), line, self.horizon_hits == 0, None)
         next_depth = None if self.depth is None else self.depth - 1
         scored: list[tuple[Any, tuple[float, ...], tuple[Any, ...]]] = []
-        stop: BaseException | None = None
+        stopped: BaseException | None = None
         try:
             for move in game.legal_moves(state):
                 try:
@@ -157,21 +157,21 @@ class _MaxN:
                     raise error.prepend(move) from None
                 scored.append((move, v, sub))
         except (SearchStopped, KeyboardInterrupt) as exc:
-            stop = exc
+            stopped = exc
         if not scored:
             first = next(iter(game.legal_moves(state)), None)
             if first is None:
                 raise dead_end(game, state, player)
-            return self._result(self.zeros, (first,), (first,), False, stop)
+            return self._result(self.zeros, (first,), (first,), False, stopped)
         top = max(v[player] for _, v, _ in scored)
-        best = [(m, v, sub) for m, v, sub in scored if v[player] >= top - TIE_EPSILON]
+        best = [(m, v, sub) for m, v, sub in scored if v[player] >= top - TIE_TOLERANCE]
         move, value, sub = best[0]
-        exact = stop is None and self.horizon_hits == 0
-        return self._result(value, tuple(m for m, _, _ in best), (move, *sub), exact, stop)
+        exact = stopped is None and self.horizon_hits == 0
+        return self._result(value, tuple(m for m, _, _ in best), (move, *sub), exact, stopped)
 
     def _result(self, value: tuple[float, ...], best: tuple[Any, ...], line: tuple[Any, ...], exact: bool,
                 stop: BaseException | None) -> SearchResult:
         self.budget.nodes = self.nodes
         self.budget.depth = self.depth or len(line)
-        reason = None if stop is None else stop.reason if isinstance(stop, SearchStopped) else "interrupt"
-        return SearchResult(value, best, line, exact, self.budget.stats(), "minimax", stop is not None, reason)
+        reason = None if stop is None else stop.reason if isinstance(stop, SearchStopped) else StopReason.INTERRUPT
+        return SearchResult(value, best, line, exact, self.budget.stats(), Algorithm.MINIMAX, stop is not None, reason)

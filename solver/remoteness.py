@@ -46,28 +46,24 @@ from __future__ import annotations
 import heapq
 import math
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from solver.game import CHANCE, TERMINAL
-from solver.value_iteration import components
-
-if TYPE_CHECKING:
-    from solver.exact import StateGraph
+from solver.graph import StateGraph, components
+from solver.limits import TIE_TOLERANCE
 
 Plies = list[float | None]
 """Per state: plies to the end under optimal play, ``math.inf`` for endless play, None when unknown."""
 
-TOLERANCE = 1e-9
 """Value vectors this close are equal (a child with the state's value is an optimal move)."""
 
 
-def same_value(a: Sequence[float], b: Sequence[float], tolerance: float = TOLERANCE) -> bool:
+def same_value(a: Sequence[float], b: Sequence[float], tolerance: float = TIE_TOLERANCE) -> bool:
     return a == b or all(abs(x - y) <= tolerance * max(1.0, abs(x), abs(y)) for x, y in zip(a, b, strict=True))
 
 
 def hurries(value: Sequence[float], player: int) -> bool:
     """Whether ``player`` wants the game short: its value is positive or zero (a winner, or a draw)."""
-    return value[player] >= -TOLERANCE
+    return value[player] >= -TIE_TOLERANCE
 
 
 def optimal_children(graph: StateGraph, values: Sequence[Sequence[float]], s: int) -> list[int]:
@@ -102,14 +98,20 @@ def _acyclic(graph: StateGraph, values: Sequence[Sequence[float]], plies: Plies,
         return 0.0
     children = graph.succ[s]
     if player == CHANCE:
-        known = [plies[c] for c in children]
-        if any(k is None for k in known):
+        known = _known([plies[c] for c in children])
+        if known is None:
             return None
-        return 1.0 + sum(p * k for p, k in zip(graph.probs[s], known, strict=True))  # type: ignore[operator]
-    known = [plies[children[j]] for j in optimal_children(graph, values, s)]
-    if not known or any(k is None for k in known):
+        return 1.0 + sum(p * k for p, k in zip(graph.probs[s], known, strict=True))
+    known = _known([plies[children[j]] for j in optimal_children(graph, values, s)])
+    if not known:
         return None
-    return 1.0 + (min if hurries(values[s], player) else max)(known)  # type: ignore[type-var]
+    return 1.0 + (min if hurries(values[s], player) else max)(known)
+
+
+def _known(distances: list[float | None]) -> list[float] | None:
+    """The distances, if every one is known."""
+    known = [d for d in distances if d is not None]
+    return known if len(known) == len(distances) else None
 
 
 def _cyclic(graph: StateGraph, values: Sequence[Sequence[float]], plies: Plies, members: list[int]) -> None:
@@ -126,18 +128,18 @@ def _cyclic(graph: StateGraph, values: Sequence[Sequence[float]], plies: Plies, 
             continue
         children = graph.succ[s]
         optimal = [children[j] for j in optimal_children(graph, values, s)]
-        outside = [plies[c] for c in optimal if c not in inside]
-        if any(k is None for k in outside):
+        outside = _known([plies[c] for c in optimal if c not in inside])
+        if outside is None:
             continue  # unknown below: unknown here
         for c in optimal:
             if c in inside:
                 parents[c].append(s)
         if hurries(values[s], player):
             if outside:
-                heapq.heappush(heap, (1.0 + min(outside), s))  # type: ignore[type-var]
+                heapq.heappush(heap, (1.0 + min(outside), s))
         else:
             waiting[s] = sum(1 for c in optimal if c in inside)
-            worst[s] = max(outside, default=-math.inf)  # type: ignore[type-var,arg-type]
+            worst[s] = max(outside, default=-math.inf)
             if waiting[s] == 0:
                 heapq.heappush(heap, (1.0 + worst[s], s))
     done: set[int] = set()
@@ -166,7 +168,8 @@ def _cyclic(graph: StateGraph, values: Sequence[Sequence[float]], plies: Plies, 
 
 def one_less(child: float | None, here: float | None) -> bool:
     """Whether a child ``child`` plies from the end is one ply nearer than ``here`` (finite distances only)."""
-    return child is not None and here is not None and math.isclose(child + 1.0, here, rel_tol=1e-9, abs_tol=1e-9)
+    return (child is not None and here is not None
+            and math.isclose(child + 1.0, here, rel_tol=TIE_TOLERANCE, abs_tol=TIE_TOLERANCE))
 
 
 CHANCE_SWEEPS = 20_000
@@ -286,7 +289,7 @@ def _newton(plies: Plies, rules: list[Rule], feedback: list[int]) -> bool:
             plies[s] = const + sum(a * b for a, b in zip(slopes, x, strict=True))
         for f, j in slot.items():
             plies[f] = x[j]
-        if _sweep(plies, rules) <= TOLERANCE:
+        if _sweep(plies, rules) <= TIE_TOLERANCE:
             return True
     return False
 
@@ -295,12 +298,13 @@ def _sweep(plies: Plies, rules: list[Rule]) -> float:
     """One Gauss-Seidel sweep; returns the largest relative change of a distance."""
     moved = 0.0
     for s, is_min, chosen, probs in rules:
-        known = [plies[c] for c in chosen]
+        known = [d for d in (plies[c] for c in chosen) if d is not None]  # every one is known by now
         if probs:
-            new = 1.0 + sum(p * k for p, k in zip(probs, known, strict=True))  # type: ignore[operator]
+            new = 1.0 + sum(p * k for p, k in zip(probs, known, strict=True))
         else:
-            new = 1.0 + (min if is_min else max)(known)  # type: ignore[type-var]
-        change = abs(new - plies[s]) / max(1.0, new)  # type: ignore[operator]
+            new = 1.0 + (min if is_min else max)(known)
+        old = plies[s]
+        change = abs(new - (0.0 if old is None else old)) / max(1.0, new)
         if change > moved:
             moved = change
         plies[s] = new
@@ -350,12 +354,12 @@ def _affine_sweep(plies: Plies, rules: list[Rule], slot: dict[int, int],
 
 
 def _sweeps(plies: Plies, rules: list[Rule], members: list[int]) -> None:
-    """Gauss-Seidel sweeps from 0 until no distance moves by a relative ``TOLERANCE``."""
+    """Gauss-Seidel sweeps from 0 until no distance moves by a relative ``TIE_TOLERANCE``."""
     for s in members:
         plies[s] = 0.0
     for _ in range(CHANCE_SWEEPS):
         moved = _sweep(plies, rules)
-        if moved <= TOLERANCE:
+        if moved <= TIE_TOLERANCE:
             return
         if any(plies[s] > ENDLESS for s in members):  # type: ignore[operator]
             break

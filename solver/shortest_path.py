@@ -17,6 +17,11 @@ A goal is a terminal state whose utility is the best one the game can give
 (``utility_bounds[1]`` when declared); without declared bounds, every
 reachable state is visited first to learn the best reachable utility.
 Both searches keep parents in a dict (no recursion, any depth).
+
+Like every other algorithm, :func:`solve_puzzle` takes :class:`~solver.limits.Limits`
+(``nodes`` and ``table_entries`` both cap the states expanded: about one kept per state
+expanded, with its children; ``seconds``) and returns a :class:`~solver.limits.SearchResult`
+(:class:`PuzzleSolution`, which also says whether a goal was reached).
 """
 
 from __future__ import annotations
@@ -29,25 +34,38 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import Any
 
+from solver.auto import Algorithm
 from solver.game import CHANCE, TERMINAL, Game, State, dead_end
+from solver.limits import Limits, SearchResult, SearchStats, StopReason
 
 
 @dataclass(frozen=True)
-class PuzzleSolution:
-    """The result of a puzzle search."""
+class PuzzleSolution(SearchResult):
+    """The result of a puzzle search: a :class:`SearchResult` whose line is the shortest solution.
 
-    solved: bool
+    ``value`` is the utility of the goal reached (0 without one), ``principal_variation`` the
+    shortest move sequence to it (empty when not solved), ``plies`` its length, ``exact`` true
+    when a goal was reached or the search ran to its end (then there is no solution).
+    """
+
+    solved: bool = False
     """A goal was reached (False: none is reachable, or the budget ran out first)."""
-    moves: tuple[Any, ...]
-    """The shortest move sequence from the start to a goal (empty when not solved)."""
-    value: float | None
-    """The utility of the goal reached."""
-    nodes: int
-    """States expanded."""
-    seconds: float
-    complete: bool
+    complete: bool = True
     """The search ran to its end (False when stopped by a budget)."""
-    algorithm: str
+
+    @property
+    def moves(self) -> tuple[Any, ...]:
+        """The shortest move sequence from the start to a goal (empty when not solved)."""
+        return self.principal_variation
+
+    @property
+    def nodes(self) -> int:
+        """States expanded."""
+        return self.stats.nodes
+
+    @property
+    def seconds(self) -> float:
+        return self.stats.seconds
 
 
 class PuzzleError(ValueError):
@@ -57,34 +75,82 @@ class PuzzleError(ValueError):
 def check_puzzle(game: Game) -> None:
     if len(game.players) != 1:
         raise PuzzleError(f"{game.name} has {len(game.players)} players; puzzle search needs exactly one")
-    if getattr(game, "has_chance", False):
+    if game.has_chance:
         raise PuzzleError(f"{game.name} has chance nodes; use expectimax or value iteration instead")
+
+
+Progress = Callable[[SearchStats], Any]
 
 
 def solve_puzzle(
     game: Game,
     state: State | None = None,
+    limits: Limits | None = None,
     *,
     use_heuristic: bool = True,
     max_nodes: int | None = None,
     max_seconds: float | None = None,
-    progress: Callable[[int], None] | None = None,
+    progress: Progress | None = None,
 ) -> PuzzleSolution:
-    """The shortest solution from ``state`` (A* when the game has a heuristic, else BFS).
+    """The shortest solution from ``state`` (A* when the game has a heuristic, else BFS) within ``limits``.
+
+    ``max_nodes`` and ``max_seconds`` are shorthands for ``Limits(nodes=..., seconds=...)`` (the
+    smaller cap wins). A search stopped by a budget or Ctrl-C returns with ``stopped`` and
+    ``stop_reason`` set, and the best goal found so far, if any.
 
     :raises PuzzleError: the game has more than one player or has chance nodes.
     """
     check_puzzle(game)
+    limits = limits or Limits()
+    caps = [c for c in (limits.nodes, limits.table_entries, max_nodes) if c is not None]
+    seconds = [c for c in (limits.seconds, max_seconds) if c is not None]
+    budget = _Budget(min(caps) if caps else None, min(seconds) if seconds else None, progress)
     start = game.initial_state() if state is None else state
     target = _target_utility(game)
     heuristic = game.heuristic(start) if use_heuristic else None
-    if heuristic is not None and target is not None:
-        return _astar(game, start, target, max_nodes, max_seconds, progress)
-    return _bfs(game, start, target, max_nodes, max_seconds, progress)
+    astar = heuristic is not None and target is not None
+    try:
+        if astar:
+            assert target is not None
+            found = _astar(game, start, target, budget)
+        else:
+            found = _bfs(game, start, target, budget)
+    except KeyboardInterrupt:
+        budget.stop = StopReason.INTERRUPT
+        found = None
+    return _result(found, budget, limits, Algorithm.ASTAR if astar else Algorithm.BFS)
+
+
+class _Budget:
+    """The caps of one puzzle search, its counters, and why it stopped (None: it ran to its end)."""
+
+    def __init__(self, nodes: int | None, seconds: float | None, progress: Progress | None) -> None:
+        self.max_nodes, self.max_seconds, self.progress = nodes, seconds, progress
+        self.started = time.perf_counter()
+        self.nodes = 0
+        self.stop: StopReason | None = None
+
+    def spent(self) -> bool:
+        """Whether a cap is reached (the clock is read every 1,024 states); sets ``stop``."""
+        if self.max_nodes is not None and self.nodes >= self.max_nodes:
+            self.stop = StopReason.NODES
+        elif (self.max_seconds is not None and self.nodes % 1024 == 0
+              and time.perf_counter() - self.started >= self.max_seconds):
+            self.stop = StopReason.TIME
+        return self.stop is not None
+
+    def count(self) -> None:
+        self.nodes += 1
+        if self.progress is not None and self.nodes % 4096 == 0:
+            self.progress(SearchStats(nodes=self.nodes, seconds=time.perf_counter() - self.started))
+
+
+Found = tuple[dict[Hashable, tuple[Hashable, Any] | None], tuple[float, Hashable] | None]
+"""What a search found: its parent links, and the best goal (utility, key) reached, if any."""
 
 
 def _target_utility(game: Game) -> float | None:
-    bounds = getattr(game, "utility_bounds", None)
+    bounds = game.utility_bounds
     return None if bounds is None else bounds[1]
 
 
@@ -114,28 +180,17 @@ def _moves(game: Game, state: State, player: int, parents: dict[Hashable, tuple[
     return moves
 
 
-def _budget_hit(nodes: int, started: float, max_nodes: int | None, max_seconds: float | None) -> bool:
-    if max_nodes is not None and nodes >= max_nodes:
-        return True
-    return max_seconds is not None and nodes % 1024 == 0 and time.perf_counter() - started >= max_seconds
-
-
-def _bfs(game: Game, start: State, target: float | None, max_nodes: int | None, max_seconds: float | None,
-         progress: Callable[[int], None] | None) -> PuzzleSolution:
+def _bfs(game: Game, start: State, target: float | None, budget: _Budget) -> Found:
     """Breadth-first search; with no known target, the best terminal of the whole reachable space."""
-    started = time.perf_counter()
     key = game.key
     parents: dict[Hashable, tuple[Hashable, Any] | None] = {key(start): None}
     frontier: deque[State] = deque([start])
     best: tuple[float, Hashable] | None = None
-    nodes = 0
     while frontier:
-        if _budget_hit(nodes, started, max_nodes, max_seconds):
-            return _result(parents, best, nodes, started, complete=False, algorithm="bfs")
+        if budget.spent():
+            return parents, best
         state = frontier.popleft()
-        nodes += 1
-        if progress is not None and nodes % 4096 == 0:
-            progress(nodes)
+        budget.count()
         player = game.to_move(state)
         if player == TERMINAL:
             utility = game.utilities(state)[0]
@@ -153,13 +208,11 @@ def _bfs(game: Game, start: State, target: float | None, max_nodes: int | None, 
             if child_key not in parents:
                 parents[child_key] = (here, move)
                 frontier.append(child)
-    return _result(parents, best, nodes, started, complete=True, algorithm="bfs")
+    return parents, best
 
 
-def _astar(game: Game, start: State, target: float, max_nodes: int | None, max_seconds: float | None,
-           progress: Callable[[int], None] | None) -> PuzzleSolution:
+def _astar(game: Game, start: State, target: float, budget: _Budget) -> Found:
     """A* with ``h = -heuristic``; states are closed when first expanded (consistent estimates)."""
-    started = time.perf_counter()
     key = game.key
 
     def estimate(state: State) -> float:
@@ -173,18 +226,15 @@ def _astar(game: Game, start: State, target: float, max_nodes: int | None, max_s
     frontier: list[tuple[float, int, int, State]] = [(estimate(start), next(tie), 0, start)]
     closed: set[Hashable] = set()
     best: tuple[float, Hashable] | None = None
-    nodes = 0
     while frontier:
-        if _budget_hit(nodes, started, max_nodes, max_seconds):
-            return _result(parents, best, nodes, started, complete=False, algorithm="astar")
+        if budget.spent():
+            return parents, best
         _, _, g, state = heapq.heappop(frontier)
         here = key(state)
         if here in closed:
             continue
         closed.add(here)
-        nodes += 1
-        if progress is not None and nodes % 4096 == 0:
-            progress(nodes)
+        budget.count()
         player = game.to_move(state)
         if player == TERMINAL:
             utility = game.utilities(state)[0]
@@ -201,12 +251,28 @@ def _astar(game: Game, start: State, target: float, max_nodes: int | None, max_s
             depth[child_key] = g + 1
             parents[child_key] = (here, move)
             heapq.heappush(frontier, (g + 1 + estimate(child), next(tie), g + 1, child))
-    return _result(parents, best, nodes, started, complete=True, algorithm="astar")
+    return parents, best
 
 
-def _result(parents: dict[Hashable, tuple[Hashable, Any] | None], best: tuple[float, Hashable] | None, nodes: int,
-            started: float, complete: bool, algorithm: str) -> PuzzleSolution:
-    seconds = time.perf_counter() - started
-    if best is None:
-        return PuzzleSolution(False, (), None, nodes, seconds, complete, algorithm)
-    return PuzzleSolution(True, line_to(parents, best[1]), best[0], nodes, seconds, complete, algorithm)
+def _result(found: Found | None, budget: _Budget, limits: Limits, algorithm: Algorithm) -> PuzzleSolution:
+    """The search's answer as a :class:`SearchResult`, with a note when it found no solution."""
+    best = None if found is None else found[1]
+    moves = () if found is None or best is None else line_to(found[0], best[1])
+    solved = best is not None
+    complete = budget.stop is None
+    stopped = not complete and not solved
+    reason = budget.stop if stopped else None
+    if reason == StopReason.NODES and budget.max_nodes != limits.nodes and budget.max_nodes == limits.table_entries:
+        reason = StopReason.TABLE  # the table cap was the smaller
+    note = None
+    if complete and not solved:
+        note = f"no solution ({budget.nodes:,} states explored)"
+    elif stopped:
+        note = "no solution found before the search stopped"
+    stats = SearchStats(nodes=budget.nodes, seconds=time.perf_counter() - budget.started, depth=len(moves))
+    value = (float(best[0]),) if best is not None else (0.0,)
+    return PuzzleSolution(value, moves[:1], moves, solved or complete, stats, algorithm, stopped, reason, note=note,
+                          plies=float(len(moves)) if solved else None, solved=solved, complete=complete)
+
+
+__all__ = ["PuzzleError", "PuzzleSolution", "check_puzzle", "line_to", "solve_puzzle"]

@@ -65,7 +65,10 @@ class SimultaneousGameBase(GameBase):
     def apply(self, state: State, move: Hashable) -> State:
         raise NotImplementedError(f"{self.name} has no turn or chance nodes")
 
-    def parse_move(self, state: State, text: str, player: int | None = None) -> Hashable:  # type: ignore[override]
+    def to_move(self, state: State) -> int:
+        raise NotImplementedError  # every subclass says whose turn it is
+
+    def parse_move(self, state: State, text: str, player: int | None = None) -> Hashable:
         if self.to_move(state) == SIMULTANEOUS:
             if player is None:
                 raise IllegalMoveError("at a simultaneous move, say which player's move this is")
@@ -75,7 +78,7 @@ class SimultaneousGameBase(GameBase):
 
 def is_simultaneous(game: Game) -> bool:
     """True when ``game`` may have simultaneous nodes."""
-    return bool(getattr(game, "simultaneous", False))
+    return bool(game.simultaneous)
 
 
 def joint_moves(game: SimultaneousGame, state: State) -> Iterator[JointMove]:

@@ -35,11 +35,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from solver.game import CHANCE, SIMULTANEOUS, TERMINAL, Game, State
-from solver.limits import Budget, Limits, SearchResult, SearchStats, SearchStopped
+from solver.limits import TIE_TOLERANCE, Budget, Limits, SearchResult, SearchStats, SearchStopped, StopReason
 from solver.matrix_game import mixed_equilibrium, solve_zero_sum
 
 ALGORITHM = "simultaneous"
-TIE = 1e-12
 """Turn nodes: moves within this of the best value are all listed in ``best_moves``."""
 
 Strategy = tuple[tuple[Hashable, float], ...]
@@ -108,7 +107,7 @@ def solve_simultaneous(
     except SearchStopped as stop:
         return search.stopped(stop.reason)
     except KeyboardInterrupt:
-        return search.stopped("interrupt")
+        return search.stopped(StopReason.INTERRUPT)
     return search.result(root, root_key)
 
 
@@ -120,9 +119,9 @@ class _Search:
         self.table: dict[Hashable, NodeSolution] = {}
         self.horizon_met = False
         self.equilibrium_choice = False
-        self.zero_sum = len(game.players) == 2 and bool(getattr(game, "zero_sum", False))
+        self.zero_sum = len(game.players) == 2 and bool(game.zero_sum)
         self.nodes = 0
-        self.keep_raw_states = bool(getattr(game, "symmetries", ()))  # merged mirror images would mix up moves
+        self.keep_raw_states = bool(game.symmetries)  # merged mirror images would mix up moves
 
     def key(self, state: State, depth: int) -> Hashable:
         key = state if self.keep_raw_states else self.game.key(state)
@@ -163,7 +162,7 @@ class _Search:
     def store(self, key: Hashable, solution: NodeSolution) -> None:
         """Keep a solved state; a full table (``limits.table_entries``) stops the solve."""
         if self.limits.table_entries is not None and len(self.table) >= self.limits.table_entries:
-            raise SearchStopped("table")
+            raise SearchStopped(StopReason.TABLE)
         self.table[key] = solution
 
     def expand(self, state: State, key: Hashable, depth: int) -> tuple[_Node, list[tuple[State, Hashable]]] | None:
@@ -279,7 +278,7 @@ class _Search:
             best_value = solved.value[mover]
             child_values = self._turn_values(root, own)
             best_moves = tuple(move for move, v in zip((m for m, _ in own), child_values, strict=True)
-                               if v >= best_value - TIE)
+                               if v >= best_value - TIE_TOLERANCE)
         self.budget.tt_size = len(self.table)
         self.budget.nodes = self.nodes
         stats = self.budget.stats()
@@ -298,7 +297,8 @@ class _Search:
 
     def principal_variation(self, root: State) -> tuple[Hashable, ...]:
         """First best moves and likeliest chance outcomes, up to the first simultaneous node or the horizon."""
-        game, line, state, depth = self.game, [], root, 0
+        game, state, depth = self.game, root, 0
+        line: list[Hashable] = []
         while True:
             key = self.key(state, depth)
             solved = self.table.get(key)

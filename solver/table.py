@@ -30,12 +30,13 @@ import sqlite3
 import stat
 import tempfile
 import urllib.parse
-from collections.abc import Hashable, Mapping
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from solver.game import TERMINAL
+from solver.game import TERMINAL, Game
+from solver.limits import TIE_TOLERANCE
 
 FORMAT = "gdl-solved-table"
 VERSION = "1"
@@ -70,13 +71,13 @@ class SolvedTable:
     """The distance to the end (:mod:`solver.remoteness`) where it was computed."""
 
     @classmethod
-    def for_game(cls, game: Any, method: str, complete: bool) -> SolvedTable:
+    def for_game(cls, game: Game, method: str, complete: bool) -> SolvedTable:
         return cls(game.name, dict(game.parameters), game.fingerprint, tuple(game.players), method, complete)
 
     def __len__(self) -> int:
         return len(self.values)
 
-    def best_moves(self, game: Any, state: Any) -> tuple[str, ...] | None:
+    def best_moves(self, game: Game, state: Any) -> tuple[str, ...] | None:
         """The names of optimal moves at ``state``, or None when the table cannot tell.
 
         A game whose keys identify symmetric states (it has ``symmetries``) shares one entry
@@ -100,7 +101,7 @@ class SolvedTable:
                 found.append(str(move))
         return tuple(found) or None
 
-    def _checked_best(self, game: Any, state: Any, names: tuple[str, ...] | None) -> tuple[str, ...] | None:
+    def _checked_best(self, game: Game, state: Any, names: tuple[str, ...] | None) -> tuple[str, ...] | None:
         """``names`` if each is a legal move at ``state``; a table that says otherwise is damaged."""
         if not names:
             return names
@@ -111,7 +112,7 @@ class SolvedTable:
                                         f"in this position")
         return names
 
-    def fastest_moves(self, game: Any, state: Any) -> tuple[str, ...] | None:
+    def fastest_moves(self, game: Game, state: Any) -> tuple[str, ...] | None:
         """The optimal moves at ``state`` that follow the distance to the end, or None when the table cannot tell.
 
         Where the table knows the state's distance, the legal moves whose child keeps the state's
@@ -126,17 +127,19 @@ class SolvedTable:
         kept = []
         for move in game.legal_moves(state):
             child = game.apply(state, move)
+            theirs: Sequence[float] | None
+            distance: float | None
             if game.to_move(child) == TERMINAL:
                 theirs, distance = tuple(game.utilities(child)), 0.0
             else:
                 child_key = game.key(child)
                 theirs, distance = self.values.get(child_key), self.plies.get(child_key)
             if (theirs is not None and distance is not None and abs(theirs[player] - value[player]) <= TIE_TOLERANCE
-                    and math.isclose(distance + 1.0, here, rel_tol=1e-9, abs_tol=1e-9)):
+                    and math.isclose(distance + 1.0, here, rel_tol=TIE_TOLERANCE, abs_tol=TIE_TOLERANCE)):
                 kept.append(str(move))
         return tuple(kept) or self.best_moves(game, state)
 
-    def check_game(self, game: Any) -> None:
+    def check_game(self, game: Game) -> None:
         """:raises StaleTableError: the table belongs to another game, parameters or rules."""
         if self.game != game.name:
             raise StaleTableError(f"this table was solved for the game {self.game!r}, not {game.name!r}")
@@ -151,13 +154,12 @@ class SolvedTable:
                                   "(fingerprint differs); solve again")
 
 
-TIE_TOLERANCE = 1e-9
 """Values this close count as equal when listing optimal moves (after value iteration, or from a table)."""
 
 
-def has_symmetric_keys(game: Any) -> bool:
+def has_symmetric_keys(game: Game) -> bool:
     """Whether ``game.key`` gives symmetric states one key (then no move may be stored under a key)."""
-    return bool(getattr(game, "symmetries", ()))
+    return bool(game.symmetries)
 
 
 def canonical_json(value: Any) -> str:
@@ -256,7 +258,7 @@ def _write(table: SolvedTable, path: str) -> None:
         connection.close()
 
 
-def load_table(path: str | os.PathLike[str], game: Any = None) -> SolvedTable:
+def load_table(path: str | os.PathLike[str], game: Game | None = None) -> SolvedTable:
     """Read a table saved by :func:`save_table`; with ``game``, check that it belongs to it.
 
     :raises FileNotFoundError: no such file.
@@ -319,19 +321,28 @@ def _bound(connection: sqlite3.Connection, size: int) -> None:
     connection.set_progress_handler(tick, _PROGRESS_STEP)
 
 
-def _check_schema(connection: sqlite3.Connection, path: str) -> None:
-    """Exactly the two plain tables (and their primary-key indexes): no views, triggers or virtual tables."""
+def _check_schema(connection: sqlite3.Connection, path: str, what: str = "solved table",
+                  error: type[CorruptTableError] = CorruptTableError) -> None:
+    """Exactly the two plain tables (and their primary-key indexes): no views, triggers or virtual tables.
+
+    Books (:mod:`solver.book`) share the format and this check: ``what`` and ``error`` name the kind of file.
+    """
     try:
         rows = connection.execute("SELECT type, name, sql FROM sqlite_master").fetchall()
     except sqlite3.DatabaseError as exc:
-        raise CorruptTableError(f"{path!r} is not a gdl solved table ({exc})") from None
+        raise error(f"{path!r} is not a gdl {what} ({exc})") from None
     for kind, name, sql in rows:
         plain_table = kind == "table" and name in ("header", "states") and isinstance(sql, str) \
             and sql.lstrip().upper().startswith("CREATE TABLE")
         own_index = kind == "index" and isinstance(name, str) and name.startswith("sqlite_autoindex_") and sql is None
         if not (plain_table or own_index):
-            raise CorruptTableError(f"{path!r} is not a gdl solved table (its schema has {_shown(kind)} "
-                                    f"{_shown(name)}, which a solved table never has)")
+            raise error(f"{path!r} is not a gdl {what} (its schema has {_shown(kind)} "
+                        f"{_shown(name)}, which a {what} never has)")
+    for table in ("header", "states"):
+        for column in connection.execute(f"PRAGMA table_xinfo({table})"):
+            if column[4] is not None or column[6] != 0:  # dflt_value, hidden (1 virtual table, 2-3 generated)
+                raise error(f"{path!r} is not a gdl {what} (its column {table}.{_shown(column[1])} "
+                            f"is computed or has a default, which a {what} never has)")
 
 
 def _shown(value: Any, limit: int = 60) -> str:

@@ -50,95 +50,23 @@ Convergence is judged per component: a sweep that moves no value by
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from itertools import zip_longest
 from operator import mul
-from typing import TYPE_CHECKING
 
 from solver.game import CHANCE, TERMINAL
-from solver.limits import Budget
-
-if TYPE_CHECKING:
-    from solver.exact import StateGraph
+from solver.graph import Best, StateGraph, Values, components
+from solver.limits import TIE_TOLERANCE, Budget
 
 NEWTON_MAX_FEEDBACK = 8
 """Newton steps are taken only in components with at most this many feedback states."""
 NEWTON_MAX_STEPS = 30
 """After this many Newton steps without convergence, a component goes on with plain sweeps."""
-TIE_GAP = 1e-9
-"""Best moves this close after Newton steps: the component is redone with plain sweeps from 0 (see ``_tied``)."""
 PIVOT_MIN = 1e-9
 """A smaller pivot in ``I - A`` means a cycle that may never be left: plain sweeps are used instead."""
 
-Values = list[tuple[float, ...]]
-Best = list[tuple[int, ...]]
-
-
-def components(succ: Sequence[Sequence[int]]) -> Iterator[tuple[list[int], list[int]]]:
-    """Tarjan's strongly connected components, sinks first, without recursion.
-
-    Yields ``(members, feedback)``: the members in depth-first finishing
-    order (so every edge inside the component points to an earlier member,
-    except back edges), and the targets of the back edges (self-loops
-    included). A component without feedback states is a single state without
-    a self-loop.
-    """
-    n = len(succ)
-    done = n + 1  # the discovery number of a state already in an emitted component
-    index = [0] * n  # discovery number (from 1); 0: not yet seen
-    low = [0] * n
-    active = bytearray(n)  # 1 while a state is on the depth-first path
-    back_target = bytearray(n)
-    stack: list[int] = []  # Tarjan's stack: seen, not yet in an emitted component
-    finished: list[int] = []  # the same states as they finish, in finishing order
-    counter = 0
-    for root in range(n):
-        if index[root]:
-            continue
-        counter += 1
-        index[root] = low[root] = counter
-        active[root] = 1
-        stack.append(root)
-        path = [(root, iter(succ[root]))]
-        while path:
-            v, children = path[-1]
-            for w in children:
-                iw = index[w]
-                if not iw:  # a tree edge: go down
-                    counter += 1
-                    index[w] = low[w] = counter
-                    active[w] = 1
-                    stack.append(w)
-                    path.append((w, iter(succ[w])))
-                    break
-                if iw < low[v]:  # w is on Tarjan's stack (emitted states have index ``done``)
-                    low[v] = iw
-                if active[w]:
-                    back_target[w] = 1
-            else:  # every child seen: v finishes
-                path.pop()
-                active[v] = 0
-                finished.append(v)
-                lv = low[v]
-                if path:
-                    u = path[-1][0]
-                    if lv < low[u]:
-                        low[u] = lv
-                if lv == index[v]:  # v is the root of a component: its members end both stacks
-                    size = 0
-                    while True:
-                        w = stack.pop()
-                        index[w] = done
-                        size += 1
-                        if w == v:
-                            break
-                    members = finished[-size:]
-                    del finished[-size:]
-                    yield members, [w for w in members if back_target[w]]
-
-
 def solve_graph(graph: StateGraph, budget: Budget, tolerance: float = 1e-12, max_sweeps: int | None = None,
-                tie_tolerance: float = 1e-9) -> tuple[Values, Best, bool]:
+                tie_tolerance: float = TIE_TOLERANCE) -> tuple[Values, Best, bool]:
     """Values, optimal move positions and whether every component converged.
 
     The optimal moves of a decision state are the positions of its children
@@ -296,12 +224,12 @@ class _ScalarSolver(_Sweeper):
             if p == 0:
                 top = max(values)
                 values.remove(top)
-                if top - max(values) <= TIE_GAP:
+                if top - max(values) <= TIE_TOLERANCE:
                     return True
             else:
                 bottom = min(values)
                 values.remove(bottom)
-                if min(values) - bottom <= TIE_GAP:
+                if min(values) - bottom <= TIE_TOLERANCE:
                     return True
         return False
 
@@ -468,4 +396,4 @@ def _best_moves(graph: StateGraph, values: Values, val: list[float] | None, tie_
     return best
 
 
-__all__ = ["components", "solve_graph"]
+__all__ = ["components", "solve_graph"]  # components: from solver.graph, kept importable here

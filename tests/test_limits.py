@@ -358,9 +358,10 @@ lose p when heap == 0 and turn == p
 @pytest.mark.parametrize("rules", [WIDE_CHANCE, WIDE_NIM], ids=["chance over 9,000 outcomes", "4,692 moves"])
 def test_a_very_wide_state_checks_the_budget_while_it_makes_children(rules: str) -> None:
     """Found by fuzzing: a budget of 2 s took 15 s, because the budget was checked per state, not per child."""
-    from solver.alphabeta import NegamaxSearch, mtdf
+    from solver.alphabeta import NegamaxSearch
     from solver.exact import StateGraph
     from solver.limits import Budget, SearchStopped
+    from solver.mtdf import mtdf
 
     game = CountingApplies(gdl.load_source(rules))
     root = game.initial_state()  # type: ignore[attr-defined]

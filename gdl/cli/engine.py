@@ -13,14 +13,14 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from gdl.runtime import CompiledGame
-from solver import agents
+from solver import agents, auto
+from solver.auto import EXACT_METHODS, Algorithm
 from solver.game import TERMINAL, DeadEndError
-from solver.limits import Limits, SearchResult, SearchStats, SearchStopped, is_two_player_zero_sum
+from solver.limits import Limits, SearchResult, SearchStats, SearchStopped
 from solver.table import TableError
 
-EXACT_METHODS = ("alphabeta", "backward", "retrograde", "value_iteration")
-"""Methods of the exact solver (:func:`solver.exact.solve`)."""
-ALGORITHMS = ("auto", *EXACT_METHODS, "expectimax", "minimax", "puzzle")
+ALGORITHMS = tuple(str(a) for a in (Algorithm.AUTO, *EXACT_METHODS, Algorithm.EXPECTIMAX, Algorithm.MINIMAX,
+                                    Algorithm.PUZZLE))
 
 
 class EngineError(ValueError):
@@ -31,15 +31,8 @@ Progress = Callable[[SearchStats], Any]
 
 
 def auto_algorithm(game: CompiledGame, heuristic: bool = False, depth: bool = False) -> str:
-    """The algorithm for ``game``: puzzle search for one player (unless ``depth``), the exact solver,
-    or (``heuristic``: a depth or time limit) the depth-limited search that fits its players and chance."""
-    if len(game.players) == 1 and not game.has_chance and not depth:
-        return "puzzle"  # shortest-path search takes --time and --max-nodes itself, cycles and all
-    if heuristic:
-        if game.has_chance:
-            return "expectimax"
-        return "alphabeta" if len(game.players) == 2 and is_two_player_zero_sum(game) else "minimax"
-    return "exact"
+    """The algorithm for ``game`` (:func:`solver.auto.choose`): ``heuristic`` for a depth or time limit."""
+    return auto.choose(game, heuristic=heuristic, depth=depth)
 
 
 RULE_GRACE = 0.1
@@ -94,14 +87,13 @@ def _search(game: CompiledGame, state: Any, algorithm: str = "auto", limits: Lim
         return _exact_then_deepen(game, state, algorithm, limits, progress)
     # "alphabeta" names the exact MTD(f) method and the depth-limited search: the search (deepening, exact
     # if it finishes) under a depth or time limit, or for a game the exact method does not fit (paranoid).
-    deterministic_duel = is_two_player_zero_sum(game) and not game.has_chance
-    as_method = not heuristic and deterministic_duel if algorithm == "alphabeta" else limits.depth is None
+    as_method = not heuristic and auto.is_deterministic_duel(game) if algorithm == "alphabeta" else limits.depth is None
     try:
         if algorithm == "exact" or (algorithm in EXACT_METHODS and as_method):
             method = "auto" if algorithm == "exact" else algorithm
             return exact.solve(game, state, limits, method=method, progress=progress, plies=True)
         if algorithm == "alphabeta":
-            paranoid = not is_two_player_zero_sum(game)
+            paranoid = not auto.is_two_player_zero_sum(game)
             return alphabeta.alphabeta(game, state, limits, paranoid=paranoid, progress=progress)
         if algorithm in ("expectimax", "minimax"):
             run = expectimax.expectimax if algorithm == "expectimax" else minimax.minimax
@@ -164,41 +156,11 @@ def _exact_then_deepen(game: CompiledGame, state: Any, algorithm: str, limits: L
 
 
 def _puzzle(game: CompiledGame, state: Any, limits: Limits, progress: Progress | None) -> SearchResult:
+    """Shortest-path search (:func:`solver.shortest_path.solve_puzzle`): it takes --time, --max-nodes and the table
+    cap (a puzzle search keeps about one state per state expanded) itself."""
     from solver.shortest_path import solve_puzzle
 
-    started = time.perf_counter()
-
-    def tick(nodes: int) -> None:
-        if progress is not None:
-            progress(SearchStats(nodes=nodes, seconds=time.perf_counter() - started))
-
-    # The table cap bounds the states a puzzle search keeps: it keeps about one per node expanded (and
-    # their children), so --max-table/--memory cap the nodes too.
-    caps = [c for c in (limits.nodes, limits.table_entries) if c is not None]
-    max_nodes = min(caps) if caps else None
-    try:
-        solution = solve_puzzle(game, state, max_nodes=max_nodes, max_seconds=limits.seconds, progress=tick)
-    except KeyboardInterrupt:
-        return SearchResult((0.0,), (), (), False, SearchStats(seconds=time.perf_counter() - started), "puzzle",
-                            True, "interrupt")
-    value = (float(solution.value),) if solution.value is not None else (0.0,)
-    moves = solution.moves
-    stats = SearchStats(nodes=solution.nodes, seconds=solution.seconds, depth=len(moves))
-    stopped = not solution.complete and not solution.solved
-    reason = None
-    if stopped:
-        if max_nodes is not None and solution.nodes >= max_nodes:
-            reason = "nodes" if max_nodes == limits.nodes else "table"
-        else:
-            reason = "time"
-    note: str | None
-    if solution.complete and not solution.solved:
-        note = f"no solution ({solution.nodes:,} states explored)"
-    else:
-        note = "no solution found before the search stopped" if stopped else None
-    return SearchResult(value, moves[:1], moves, solution.solved or solution.complete, stats,
-                        solution.algorithm, stopped, reason, note=note,
-                        plies=float(len(moves)) if solution.solved else None)
+    return solve_puzzle(game, state, limits, progress=progress)
 
 
 def unsolvable(result: SearchResult) -> bool:
@@ -206,7 +168,7 @@ def unsolvable(result: SearchResult) -> bool:
     return result.algorithm in PUZZLE_ALGORITHMS and result.exact and result.plies is None
 
 
-PUZZLE_ALGORITHMS = ("astar", "bfs", "puzzle")
+PUZZLE_ALGORITHMS = auto.PUZZLE_SEARCHES
 
 
 @dataclass
@@ -357,13 +319,18 @@ def make_agent(spec: str, game: CompiledGame, seed: int | None = None) -> agents
     try:
         return agents.make_agent(game, spec, seed)
     except TableError as error:
-        raise EngineError(f"perfect: cannot use table {options['table']!r}: {error}") from None
+        raise EngineError(f"{name}: cannot use {_files(options)}: {error}") from None
     except OSError as error:
-        raise EngineError(f"perfect: cannot use table {options.get('table')!r}: {error.strerror or error}") from None
+        raise EngineError(f"{name}: cannot use {_files(options)}: {error.strerror or error}") from None
     except DeadEndError:
         raise
     except ValueError as error:
         raise EngineError(f"{name} cannot play {game.name}: {error}") from None
+
+
+def _files(options: dict[str, Any]) -> str:
+    """``table 'x.sqlite'``, ``book 'b.sqlite'`` or both: the files an agent spec names."""
+    return " and ".join(f"{kind} {options[kind]!r}" for kind in ("table", "book") if kind in options)
 
 
 def table_from_solution(game: CompiledGame, state: Any, solution: Solution) -> Any:

@@ -15,8 +15,9 @@ from collections.abc import Hashable
 from dataclasses import replace
 from typing import Any
 
+from solver.auto import Algorithm
 from solver.game import Game, State, dead_end
-from solver.limits import Budget, ChildStats, Limits, SearchResult, SearchStopped
+from solver.limits import Budget, ChildStats, Limits, SearchResult, SearchStopped, StopReason
 from solver.native import NativeHandle
 
 MC_DONE, MC_PROVEN, MC_ERROR, MC_DEAD_END, MC_MEMORY, MC_NODES = range(6)
@@ -34,7 +35,7 @@ def native_mcts(game: Game, handle: NativeHandle, root: State, limits: Limits, b
     ffi, lib = handle.ffi, handle.lib
     players = len(game.players)
     if game.to_move(root) < -1:  # terminal: nothing to search
-        return SearchResult(tuple(game.utilities(root)), (), (), True, budget.stats(), "mcts")
+        return SearchResult(tuple(game.utilities(root)), (), (), True, budget.stats(), Algorithm.MCTS)
     if threads > 1:
         return _root_parallel(game, handle, root, limits, budget, rng, exploration, rollout, max_rollout, solver,
                               threads)
@@ -56,7 +57,7 @@ def native_mcts(game: Game, handle: NativeHandle, root: State, limits: Limits, b
             if status == MC_PROVEN:
                 break
             if status == MC_NODES:
-                stop_reason = "nodes"
+                stop_reason = StopReason.NODES
                 budget.nodes = int(stats[1])
                 break
             if status != MC_DONE:
@@ -67,7 +68,7 @@ def native_mcts(game: Game, handle: NativeHandle, root: State, limits: Limits, b
     except SearchStopped as stop:
         stop_reason = stop.reason
     except KeyboardInterrupt:
-        stop_reason = "interrupt"
+        stop_reason = StopReason.INTERRUPT
     return _result(game, handle, ctx, root, players, budget, stop_reason)
 
 
@@ -123,7 +124,7 @@ def _root_parallel(game: Game, handle: NativeHandle, root: State, limits: Limits
                 budget.tt_size = sum(int(s[2]) for s in stats)
                 nodes = sum(int(s[1]) for s in stats)
                 if limits.nodes is not None and nodes >= limits.nodes:
-                    stop_reason = "nodes"
+                    stop_reason = StopReason.NODES
                     break
                 budget.check(nodes)
                 if any(finished) and solver and _proven_root(handle, trees, players=len(game.players)):
@@ -133,7 +134,7 @@ def _root_parallel(game: Game, handle: NativeHandle, root: State, limits: Limits
         except SearchStopped as stop:
             stop_reason = stop.reason
         except KeyboardInterrupt:
-            stop_reason = "interrupt"
+            stop_reason = StopReason.INTERRUPT
     return _merge(game, handle, trees, root, budget, stop_reason)
 
 
@@ -224,5 +225,5 @@ def _result(game: Game, handle: NativeHandle, ctx: Any, root: State, players: in
         if first is None:
             raise dead_end(game, root, player)
         best = (first,)
-    return SearchResult(tuple(value[0:players]), best, line, exact, budget.stats(), "mcts", stop_reason is not None,
+    return SearchResult(tuple(value[0:players]), best, line, exact, budget.stats(), Algorithm.MCTS, stop_reason is not None,
                         stop_reason, children)

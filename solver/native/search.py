@@ -16,6 +16,7 @@ from collections.abc import Callable, Hashable, Iterator
 from typing import Any
 
 from solver.alphabeta import UNLIMITED_DEPTH, CycleFound, NegamaxSearch
+from solver.auto import Algorithm
 from solver.game import Game, State, dead_end
 from solver.limits import Budget
 from solver.native import NativeHandle, handle_of
@@ -118,7 +119,7 @@ class NativeSearch(NegamaxSearch):
         """The solved table of this search, converted from the C table when first read: ``fill(view)``
         builds it from a view that has only ``tt``."""
         view = _TableView(self._table)
-        return lazy_table(SolvedTable.for_game(game, "alphabeta", complete=False), lambda: fill(view))
+        return lazy_table(SolvedTable.for_game(game, Algorithm.ALPHABETA, complete=False), lambda: fill(view))
 
     def _fail(self, status: int, root: State) -> None:
         """Raise what the C search met, with the line of moves from ``root`` where it applies."""

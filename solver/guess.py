@@ -1,0 +1,62 @@
+"""The answer of an exact solve stopped before it learned anything about the root: a quick heuristic guess.
+
+The search that guesses is the one :func:`solver.auto.fallback` names for the game
+(expectimax with chance, alpha-beta for a deterministic two-player zero-sum game, max^n
+otherwise), deepened within ``GUESS_SECONDS`` and ``GUESS_NODES``; the result says in its
+``note`` that the move is a guess.
+"""
+
+from __future__ import annotations
+
+from solver.alphabeta import alphabeta
+from solver.auto import Algorithm, fallback
+from solver.expectimax import expectimax
+from solver.game import DeadEndError, Game, State
+from solver.limits import Budget, Limits, StopReason, iterative_deepening
+from solver.minimax import minimax
+from solver.solution import Solution
+
+GUESS_SECONDS = 1.0
+"""Most seconds of the heuristic search that guesses a move when a stopped solve knows nothing of the root."""
+GUESS_NODES = 20_000
+"""Most nodes of that search (a tenth of ``limits.nodes`` when that is smaller, but at least 1,000)."""
+
+
+def stopped(game: Game, root: State, budget: Budget, reason: str, limits: Limits | None = None) -> Solution:
+    """A solve stopped before it learned anything about the root: a move from a brief depth-limited search.
+
+    That search (alpha-beta, expectimax with chance, max^n for N players, deepening
+    within ``GUESS_SECONDS`` and ``GUESS_NODES``) gives a heuristic guess, said so in
+    ``note``; after Ctrl-C, or at a terminal state, there is no move.
+    """
+    zeros = (0.0,) * len(game.players)
+    stats = budget.stats()
+    limits = limits or Limits()
+    if reason == StopReason.INTERRUPT or game.to_move(root) < 0:
+        return Solution(zeros, (), (), False, stats, Algorithm.EXACT, True, reason)
+    seconds = GUESS_SECONDS if limits.seconds is None else min(GUESS_SECONDS, max(0.05, limits.seconds / 10))
+    cap = GUESS_NODES if limits.nodes is None else min(GUESS_NODES, max(1_000, limits.nodes // 10))
+    entries = None if limits.table_entries is None else min(limits.table_entries, cap)
+    slice_ = Limits(seconds=seconds, nodes=cap, table_entries=entries)
+    try:
+        algorithm = fallback(game)
+        if algorithm == Algorithm.EXPECTIMAX:
+            guess = iterative_deepening(lambda lim: expectimax(game, root, lim), slice_, max_depth=50)
+        elif algorithm == Algorithm.ALPHABETA:
+            guess = alphabeta(game, root, slice_)
+        else:
+            guess = iterative_deepening(lambda lim: minimax(game, root, lim), slice_, max_depth=50)
+    except DeadEndError:
+        raise  # a bug in the rules: no guess hides it
+    except (ValueError, RecursionError, KeyboardInterrupt):
+        return Solution(zeros, (), (), False, stats, Algorithm.EXACT, True, reason)
+    if guess.best_move is None:
+        return Solution(zeros, (), (), False, stats, Algorithm.EXACT, True, reason)
+    note = (f"heuristic guess: the solver stopped before it learned anything about this position; a depth-"
+            f"{guess.stats.depth} {guess.algorithm} search ({guess.stats.nodes:,} more nodes) chose "
+            f"{guess.best_move} (value not proven)")
+    return Solution(tuple(guess.value), (guess.best_move,), tuple(guess.principal_variation), False, stats,
+                    Algorithm.EXACT, True, reason, note=note)
+
+
+__all__ = ["GUESS_NODES", "GUESS_SECONDS", "stopped"]
