@@ -225,5 +225,5 @@ def _result(game: Game, handle: NativeHandle, ctx: Any, root: State, players: in
         if first is None:
             raise dead_end(game, root, player)
         best = (first,)
-    return SearchResult(tuple(value[0:players]), best, line, exact, budget.stats(), Algorithm.MCTS, stop_reason is not None,
-                        stop_reason, children)
+    return SearchResult(tuple(value[0:players]), best, line, exact, budget.stats(), Algorithm.MCTS,
+                        stop_reason is not None, stop_reason, children)
