@@ -44,6 +44,7 @@ class NativeGame:
         self.zero_sum = python.zero_sum
         self.utility_bounds = python.utility_bounds
         self.has_chance = python.has_chance
+        self.simultaneous = False  # the C emitter has no simultaneous moves
         self.fingerprint = python.fingerprint
         self.backend = "c"
         self._decision_len = program.layout.nvars + 2
