@@ -269,7 +269,7 @@ def _remove_temp(directory: int, temp: str) -> None:
 
 def _compile(name: str, game_source: str, flags: tuple[str, ...], workdir: str) -> str:
     """Write the cffi C source into ``workdir`` and compile it there; returns the output file's path."""
-    import cffi  # type: ignore[import-untyped]
+    import cffi
 
     compiler = find_compiler()
     assert compiler is not None

@@ -67,7 +67,7 @@ class NativeSearch(NegamaxSearch):
         self._lib.gdl_ab_stats(self._ctx, self._stats)
         return self._stats
 
-    @property  # type: ignore[override]
+    @property
     def nodes(self) -> int:
         return int(self._read_stats()[0])
 
@@ -75,7 +75,7 @@ class NativeSearch(NegamaxSearch):
     def nodes(self, value: int) -> None:
         pass  # counted in C
 
-    @property  # type: ignore[override]
+    @property
     def tt_hits(self) -> int:
         return int(self._read_stats()[1])
 
@@ -229,7 +229,7 @@ class _LazyTable:
             target.filled = True
 
 
-class _LazyDict(dict):  # type: ignore[type-arg]
+class _LazyDict(dict):
     """A dict that asks its :class:`_LazyTable` to fill it before the first read."""
 
     def __init__(self, lazy: _LazyTable) -> None:
