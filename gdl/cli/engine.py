@@ -17,6 +17,7 @@ from solver import agents, auto
 from solver.auto import EXACT_METHODS, Algorithm
 from solver.game import TERMINAL, DeadEndError
 from solver.limits import Limits, SearchResult, SearchStats, SearchStopped
+from solver.solution import Solution as ExactSolution
 from solver.table import TableError
 
 ALGORITHMS = tuple(str(a) for a in (Algorithm.AUTO, *EXACT_METHODS, Algorithm.EXPECTIMAX, Algorithm.MINIMAX,
@@ -215,7 +216,7 @@ def solve_with_moves(game: CompiledGame, state: Any, algorithm: str = "auto", li
         sweep_dead_ends(game, state, result, limits, started)
     if not result.exact or result.stopped or player < 0 or unsolvable(result):
         return solution  # (no goal from the root: none from its children either, as they are reachable from it)
-    table = getattr(result, "table", None)
+    table = result.table if isinstance(result, ExactSolution) else None  # the exact solver's solved states
     deadline = time.perf_counter() + min(result.stats.seconds, 10.0) + extra_seconds
     nodes = result.stats.nodes
     best = {str(m) for m in result.best_moves}
@@ -338,9 +339,8 @@ def table_from_solution(game: CompiledGame, state: Any, solution: Solution) -> A
     from solver.table import SolvedTable
 
     result = solution.result
-    solved = getattr(result, "table", None)
-    if solved is not None:
-        return solved
+    if isinstance(result, ExactSolution) and result.table is not None:
+        return result.table
     table = SolvedTable.for_game(game, result.algorithm, complete=False)
     table.values[game.key(state)] = tuple(result.value)
     if solution.player >= 0:

@@ -35,6 +35,7 @@ from solver.game import (
     dead_end,
 )
 from solver.limits import Limits
+from solver.solution import Solution as ExactSolution
 
 EXAMPLES = """examples:
   gdl play tictactoe                      # you play X against the perfect player
@@ -288,7 +289,8 @@ def _hint(out: Any, game: CompiledGame, state: Any) -> None:
         return
     player = game.to_move(state)
     kind = value_kind(game, result)
-    fastest = getattr(result, "fastest_moves", ())  # the optimal move that also brings the end nearest
+    # The optimal move that also brings the end nearest (the exact solver finds it).
+    fastest = result.fastest_moves if isinstance(result, ExactSolution) else ()
     if kind is None or kind == "bounds":
         about = "the solver's guess; value unknown"
     elif kind == "proven" and reads_as_probability(game):

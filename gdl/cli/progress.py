@@ -9,7 +9,10 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from rich.spinner import Spinner
 from rich.text import Text
+
+from solver.limits import SearchStats
 
 
 class DelayedProgress:
@@ -66,7 +69,7 @@ class SearchDisplay:
     def __enter__(self) -> SearchDisplay:
         return self
 
-    def update(self, stats: Any) -> None:
+    def update(self, stats: SearchStats) -> None:
         if not self.enabled:
             return
         self.nodes = stats.nodes
@@ -80,14 +83,12 @@ class SearchDisplay:
         else:
             self.live.update(self._render(stats))
 
-    def _render(self, stats: Any) -> Any:
-        from rich.spinner import Spinner
-
+    def _render(self, stats: SearchStats) -> Spinner:
         rate = stats.nodes / stats.seconds if stats.seconds > 0 else 0
         parts = [f"{stats.nodes:,} nodes", f"{rate:,.0f} nodes/s"]
-        if getattr(stats, "depth", 0):
+        if stats.depth:
             parts.append(f"depth {stats.depth}")
-        if getattr(stats, "tt_size", 0):
+        if stats.tt_size:
             parts.append(f"TT {stats.tt_size:,}")
         parts.append(f"{stats.seconds:.1f} s")
         return Spinner("dots", text=Text(f"{self.label}: ", style="bold") + Text(", ".join(parts)),
