@@ -17,7 +17,7 @@ from rich.text import Text
 
 from gdl.check import MOVES_NOTE
 from gdl.diagnostics import Diagnostic, Span, has_controls, visible
-from solver.game import Game
+from gdl.runtime import CompiledGame
 
 SEVERITY_STYLES = {"error": "bold red", "warning": "bold yellow"}
 MAX_NOTE_MOVES = 16
@@ -64,7 +64,7 @@ class EscapeControls(RenderHook):
     """Escape control characters in everything printed (the style codes rich adds are not text)."""
 
     def process_renderables(self, renderables: list[ConsoleRenderable]) -> list[ConsoleRenderable]:
-        return [_Escaped(renderable) for renderable in renderables]  # type: ignore[misc]
+        return [_Escaped(renderable) for renderable in renderables]
 
 
 def elide_moves(note: str, limit: int = MAX_NOTE_MOVES) -> str:
@@ -133,7 +133,7 @@ def plural(count: int, word: str) -> str:
 # ------------------------------------------------------------------ boards
 
 
-def board_text(game: Game, state: Any) -> Text:
+def board_text(game: CompiledGame, state: Any) -> Text:
     """The game's drawing of ``state`` in colour: see :func:`gdl.cli.render.board_text` (kept here for callers
     outside the CLI)."""
     from gdl.cli.render import board_text as draw

@@ -11,13 +11,13 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 from typing import Any
 
-from solver.game import AmbiguousMoveError, IllegalMoveError, MoveError, UnknownMoveError
+from solver.game import AmbiguousMoveError, Game, IllegalMoveError, M, MoveError, S, UnknownMoveError
 
 MAX_SHOWN = 8
 """An ambiguous prefix lists at most this many of the moves it could be."""
 
 
-def match_move(game: Any, state: Any, text: str) -> Any:
+def match_move(game: Game[S, M], state: S, text: str) -> M:
     """The legal move (or chance outcome) named ``text``, or named by its arguments alone or a prefix.
 
     ``place(b2)`` may be typed ``place(b2)``, ``PLACE(B2)``, ``b2`` or ``pl`` (if only one move starts so).
@@ -58,7 +58,7 @@ def match_move(game: Any, state: Any, text: str) -> Any:
     return game.parse_move(state, text)  # raises the precise error (unknown or illegal)
 
 
-def _by_arguments(game: Any, state: Any, moves: Sequence[Hashable], wanted: str) -> list[Any]:
+def _by_arguments(game: Game[S, M], state: S, moves: Sequence[Hashable], wanted: str) -> list[M]:
     """The moves among ``moves`` whose arguments read as ``wanted``: ``d`` for ``drop(d)``, ``B2`` for ``place(b2)``."""
     actions = dict.fromkeys(str(m).split("(", 1)[0] for m in moves if "(" in str(m))
     found: list[Any] = []

@@ -444,7 +444,8 @@ def register_pyspiel_game(
             self._s = game.gdl.initial_state()
 
         def _g(self) -> GdlGame:
-            return self.get_game()  # type: ignore[no-any-return]
+            game: GdlGame = self.get_game()
+            return game
 
         def current_player(self) -> int:
             player = self._g().gdl.to_move(self._s)

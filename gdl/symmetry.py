@@ -27,9 +27,13 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from itertools import product
 from operator import itemgetter
-from typing import Any
+from typing import Any, TypeAlias
 
 from gdl.board import Board
+from solver.game import Game, Move
+
+RuleGame: TypeAlias = Game[tuple[Any, ...], Move]
+"""A compiled rule file as a game: states are flat tuples of slots (see :mod:`gdl.compiler`)."""
 
 SYMMETRY_NAMES = ("mirror", "flip", "rotate180", "rotate90", "transpose", "all")
 """``mirror``: left-right (column c to cols-1-c); ``flip``: top-bottom; ``rotate180``;
@@ -204,7 +208,7 @@ class Violation:
     what: str
 
 
-def find_violation(game: Any, maps: Sequence[tuple[str, SlotMap]], *, playouts: int, max_states: int,
+def find_violation(game: RuleGame, maps: Sequence[tuple[str, SlotMap]], *, playouts: int, max_states: int,
                    max_work: int, seed: int = 0, max_plies: int = 1000) -> Violation | None:
     """Play seeded random games and compare decision states with their images (one symmetry each, in turn).
 
@@ -240,7 +244,7 @@ def find_violation(game: Any, maps: Sequence[tuple[str, SlotMap]], *, playouts: 
     return None
 
 
-def _compare(game: Any, state: tuple[Any, ...], m: SlotMap) -> tuple[str | None, int]:
+def _compare(game: RuleGame, state: tuple[Any, ...], m: SlotMap) -> tuple[str | None, int]:
     """What differs between ``state`` and its image (None: nothing), and how many successors that took."""
     image = m.apply(state)
     if game.to_move(image) != game.to_move(state):
@@ -265,7 +269,7 @@ def _settled(state: tuple[Any, ...], p: float) -> tuple[Hashable, float]:
     return (state, round(p, 12))
 
 
-def _successors(game: Any, state: tuple[Any, ...]) -> list[tuple[tuple[Any, ...], float]]:
+def _successors(game: RuleGame, state: tuple[Any, ...]) -> list[tuple[tuple[Any, ...], float]]:
     """Each legal move's outcome, followed through chance to decision or end states, with probabilities."""
     out: list[tuple[tuple[Any, ...], float]] = []
     for move in game.legal_moves(state):

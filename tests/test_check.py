@@ -174,16 +174,17 @@ class FakeGame:
     filename = "fake.gdl"
     source = "players A, B\nmove go\nutility p: 1\nzero_sum\n"
 
-    def __init__(self, probabilities=(0.5, 0.5), utilities=(1.0, -1.0), names=("go", "stop")):
+    def __init__(self, probabilities=(0.5, 0.5), utilities=(1.0, -1.0), names=("go", "stop"), first=0):
         self.probabilities = probabilities
         self.result = utilities
         self.names = names
+        self.first = first  # who moves first: 2 (of two players) is not a player
 
     def initial_state(self):
         return 0
 
     def to_move(self, state):
-        return CHANCE if state == 1 else TERMINAL if state >= 2 else 0
+        return CHANCE if state == 1 else TERMINAL if state >= 2 else self.first
 
     def legal_moves(self, state):
         return [Move(name) for name in self.names]
@@ -212,6 +213,7 @@ class FakeGame:
         (FakeGame(utilities=(2.0, -2.0)), "bad-utility"),
         (FakeGame(utilities=(1.0, 0.0)), "not-zero-sum"),
         (FakeGame(names=("go", "go")), "duplicate-move"),
+        (FakeGame(first=2), "bad-turn"),
     ],
 )
 def test_dynamic_checks_on_a_faulty_game(game, code):

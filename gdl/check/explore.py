@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -94,7 +94,7 @@ class Explorer(StateChecks):
         self.problems: dict[tuple[object, ...], _Problem] = {}
         self.statuses: set[int] = set()
         self.actions: set[str] = set()
-        self.key = _state_key(game)
+        self.key = game.key  # the symmetric keys once `gdl check` verified the symmetries, else the states
         self._heuristic = game.heuristic if game.has_heuristic else None
         # The status slot follows the variables and the turn (the layout in gdl.compiler's docstring).
         self._status_slot = game.program.nvars + 1
@@ -254,15 +254,3 @@ class Explorer(StateChecks):
         elif problem.count > 1:
             notes.append(f"{problem.count} reachable states (or moves) meet this problem; the nearest is shown")
         return problem.diagnostic.with_notes(*notes)
-
-
-def _state_key(game: CompiledGame) -> Callable[[Any], Hashable]:
-    """The game's keys; the states themselves when it has none, or its declared symmetry is broken."""
-    try:
-        return game.key
-    except Exception:  # symmetry-broken, or a rule failed during the symmetry check: symmetry_diagnostics says
-        return _identity
-
-
-def _identity(state: Any) -> Hashable:
-    return state

@@ -25,7 +25,7 @@ from gdl.diagnostics import Diagnostic, RuleFileError, Span, source_lines
 from gdl.parser import parse
 from gdl.runtime import CompiledGame
 from solver.game import CHANCE
-from solver.value_iteration import components
+from solver.graph import components
 
 ENDLESS_CYCLE = "endless-cycle"
 NEVER_ENDS = "never-ends"

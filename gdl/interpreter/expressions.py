@@ -13,12 +13,12 @@ from typing import Any
 
 from gdl import ast
 from gdl.diagnostics import Span
-from gdl.interpreter.geometry import Board, need
+from gdl.interpreter.geometry import BoardGeometry, need
 from gdl.interpreter.values import DRAW, LOSE, WIN, Entity, Frame, InterpreterError, NotAllowed, Scope, VarInfo, show
 from solver.game import Move
 
 
-class Evaluator(Board):
+class Evaluator(BoardGeometry):
     """The expression half of :class:`gdl.interpreter.Interpreter`: what a rule file's names mean, and values."""
 
     params: dict[str, Any]

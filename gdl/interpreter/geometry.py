@@ -29,7 +29,7 @@ def need(value: Any, e: ast.Call, i: int = 0) -> Any:
     return value
 
 
-class Board:
+class BoardGeometry:
     """The board of a rule file (``board R x C``, square or hex): its cells, directions and builtins."""
 
     board: tuple[int, int, str] | None
