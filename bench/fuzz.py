@@ -41,8 +41,10 @@ The properties checked (a violation is a *crash*):
 3. a game that loads (in checked mode) survives random playouts, or raises only
    :class:`gdl.RuleRuntimeError`, which ``game.explain`` maps to a diagnostic in the file;
 4. the exact solver under a small node budget raises nothing but ``RuleRuntimeError``
-   (or ``ValueError`` from the solver's own preconditions);
-5. no case takes more than ``--timeout`` seconds (a hang is a crash too); playouts and the solver run
+   (or ``ValueError`` from the solver's own preconditions, or ``RuleFileError`` with diagnostics inside the
+   file: a declared symmetry is compared with the rules at the first state key);
+5. no case takes more than ``--timeout`` seconds of CPU (a hang is a crash too; a worker that gives no result
+   for ``4 * timeout + 30`` s of wall time is reported as a hang as well); playouts and the solver run
    under a rule budget (:func:`gdl.runtime.rule_budget`, as ``gdl solve --time`` does), so a single rule
    evaluation longer than that is a clean stop (``SearchStopped``), not a hang.
 
@@ -63,9 +65,11 @@ import random
 import re
 import signal
 import sys
+import tempfile
 import time
 import traceback
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 from typing import ClassVar
 
@@ -73,6 +77,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 sys.setrecursionlimit(max(sys.getrecursionlimit(), 1000))
 
+import fuzz_tables  # noqa: E402
 import grammar_strategy  # noqa: E402
 
 import gdl  # noqa: E402
@@ -80,6 +85,7 @@ import gdl.check  # noqa: E402
 from gdl.diagnostics import GdlError, RuleFileError, has_controls  # noqa: E402
 from gdl.parser import parse  # noqa: E402
 from gdl.runtime import rule_budget  # noqa: E402
+from solver.exact import StuckStateError, solve  # noqa: E402
 from solver.game import CHANCE, TERMINAL  # noqa: E402
 from solver.limits import Limits, SearchStopped  # noqa: E402
 
@@ -413,12 +419,84 @@ def _hostile_shape(rng: random.Random, shape: str) -> str:
         line = rng.choice([f"terminal when x == 1\nutility p: u{levels - 1}\n",
                            f"win A when x == 1\nheuristic p: u{levels - 1}\n"])
         return head + defs + "move m when x < 1:\n    x = 1\n" + line
+    if shape == "text":
+        return _hostile_text(rng)
     value = rng.choice(["0.5", "1/3", "0.000000000000001", "999999999999999.5"])
     return head.replace("players", f"param bonus = {value}\nplayers") + "move m when bonus > 0:\n" + tail
 
 
 HOSTILE_SHAPES = ("literal", "deep-if", "deep-for", "deep-expr", "doubling", "chain", "square", "params",
-                  "runtime-range", "chance", "nested-aggregates", "errors", "utility", "fraction-param")
+                  "runtime-range", "chance", "nested-aggregates", "errors", "utility", "fraction-param", "text")
+
+ESCAPES = ("\x1b]52;c;aGk=\x07", "\x1b]8;;http://evil.example\x1b\\hidden\x1b]8;;\x1b\\", "\x1b[2J", "\x1b[H",
+           "\x1bc", "\x1b[31m", "\x9b31m", "\x07", "\x08", "\u202e", "\u2066", "\x7f", "\x1b", "\x9d0;title\x9c")
+"""Terminal escape sequences and control characters: OSC 52 (clipboard), OSC 8 (hidden link), clear screen,
+cursor home, reset, colour, CSI as one C1 character, bell, backspace, bidirectional overrides, DEL, OSC as C1."""
+MARKUP = ("[link=http://evil.example]click[/link]", "[/]", "[bold red]x", "[/bold]", ":smile:", "[", "]",
+          "\\\\[x]", "[blink]")
+"""Rich markup (and emoji codes) that must print as written (``\\\\[x]`` in a file is the string ``\\[x]``, which
+rich markup would print as ``[x]``)."""
+BROKEN_LINES = ('move bad: x = "{s}"', 'win A when "{s}"', 'state y: 0..3 = "{s}"', "move bad2: x = 1 {e}",
+                'move bad3: x = undefined_{n} + "{s}"', 'meta {n} = "{s}"\nmeta {n} = "{s}"')
+"""Lines whose diagnostic shows the hostile text in its message or its source excerpt."""
+
+
+def hostile_string(rng: random.Random) -> str:
+    """Text for a string literal: escape sequences, markup and plain words (no quote, backslash or newline)."""
+    parts = [rng.choice(ESCAPES + MARKUP + ("x", "title", " ")) for _ in range(rng.randint(1, 5))]
+    return "".join(parts)
+
+
+def _hostile_text(rng: random.Random) -> str:
+    """A game with escape sequences and markup in its title, description, meta values and render strings, and
+    sometimes a broken line whose diagnostic shows them."""
+    words = [hostile_string(rng) for _ in range(6)]
+    lines = [f'game T{rng.randint(0, 9)} "{words[0]}"', f'meta source = "{words[1]}"', f'meta value = "{words[2]}"',
+             "players A, B", "board 1 x 3", "state mark[cell]: player? = none", "state x: 0..3 = 0",
+             "move put when x < 3:", "    mark[cell(0, x)] = mover", "    x += 1", "win A when x == 3",
+             f'render mark: A "{words[3]}", B "{words[4]}", none "."']
+    if rng.random() < 0.5:
+        line = rng.choice(BROKEN_LINES).format(s=words[5], e=rng.choice(ESCAPES), n=rng.randint(0, 9))
+        lines.insert(rng.randrange(3, len(lines) + 1), line)
+    return "\n".join(lines) + "\n"
+
+
+def run_text_case(text: str, seed: int) -> None:
+    """The CLI's output for a file with hostile text: no raw control character, no markup interpreted.
+
+    ``gdl info``, ``check``, ``play`` (random agents) and ``solve`` run through the CLI's ``main`` in this
+    process on the file, saved under a name that holds escapes and markup too; none may print a traceback or a
+    raw control character (only rich's style codes would be escape sequences, and output here is not a
+    terminal, so there are none), and where ``gdl info`` succeeds every markup string of the title and the
+    meta values is printed as written.
+    """
+    import io
+    import tempfile
+
+    from gdl.cli import main as cli_main
+
+    rng = random.Random(seed)
+    with tempfile.TemporaryDirectory(prefix="gdl-fuzz-text-") as folder:
+        parts = ("t", "[link=x]", "\x1b[2J", "\x1b]52;c;aGk=\x07", "[bold]", "\u202e")
+        name = "".join(rng.choice(parts) for _ in range(3))
+        path = Path(folder) / f"{name}.gdl"
+        path.write_text(text, encoding="utf-8")
+        for argv in (["info", str(path), "--playouts", "2"], ["check", str(path), "--playouts", "2"],
+                     ["play", str(path), "--as", "none", "--vs", "random", "--seed", "1", "--max-plies", "20"],
+                     ["solve", str(path), "--max-nodes", "2000"]):
+            out, err = io.StringIO(), io.StringIO()
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+                code = cli_main(argv)
+            printed = out.getvalue() + err.getvalue()
+            if "Traceback" in printed or code not in (0, 1, 2):
+                raise Violation(f"gdl {argv[0]}: exit {code} or a traceback")
+            if has_controls(printed, keep="\n"):
+                raise Violation(f"gdl {argv[0]}: a raw control character in the output")
+            if argv[0] == "info" and code == 0:
+                for line in text.split("\n")[:3]:
+                    for markup in MARKUP:  # (`\\` in a string is one backslash)
+                        if markup in line and markup.replace("\\\\", "\\") not in out.getvalue():
+                            raise Violation(f"gdl info: the markup {markup!r} is not printed as written")
 
 
 def hostile(rng: random.Random) -> tuple[str, str]:
@@ -430,11 +508,14 @@ def hostile(rng: random.Random) -> tuple[str, str]:
     return f"hostile-{shape}", text
 
 
-GENERATORS = ("mixed", "grammar", "hostile")
+GENERATORS = ("mixed", "grammar", "hostile", "tables")
 
 
 def make_case(seed: int, generator: str = "mixed") -> tuple[str, str]:
-    """The (kind, text) of case ``seed`` from ``generator`` (one of GENERATORS)."""
+    """The (kind, text) of case ``seed`` from ``generator`` (one of GENERATORS); for ``tables`` the text
+    describes the mutations of the table (:func:`fuzz_tables.make_table` writes the file)."""
+    if generator == "tables":
+        return fuzz_tables.describe_table(seed)
     rng = random.Random(seed)
     if generator == "hostile":
         return hostile(rng)
@@ -557,14 +638,15 @@ def run_case(text: str, seed: int) -> None:
     # the exact solver under a small budget (the unchecked game: the solver's real path)
     try:
         fast = gdl.load_source(text, "fuzz.gdl")
-        from solver.exact import StuckStateError, solve
-
         with rule_budget(seconds=RULE_SECONDS):  # as `gdl solve --time` does
             solve(fast, limits=Limits(nodes=2000, seconds=2, table_entries=20_000))
     except SearchStopped:
         pass  # a single rule evaluation outlasted the budget: the CLI reports a stop
     except gdl.RuleRuntimeError:
         pass
+    except RuleFileError as error:  # the declared symmetry, checked at the first state key: a diagnostic
+        for diagnostic in error.diagnostics:
+            inside(diagnostic, text)
     except StuckStateError:
         pass  # a rule bug the solver reports (gdl check's `no-moves` finds the same)
     except ValueError as error:  # the solver's own preconditions (no players, a cycle it cannot handle)
@@ -597,7 +679,7 @@ def signature(error: BaseException) -> str:
             where = ("generated code" if frame.filename.startswith("<")
                      else f"{Path(frame.filename).name}:{frame.name}:{frame.lineno}")
             break
-    detail = str(error).split("\n")[0][:80] if isinstance(error, Violation) else ""
+    detail = str(error).split("\n")[0][:80] if isinstance(error, AssertionError) else ""  # the violations
     detail = re.sub(r"\d+", "N", detail)
     return f"{type(error).__name__} at {where}" + (f" ({detail})" if detail else "")
 
@@ -614,23 +696,96 @@ def check_seed(args: tuple[int, float] | tuple[int, float, str]) -> tuple[int, s
     """(seed, kind, signature or None, traceback or None) of ``(seed, timeout[, generator])``."""
     seed, timeout = args[0], args[1]
     generator = args[2] if len(args) > 2 else "mixed"
-    kind, text = make_case(seed, generator)
-    signal.signal(signal.SIGALRM, _alarm)
-    signal.setitimer(signal.ITIMER_REAL, timeout)
+    kind, text = ("tables", "") if generator == "tables" else make_case(seed, generator)
+    # CPU time, not wall time: on a machine shared with other work a case may wait for a core (a case that
+    # waits without using the CPU is caught by run_all's stuck-worker check)
+    signal.signal(signal.SIGPROF, _alarm)
+    signal.setitimer(signal.ITIMER_PROF, timeout)
     try:
-        if generator == "grammar":
+        if generator == "tables":
+            kind = fuzz_tables.run_table_case(seed, timeout)
+        elif generator == "grammar":
             run_grammar_case(text, seed)
         else:
             run_case(text, seed)
+            if kind == "hostile-text":
+                run_text_case(text, seed)
     except Timeout:
-        return seed, kind, f"Timeout (> {timeout:g} s)", None
+        return seed, kind, f"Timeout (> {timeout:g} s of CPU)", None
     except RecursionError as error:
         return seed, kind, signature(error), traceback.format_exc(limit=-8)
     except Exception as error:
         return seed, kind, signature(error), traceback.format_exc(limit=-8)
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.setitimer(signal.ITIMER_PROF, 0)
     return seed, kind, None, None
+
+
+INFLIGHT = "GDL_FUZZ_INFLIGHT"
+"""Environment variable: a folder where each worker notes the seed it is running (see :func:`run_all`)."""
+
+
+def _checked(args: tuple[int, float, str]) -> tuple[int, str, str | None, str | None]:
+    """:func:`check_seed`, noting the seed in the in-flight folder while it runs."""
+    folder = os.environ.get(INFLIGHT)
+    note = Path(folder) / str(os.getpid()) if folder else None
+    if note is not None:
+        note.write_text(str(args[0]))
+    try:
+        return check_seed(args)
+    finally:
+        if note is not None:
+            with contextlib.suppress(OSError):
+                note.unlink()
+
+
+def run_all(seeds: list[int], timeout: float, generator: str, jobs: int,
+            ) -> Iterator[tuple[int, str, str | None, str | None]]:
+    """The result of every seed. A worker stuck where no alarm reaches it (inside one C call) gives no result
+    for ``4 * timeout + 30`` s: its seed is reported as a hang and the campaign goes on with a new pool."""
+    pending = list(seeds)
+    while pending:
+        done: set[int] = set()
+        stuck: list[int] = []
+        with tempfile.TemporaryDirectory(prefix="gdl-fuzz-inflight-") as folder:
+            os.environ[INFLIGHT] = folder
+            pool = multiprocessing.Pool(jobs, maxtasksperchild=2000)
+            try:
+                chunk = 1 if generator in ("tables", "hostile") else 50
+                results = pool.imap_unordered(_checked, [(s, timeout, generator) for s in pending], chunksize=chunk)
+                while len(done) < len(pending):
+                    try:
+                        result = results.next(timeout=4 * timeout + 30)
+                    except multiprocessing.TimeoutError:
+                        stuck = [int(note.read_text()) for note in Path(folder).iterdir()]
+                        break
+                    done.add(result[0])
+                    yield result
+            finally:
+                pool.terminate()
+                pool.join()
+        for seed in stuck:
+            yield seed, generator, f"Timeout (stuck past the {timeout:g} s alarm)", None
+        if not stuck and len(done) < len(pending):
+            raise RuntimeError("the pool stopped without results and no seed in flight")
+        pending = [s for s in pending if s not in done and s not in stuck]
+
+
+def write_reproducer(out: Path, sig: str, seed: int, kind: str, generator: str, trace: str | None) -> str:
+    """One reproducer for a new signature: ``<digest>.gdl`` (``.sqlite`` for tables) and ``<digest>.txt``."""
+    digest = hashlib.sha1(sig.encode()).hexdigest()[:10]
+    command = f"python bench/fuzz.py --generator {generator} --start {seed} --cases 1"
+    if generator == "tables":
+        name = fuzz_tables.reproduce_table(seed, out / f"{digest}.sqlite")
+        described = make_case(seed, generator)[1]
+        text = f"{sig}\nseed {seed} ({kind}); {command}\ngdl play {name} --as none --vs perfect:table={digest}.sqlite\n"
+        (out / f"{digest}.txt").write_text(text + described + f"\n{trace or ''}", encoding="utf-8")
+        return digest
+    text = make_case(seed, generator)[1]
+    header = f"# fuzz crash: {sig}\n# seed {seed} ({kind}); {command}\n"
+    (out / f"{digest}.gdl").write_text(header + text, encoding="utf-8")
+    (out / f"{digest}.txt").write_text(f"{sig}\nseed {seed}\n\n{trace or ''}", encoding="utf-8")
+    return digest
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -638,38 +793,32 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cases", type=int, default=10_000)
     parser.add_argument("--start", type=int, default=0, help="first seed")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
-    parser.add_argument("--timeout", type=float, default=10.0, help="seconds per case before it counts as a hang")
+    parser.add_argument("--timeout", type=float, default=10.0, help="CPU seconds per case before it counts as a hang")
     parser.add_argument("--out", default="fuzz-crashes", help="folder for one reproducer per crash signature")
     parser.add_argument("--generator", choices=GENERATORS, default="mixed",
                         help="mixed: structured games and mutated bundled games; grammar: files derived from "
-                             "grammars/gdl.lark (tests/grammar_strategy.py)")
+                             "grammars/gdl.lark (tests/grammar_strategy.py); hostile: the shapes that once hung "
+                             "or crashed, and hostile text; tables: mutated solved tables (bench/fuzz_tables.py)")
     args = parser.parse_args(argv)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     found: dict[str, list[int]] = {}
     kinds: Counter[str] = Counter()
     started = time.perf_counter()
-    work = ((seed, args.timeout, args.generator) for seed in range(args.start, args.start + args.cases))
     done = 0
-    with multiprocessing.Pool(args.jobs, maxtasksperchild=2000) as pool:
-        for seed, kind, sig, trace in pool.imap_unordered(check_seed, work, chunksize=50):
-            done += 1
-            kinds[kind] += 1
-            if sig is not None:
-                first = sig not in found
-                found.setdefault(sig, []).append(seed)
-                if first:
-                    digest = hashlib.sha1(sig.encode()).hexdigest()[:10]
-                    text = make_case(seed, args.generator)[1]
-                    header = (f"# fuzz crash: {sig}\n"
-                              f"# seed {seed} ({kind}); python bench/fuzz.py --generator {args.generator} "
-                              f"--start {seed} --cases 1\n")
-                    (out / f"{digest}.gdl").write_text(header + text, encoding="utf-8")
-                    (out / f"{digest}.txt").write_text(f"{sig}\nseed {seed}\n\n{trace or ''}", encoding="utf-8")
-                    print(f"[{done}] new crash {digest}: {sig} (seed {seed})", flush=True)
-            if done % 5000 == 0:
-                rate = done / (time.perf_counter() - started)
-                print(f"[{done}/{args.cases}] {rate:.0f} cases/s, {len(found)} signatures", flush=True)
+    for seed, kind, sig, trace in run_all(list(range(args.start, args.start + args.cases)), args.timeout,
+                                          args.generator, args.jobs):
+        done += 1
+        kinds[kind] += 1
+        if sig is not None:
+            first = sig not in found
+            found.setdefault(sig, []).append(seed)
+            if first:
+                digest = write_reproducer(out, sig, seed, kind, args.generator, trace)
+                print(f"[{done}] new crash {digest}: {sig} (seed {seed})", flush=True)
+        if done % 5000 == 0 or (args.generator in ("tables", "hostile") and done % 500 == 0):
+            rate = done / (time.perf_counter() - started)
+            print(f"[{done}/{args.cases}] {rate:.1f} cases/s, {len(found)} signatures", flush=True)
     seconds = time.perf_counter() - started
     print(f"\n{done} cases in {seconds:.0f} s ({', '.join(f'{k} {v}' for k, v in sorted(kinds.items()))})")
     crashes = sum(len(v) for v in found.values())

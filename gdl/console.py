@@ -17,6 +17,7 @@ from rich.text import Text
 
 from gdl.check import MOVES_NOTE
 from gdl.diagnostics import Diagnostic, Span, has_controls, visible
+from solver.game import Game
 
 SEVERITY_STYLES = {"error": "bold red", "warning": "bold yellow"}
 MAX_NOTE_MOVES = 16
@@ -132,7 +133,7 @@ def plural(count: int, word: str) -> str:
 # ------------------------------------------------------------------ boards
 
 
-def board_text(game: Any, state: Any) -> Text:
+def board_text(game: Game, state: Any) -> Text:
     """The game's drawing of ``state`` in colour: see :func:`gdl.cli.render.board_text` (kept here for callers
     outside the CLI)."""
     from gdl.cli.render import board_text as draw

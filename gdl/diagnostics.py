@@ -14,7 +14,6 @@ import difflib
 import re
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
-from typing import Any
 
 from gdl.codes import lookup
 
@@ -100,16 +99,17 @@ def source_lines(source: str) -> list[str]:
     shift every line number after one.) The last file split is remembered: rendering
     a thousand diagnostics of one file splits it once, not a thousand times.
     """
+    global _last_split
     if _last_split[0] is source:
         return _last_split[1]
     lines = [line.removesuffix("\r") for line in source.split("\n")]
     if len(lines) > 1 and not lines[-1]:
         lines.pop()
-    _last_split[:] = [source, lines]
+    _last_split = (source, lines)
     return lines
 
 
-_last_split: list[Any] = [None, []]
+_last_split: tuple[str | None, list[str]] = (None, [])
 
 
 def excerpt(source: str | None, span: Span) -> list[str]:

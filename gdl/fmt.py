@@ -26,6 +26,7 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from lark import Lark, Token, Tree
 
@@ -87,7 +88,7 @@ def tokens(source: str) -> list[Tok]:
     tree = _full_parser().parse(text)
     out: list[Tok] = []
     fractions: set[int] = set()
-    stack: list[tuple[Tree | Token | None, tuple[str, ...]]] = [(tree, ())]
+    stack: list[tuple[Tree[Any] | Token | None, tuple[str, ...]]] = [(tree, ())]
     while stack:
         node, parents = stack.pop()
         if isinstance(node, Tree):
@@ -102,7 +103,7 @@ def tokens(source: str) -> list[Tok]:
     return out
 
 
-def _is_fraction(node: Tree) -> bool:
+def _is_fraction(node: Tree[Any]) -> bool:
     """``1/2``: a division of two number literals, written tight like the fraction it is."""
     if node.data != "binary" or len(node.children) != 3 or str(node.children[1]) != "/":
         return False

@@ -109,7 +109,7 @@ def build_server() -> Any:
     try:
         from pygls.lsp.server import LanguageServer  # pygls >= 2
     except ImportError:  # pragma: no cover - pygls 1.x
-        from pygls.server import LanguageServer  # type: ignore[no-redef]
+        from pygls.server import LanguageServer  # type: ignore[no-redef,attr-defined]  # (1.x only)
 
     import gdl
 
@@ -123,7 +123,7 @@ def build_server() -> Any:
         if hasattr(server, "text_document_publish_diagnostics"):
             server.text_document_publish_diagnostics(params)
         else:  # pragma: no cover - pygls 1.x
-            server.publish_diagnostics(uri, items, version)
+            server.publish_diagnostics(uri, items, version)  # type: ignore[attr-defined]  # (1.x only)
 
     def document(uri: str) -> Any:
         return server.workspace.get_text_document(uri)

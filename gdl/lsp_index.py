@@ -271,13 +271,13 @@ class Index:
         elif isinstance(decl, ast.SetupDecl | ast.AfterDecl):
             self._block(decl.body, {})
         elif isinstance(decl, ast.EndDecl):
-            scope: dict[str, Symbol] = {}
+            binders: dict[str, Symbol] = {}
             who = decl.who
             if isinstance(who, ast.Name) and who.id not in self.globals:
-                scope = self._local(who.id, who.span, decl.span, "binder", scope, "player")
+                binders = self._local(who.id, who.span, decl.span, "binder", binders, "player")
             else:
-                self._expr(who, scope)
-            self._expr(decl.condition, scope)
+                self._expr(who, binders)
+            self._expr(decl.condition, binders)
         elif isinstance(decl, ast.UtilityDecl | ast.HeuristicDecl):
             keyword = "utility" if isinstance(decl, ast.UtilityDecl) else "heuristic"
             span = self._name_after(keyword, decl.span, decl.var)
@@ -354,9 +354,9 @@ def describe(symbol: Symbol, index: Index) -> str:
     line = index.first_line(symbol.decl)
     code = f"```gdl\n{line}\n```"
     if symbol.kind == "param":
-        decl = next(d for d in index.rules.decls if isinstance(d, ast.ParamDecl) and d.name == symbol.name)
-        domain = index.text(decl.domain.span) if decl.domain is not None else "any value"
-        return f"**parameter** `{symbol.name}`: {domain}, default {index.text(decl.default.span)}\n\n{code}"
+        param = next(d for d in index.rules.decls if isinstance(d, ast.ParamDecl) and d.name == symbol.name)
+        domain = index.text(param.domain.span) if param.domain is not None else "any value"
+        return f"**parameter** `{symbol.name}`: {domain}, default {index.text(param.default.span)}\n\n{code}"
     if symbol.kind == "state":
         decl = next(d for d in index.rules.decls if isinstance(d, ast.StateDecl) and d.name == symbol.name)
         typ = index.text(decl.type.span)

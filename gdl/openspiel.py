@@ -30,7 +30,8 @@ import re
 from collections.abc import Hashable, Mapping
 from typing import Any
 
-from solver.game import CHANCE, TERMINAL, IllegalMoveError, Move
+from gdl.runtime import CompiledGame
+from solver.game import CHANCE, TERMINAL, Game, IllegalMoveError, Move
 
 __all__ = ["ActionTable", "OpenSpielGame", "OpenSpielState", "register_pyspiel_game"]
 
@@ -153,7 +154,7 @@ class OpenSpielGame:
     def to_move(self, state: OpenSpielState) -> int:
         player = state.state.current_player()
         if player >= 0:
-            return player
+            return int(player)
         if player == self._chance_id:
             return CHANCE
         if player == self._terminal_id:
@@ -225,15 +226,15 @@ class ActionTable:
     if an explored game can go on forever) and the utilities seen.
     """
 
-    def __init__(self, game: Any, *, explore_states: int = 20_000, playouts: int = 300, spare: int = 64,
+    def __init__(self, game: Game, *, explore_states: int = 20_000, playouts: int = 300, spare: int = 64,
                  seed: int = 0) -> None:
         self.moves: dict[str, int] = {}
         self.outcomes: dict[str, int] = {}
         self.move_names: list[str] = []
         self.outcome_names: list[str] = []
-        program = getattr(game, "program", None)
+        program = game.program if isinstance(game, CompiledGame) else None  # a rule file's moves are known
         static_moves = program is not None and not any(type(f).__name__ == "MoveFactory" for f in program.factories)
-        if program is not None:
+        if isinstance(game, CompiledGame) and program is not None:
             for _, action, shown, _ in program.eager_moves:
                 self._add(self.moves, self.move_names, Move(action, shown).name)
             for global_name, _, _ in program.distributions:  # chances with constant outcomes
@@ -263,7 +264,7 @@ class ActionTable:
             names.append(name)
         return index
 
-    def _see(self, game: Any, state: Any) -> list[Any]:
+    def _see(self, game: Game, state: Any) -> list[Any]:
         """Record the moves or outcomes of ``state`` (or its utilities); returns the moves."""
         player = game.to_move(state)
         if player == TERMINAL:
@@ -279,7 +280,7 @@ class ActionTable:
         self._found_moves.update(map(str, moves))
         return moves
 
-    def _explore_all(self, game: Any, limit: int) -> tuple[bool, int | None]:
+    def _explore_all(self, game: Game, limit: int) -> tuple[bool, int | None]:
         """Every reachable state, if there are at most ``limit``; returns (done, longest game or None)."""
         root = game.initial_state()
         children: dict[Any, list[Any]] = {}
@@ -310,7 +311,7 @@ class ActionTable:
                 stack.append((child, iter(children[child])))
         return True, longest[root]
 
-    def _explore_playouts(self, game: Any, playouts: int, seed: int) -> int:
+    def _explore_playouts(self, game: Game, playouts: int, seed: int) -> int:
         rng = random.Random(seed)
         longest = 0
         for _ in range(playouts):
@@ -344,9 +345,9 @@ def _natural(name: str) -> list[Any]:
     return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name)]
 
 
-def _param_value(game: Any, name: str, value: Any) -> Any:
+def _param_value(game: CompiledGame, name: str, value: Any) -> Any:
     """A rule-file parameter as an OpenSpiel game parameter (int, bool, float or str)."""
-    enums = getattr(getattr(game, "program", None), "enums", {})
+    enums = game.program.enums
     if name in enums and isinstance(value, int) and not isinstance(value, bool):
         return enums[name][value]
     if isinstance(value, (bool, int, str)):
@@ -364,7 +365,7 @@ def _param_text(value: Any) -> str:
 
 
 def register_pyspiel_game(
-    gdl_game: Any,
+    gdl_game: CompiledGame,
     short_name: str,
     *,
     long_name: str | None = None,
@@ -429,8 +430,14 @@ def register_pyspiel_game(
         def string_from(self, state: Any, player: int) -> str:
             return f"{state._s!r}\n{state.get_game().gdl.render(state._s)}"
 
-    class GdlState(pyspiel.State):
+    # pyspiel has no type stubs: its base classes are Any to mypy, named here as such.
+    state_base: Any = pyspiel.State
+    game_base: Any = pyspiel.Game
+
+    class GdlState(state_base):
         """A pyspiel state holding one state tuple of the rule file (the only attribute: cheap to clone and pickle)."""
+
+        _s: Any  # the state tuple
 
         def __init__(self, game: GdlGame) -> None:
             super().__init__(game)
@@ -487,7 +494,7 @@ def register_pyspiel_game(
         def __str__(self) -> str:
             return str(self._g().gdl.render(self._s))
 
-    class GdlGame(pyspiel.Game):
+    class GdlGame(game_base):
         """A rule file compiled for one parameter set, as a pyspiel game."""
 
         def __init__(self, params: Mapping[str, Any] | None = None) -> None:

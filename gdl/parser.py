@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterator
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from lark import Lark, Token, Transformer, Tree, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken, VisitError
@@ -95,12 +95,20 @@ class _SyntaxProblem(Exception):
         self.code = code
 
 
-def _e(tree: Tree) -> Span:
+class Built(Protocol):
+    """A grammar rule's tree as :class:`ToAst` meets it: its children already built (AST nodes, tokens, None)."""
+
+    data: str
+    children: list[Any]
+    meta: Any
+
+
+def _e(tree: Built) -> Span:
     return span_of(tree)
 
 
 @v_args(tree=True)
-class ToAst(Transformer):
+class ToAst(Transformer[Token, Any]):
     """Lark tree -> AST dataclasses. Fails loudly on any rule it does not know."""
 
     def __default__(self, data: Any, children: Any, meta: Any) -> Any:
@@ -110,76 +118,76 @@ class ToAst(Transformer):
         return token
 
     # ------------------------------------------------------------ expressions
-    def int_lit(self, t: Tree) -> ast.Expr:
+    def int_lit(self, t: Built) -> ast.Expr:
         digits = str(t.children[0]).lstrip("0") or "0"
         return ast.Num(_e(t), int(digits) if len(digits) <= MAX_LITERAL_DIGITS else HUGE_LITERAL)
 
-    def decimal_lit(self, t: Tree) -> ast.Expr:
+    def decimal_lit(self, t: Built) -> ast.Expr:
         whole, _, fraction = str(t.children[0]).partition(".")
         whole, fraction = whole.lstrip("0") or "0", fraction.rstrip("0") or "0"
         if len(whole) + len(fraction) > MAX_LITERAL_DIGITS:
             return ast.Num(_e(t), Fraction(HUGE_LITERAL))
         return ast.Num(_e(t), Fraction(f"{whole}.{fraction}"))
 
-    def string_lit(self, t: Tree) -> ast.Expr:
+    def string_lit(self, t: Built) -> ast.Expr:
         return ast.Str(_e(t), unquote(t.children[0]))
 
-    def true_lit(self, t: Tree) -> ast.Expr:
+    def true_lit(self, t: Built) -> ast.Expr:
         return ast.Bool(_e(t), True)
 
-    def false_lit(self, t: Tree) -> ast.Expr:
+    def false_lit(self, t: Built) -> ast.Expr:
         return ast.Bool(_e(t), False)
 
-    def none_lit(self, t: Tree) -> ast.Expr:
+    def none_lit(self, t: Built) -> ast.Expr:
         return ast.NoneLit(_e(t))
 
-    def name(self, t: Tree) -> ast.Expr:
+    def name(self, t: Built) -> ast.Expr:
         return ast.Name(_e(t), str(t.children[0]))
 
-    def list_lit(self, t: Tree) -> ast.Expr:
+    def list_lit(self, t: Built) -> ast.Expr:
         return ast.ListLit(_e(t), t.children[0] or ())
 
-    def set_lit(self, t: Tree) -> ast.Expr:
+    def set_lit(self, t: Built) -> ast.Expr:
         return ast.SetLit(_e(t), t.children[0] or ())
 
-    def expr_list(self, t: Tree) -> tuple[ast.Expr, ...]:
+    def expr_list(self, t: Built) -> tuple[ast.Expr, ...]:
         return tuple(c for c in t.children if c is not None)
 
-    def neg(self, t: Tree) -> ast.Expr:
+    def neg(self, t: Built) -> ast.Expr:
         (operand,) = t.children
         if isinstance(operand, ast.Num):
             return ast.Num(_e(t), -operand.value)
         return ast.Neg(_e(t), operand)
 
-    def not_op(self, t: Tree) -> ast.Expr:
+    def not_op(self, t: Built) -> ast.Expr:
         return ast.Not(_e(t), t.children[0])
 
-    def or_op(self, t: Tree) -> ast.Expr:
+    def or_op(self, t: Built) -> ast.Expr:
         return _bool_op("or", t)
 
-    def and_op(self, t: Tree) -> ast.Expr:
+    def and_op(self, t: Built) -> ast.Expr:
         return _bool_op("and", t)
 
-    def binary(self, t: Tree) -> ast.Expr:
+    def binary(self, t: Built) -> ast.Expr:
         left, op, right = t.children
         return ast.Binary(_e(t), str(op), left, right)
 
-    def comp_op(self, t: Tree) -> str:
+    def comp_op(self, t: Built) -> str:
         return " ".join(str(tok) for tok in t.children)
 
-    def compare(self, t: Tree) -> ast.Expr:
+    def compare(self, t: Built) -> ast.Expr:
         first, *rest = t.children
         return ast.Compare(_e(t), first, tuple(rest[0::2]), tuple(rest[1::2]))
 
-    def range(self, t: Tree) -> ast.Expr:
+    def range(self, t: Built) -> ast.Expr:
         lo, hi = t.children
         return ast.Range(_e(t), lo, hi)
 
-    def if_expr(self, t: Tree) -> ast.Expr:
+    def if_expr(self, t: Built) -> ast.Expr:
         then, test, orelse = t.children
         return ast.IfExpr(_e(t), test, then, orelse)
 
-    def quantifier(self, t: Tree) -> ast.Expr:
+    def quantifier(self, t: Built) -> ast.Expr:
         kind, var, domain, filt, body = t.children
         if str(kind) not in QUANTIFIERS:
             raise _SyntaxProblem(
@@ -189,16 +197,16 @@ class ToAst(Transformer):
             )
         return ast.Quantifier(_e(t), str(kind), str(var), span_of(var), domain, filt, body)
 
-    def call(self, t: Tree) -> ast.Expr:
+    def call(self, t: Built) -> ast.Expr:
         func, args = t.children
         return ast.Call(_e(t), str(func), span_of(func), args or ())
 
-    def index(self, t: Tree) -> ast.Expr:
+    def index(self, t: Built) -> ast.Expr:
         base, indices = t.children
         return ast.Index(_e(t), base, indices)
 
     # ------------------------------------------------------------- statements
-    def block(self, t: Tree) -> tuple[ast.Stmt, ...]:
+    def block(self, t: Built) -> tuple[ast.Stmt, ...]:
         out: list[ast.Stmt] = []
         for child in t.children:
             if isinstance(child, tuple):
@@ -207,36 +215,36 @@ class ToAst(Transformer):
                 out.append(child)
         return tuple(out)
 
-    def simple_stmts(self, t: Tree) -> tuple[ast.Stmt, ...]:
+    def simple_stmts(self, t: Built) -> tuple[ast.Stmt, ...]:
         return tuple(c for c in t.children if c is not None)
 
     simple_line = simple_stmts
 
-    def body(self, t: Tree) -> tuple[ast.Stmt, ...]:
+    def body(self, t: Built) -> tuple[ast.Stmt, ...]:
         return self.block(t)
 
-    def assign(self, t: Tree) -> ast.Stmt:
+    def assign(self, t: Built) -> ast.Stmt:
         (name, indices), op, value = t.children
         return ast.Assign(_e(t), str(name), span_of(name), indices or (), str(op), value)
 
-    def target(self, t: Tree) -> tuple[Token, tuple[ast.Expr, ...] | None]:
+    def target(self, t: Built) -> tuple[Token, tuple[ast.Expr, ...] | None]:
         name, indices = t.children
         return name, indices
 
-    def let_stmt(self, t: Tree) -> ast.Stmt:
+    def let_stmt(self, t: Built) -> ast.Stmt:
         name, value = t.children
         return ast.Let(_e(t), str(name), value)
 
-    def again_stmt(self, t: Tree) -> ast.Stmt:
+    def again_stmt(self, t: Built) -> ast.Stmt:
         return ast.Again(_e(t))
 
-    def break_stmt(self, t: Tree) -> ast.Stmt:
+    def break_stmt(self, t: Built) -> ast.Stmt:
         return ast.Break(_e(t))
 
-    def pass_stmt(self, t: Tree) -> ast.Stmt:
+    def pass_stmt(self, t: Built) -> ast.Stmt:
         return ast.Pass(_e(t))
 
-    def if_stmt(self, t: Tree) -> ast.Stmt:
+    def if_stmt(self, t: Built) -> ast.Stmt:
         test, body, *rest = t.children
         branches = [(test, body)]
         orelse = None
@@ -249,138 +257,139 @@ class ToAst(Transformer):
                 orelse = clause[1]
         return ast.If(_e(t), tuple(branches), orelse)
 
-    def elif_clause(self, t: Tree) -> tuple[str, ast.Expr, tuple[ast.Stmt, ...]]:
+    def elif_clause(self, t: Built) -> tuple[str, ast.Expr, tuple[ast.Stmt, ...]]:
         return ("elif", t.children[0], t.children[1])
 
-    def else_clause(self, t: Tree) -> tuple[str, tuple[ast.Stmt, ...]]:
+    def else_clause(self, t: Built) -> tuple[str, tuple[ast.Stmt, ...]]:
         return ("else", t.children[0])
 
-    def for_stmt(self, t: Tree) -> ast.Stmt:
+    def for_stmt(self, t: Built) -> ast.Stmt:
         var, domain, body = t.children
         return ast.For(_e(t), str(var), domain, body)
 
-    def weight(self, t: Tree) -> ast.Expr:
-        return t.children[0]
+    def weight(self, t: Built) -> ast.Expr:
+        expr: ast.Expr = t.children[0]
+        return expr
 
-    def chance_stmt(self, t: Tree) -> ast.Stmt:
+    def chance_stmt(self, t: Built) -> ast.Stmt:
         var, domain, weight, body = t.children
         return ast.Chance(_e(t), str(var), domain, weight, body)
 
-    def chance_bind(self, t: Tree) -> ast.Stmt:
+    def chance_bind(self, t: Built) -> ast.Stmt:
         var, domain, weight = t.children
         return ast.Chance(_e(t), str(var), domain, weight, None)
 
-    def chance_branches(self, t: Tree) -> ast.Stmt:
+    def chance_branches(self, t: Built) -> ast.Stmt:
         return ast.ChanceBranches(_e(t), tuple(t.children))
 
-    def branch(self, t: Tree) -> ast.ChanceBranch:
+    def branch(self, t: Built) -> ast.ChanceBranch:
         label, prob, body = t.children
         return ast.ChanceBranch(_e(t), str(label), prob, body)
 
     # ----------------------------------------------------------- declarations
-    def start(self, t: Tree) -> ast.RuleFile:
+    def start(self, t: Built) -> ast.RuleFile:
         return ast.RuleFile(tuple(c for c in t.children if c is not None))
 
-    def game_decl(self, t: Tree) -> ast.Decl:
+    def game_decl(self, t: Built) -> ast.Decl:
         name, desc = t.children
         return ast.GameDecl(_e(t), str(name), unquote(desc) if desc is not None else None)
 
-    def meta_decl(self, t: Tree) -> ast.Decl:
+    def meta_decl(self, t: Built) -> ast.Decl:
         key, value = t.children
         return ast.MetaDecl(_e(t), str(key), unquote(value))
 
-    def param_decl(self, t: Tree) -> ast.Decl:
+    def param_decl(self, t: Built) -> ast.Decl:
         name, domain, default = t.children
         return ast.ParamDecl(_e(t), str(name), domain, default)
 
-    def name_list(self, t: Tree) -> tuple[tuple[str, Span], ...]:
+    def name_list(self, t: Built) -> tuple[tuple[str, Span], ...]:
         return tuple((str(tok), span_of(tok)) for tok in t.children)
 
-    def players_decl(self, t: Tree) -> ast.Decl:
+    def players_decl(self, t: Built) -> ast.Decl:
         return ast.PlayersDecl(_e(t), t.children[0])
 
-    def board_decl(self, t: Tree) -> ast.Decl:
+    def board_decl(self, t: Built) -> ast.Decl:
         rows, _by, cols, shape = t.children
         return ast.BoardDecl(_e(t), rows, cols, str(shape) if shape is not None else None,
                              span_of(shape) if shape is not None else None)
 
-    def enum_decl(self, t: Tree) -> ast.Decl:
+    def enum_decl(self, t: Built) -> ast.Decl:
         name, members = t.children
         return ast.EnumDecl(_e(t), str(name), members)
 
-    def type(self, t: Tree) -> ast.TypeExpr:
+    def type(self, t: Built) -> ast.TypeExpr:
         domain, optional = t.children
         return ast.TypeExpr(_e(t), domain, optional is not None)
 
-    def state_decl(self, t: Tree) -> ast.Decl:
+    def state_decl(self, t: Built) -> ast.Decl:
         name, indices, typ, init = t.children
         return ast.StateDecl(_e(t), str(name), indices or (), typ, init)
 
-    def param(self, t: Tree) -> ast.Param:
+    def param(self, t: Built) -> ast.Param:
         name, typ = t.children
         return ast.Param(_e(t), str(name), typ)
 
-    def params(self, t: Tree) -> tuple[ast.Param, ...]:
+    def params(self, t: Built) -> tuple[ast.Param, ...]:
         return tuple(c for c in t.children if c is not None)
 
-    def def_decl(self, t: Tree) -> ast.Decl:
+    def def_decl(self, t: Built) -> ast.Decl:
         name, params, body = t.children
         return ast.DefDecl(_e(t), str(name), params or (), body)
 
-    def when_guard(self, t: Tree) -> tuple[ast.Expr, bool]:
+    def when_guard(self, t: Built) -> tuple[ast.Expr, bool]:
         return (t.children[0], False)
 
-    def otherwise_guard(self, t: Tree) -> tuple[None, bool]:
+    def otherwise_guard(self, t: Built) -> tuple[None, bool]:
         return (None, True)
 
-    def move_decl(self, t: Tree) -> ast.Decl:
+    def move_decl(self, t: Built) -> ast.Decl:
         name, params, guard, *rest = t.children
         body = rest[0] if rest and isinstance(rest[0], tuple) else ()
         cond, otherwise = guard if guard is not None else (None, False)
         return ast.MoveDecl(_e(t), str(name), params or (), cond, otherwise, body)
 
-    def setup_decl(self, t: Tree) -> ast.Decl:
+    def setup_decl(self, t: Built) -> ast.Decl:
         return ast.SetupDecl(_e(t), t.children[0])
 
-    def after_decl(self, t: Tree) -> ast.Decl:
+    def after_decl(self, t: Built) -> ast.Decl:
         return ast.AfterDecl(_e(t), t.children[0])
 
-    def win_decl(self, t: Tree) -> ast.Decl:
+    def win_decl(self, t: Built) -> ast.Decl:
         return ast.EndDecl(_e(t), "win", t.children[0], t.children[1])
 
-    def lose_decl(self, t: Tree) -> ast.Decl:
+    def lose_decl(self, t: Built) -> ast.Decl:
         return ast.EndDecl(_e(t), "lose", t.children[0], t.children[1])
 
-    def draw_decl(self, t: Tree) -> ast.Decl:
+    def draw_decl(self, t: Built) -> ast.Decl:
         return ast.EndDecl(_e(t), "draw", None, t.children[0])
 
-    def terminal_decl(self, t: Tree) -> ast.Decl:
+    def terminal_decl(self, t: Built) -> ast.Decl:
         return ast.EndDecl(_e(t), "terminal", None, t.children[0])
 
-    def utility_decl(self, t: Tree) -> ast.Decl:
+    def utility_decl(self, t: Built) -> ast.Decl:
         var, bounds, expr = t.children
         return ast.UtilityDecl(_e(t), str(var), bounds, expr)
 
-    def heuristic_decl(self, t: Tree) -> ast.Decl:
+    def heuristic_decl(self, t: Built) -> ast.Decl:
         var, expr = t.children
         return ast.HeuristicDecl(_e(t), str(var), expr)
 
-    def symbol(self, t: Tree) -> tuple[ast.Expr, str]:
+    def symbol(self, t: Built) -> tuple[ast.Expr, str]:
         value, text = t.children
         return (value, unquote(text))
 
-    def render_decl(self, t: Tree) -> ast.Decl:
+    def render_decl(self, t: Built) -> ast.Decl:
         name, *symbols = t.children
         return ast.RenderDecl(_e(t), str(name), tuple(s for s in symbols if s is not None))
 
-    def zero_sum_decl(self, t: Tree) -> ast.Decl:
+    def zero_sum_decl(self, t: Built) -> ast.Decl:
         return ast.ZeroSumDecl(_e(t))
 
-    def symmetry_decl(self, t: Tree) -> ast.Decl:
+    def symmetry_decl(self, t: Built) -> ast.Decl:
         return ast.SymmetryDecl(_e(t), t.children[0])
 
 
-def _bool_op(op: str, t: Tree) -> ast.Expr:
+def _bool_op(op: str, t: Built) -> ast.Expr:
     left, right = t.children
     values: list[ast.Expr] = []
     for side in (left, right):
@@ -498,7 +507,7 @@ def _token_span(token: Token, source: str) -> Span:
             last -= 1
         return Span.point(last, len(lines[last - 1]) + 1)
     if token.type == "_NL":
-        return Span.point(token.line, token.column)
+        return Span.point(token.line, token.column or 1)
     return span_of(token)
 
 
@@ -571,7 +580,8 @@ def parse(source: str, filename: str = "<string>") -> ast.RuleFile:
                           span_of(where))
         raise RuleFileError([diag.located(filename)], source)
     try:
-        return ToAst().transform(tree)
+        rules: ast.RuleFile = ToAst().transform(tree)
+        return rules
     except VisitError as error:
         orig = error.orig_exc
         if isinstance(orig, _SyntaxProblem):
@@ -593,7 +603,7 @@ def line_break_diagnostics(source: str, filename: str = "<string>") -> list[Diag
     editor show a line of code that gdl ignores, and the others shift line numbers in tools that
     count them as breaks; so they are refused wherever they are, strings and comments included.
     """
-    found = []
+    found: list[Diagnostic] = []
     for match in _ODD_BREAK.finditer(source):
         if len(found) == MAX_BREAK_DIAGNOSTICS:
             break
@@ -607,7 +617,7 @@ def line_break_diagnostics(source: str, filename: str = "<string>") -> list[Diag
     return found
 
 
-def _nesting_depth(tree: Tree) -> tuple[int, Any]:
+def _nesting_depth(tree: Tree[Any]) -> tuple[int, Any]:
     """The depth of the tree, and the first node found past ``MAX_NESTING`` (where to point)."""
     deepest = 0
     where: Any = tree

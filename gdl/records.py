@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from solver.game import CHANCE, TERMINAL, MoveError
+from solver.game import CHANCE, TERMINAL, Game, MoveError
 
 FORMAT = "gdl-record"
 VERSION = 1
@@ -46,11 +46,11 @@ def _json_value(value: Any) -> Any:
     return value
 
 
-def parameters_of(game: Any) -> dict[str, Any]:
-    return {k: _json_value(v) for k, v in (getattr(game, "parameters", {}) or {}).items()}
+def parameters_of(game: Game) -> dict[str, Any]:
+    return {k: _json_value(v) for k, v in game.parameters.items()}
 
 
-def new_record(game: Any, spec: str, param_args: Sequence[str] | None, seed: int | None,
+def new_record(game: Game, spec: str, param_args: Sequence[str] | None, seed: int | None,
                command: str) -> dict[str, Any]:
     """An empty record of ``game`` (loaded from ``spec`` with ``-p param_args``)."""
     return {
@@ -67,7 +67,7 @@ def new_record(game: Any, spec: str, param_args: Sequence[str] | None, seed: int
     }
 
 
-def game_entry(game: Any, moves: Sequence[str], agents: Mapping[str, str], end: str,
+def game_entry(game: Game, moves: Sequence[str], agents: Mapping[str, str], end: str,
                utilities: Sequence[float] | None = None) -> dict[str, Any]:
     """One game: its seats, moves (replayed from the start to tell who moved) and result.
 
@@ -182,7 +182,8 @@ def pick_game(record: Mapping[str, Any], number: int, path: str) -> dict[str, An
         raise RecordError(f"{path}: the record holds no game")
     if not 1 <= number <= len(games):
         raise RecordError(f"{path}: no game {number}; the record holds {len(games)}")
-    return games[number - 1]
+    game: dict[str, Any] = games[number - 1]
+    return game
 
 
 def move_names(entry: Mapping[str, Any], path: str) -> list[str]:
@@ -192,7 +193,7 @@ def move_names(entry: Mapping[str, Any], path: str) -> list[str]:
     return [str(n) for n in names]
 
 
-def check_fits(record: Mapping[str, Any], game: Any, path: str) -> None:
+def check_fits(record: Mapping[str, Any], game: Game, path: str) -> None:
     """The record must be of ``game`` with the same parameters.
 
     :raises RecordError: another game or other parameters (with the ``-p`` that fixes it).
@@ -208,7 +209,7 @@ def check_fits(record: Mapping[str, Any], game: Any, path: str) -> None:
 _SUFFIX = re.compile(r"^(?P<file>.*?)(?:#(?P<game>\d+))?(?::(?P<plies>\d+))?$")
 
 
-def moves_argument(text: str, game: Any) -> list[str]:
+def moves_argument(text: str, game: Game) -> list[str]:
     """The moves of ``--moves @FILE``, ``@FILE#G`` (game G of a match record) or ``@FILE:N`` (its first N).
 
     :raises RecordError: as :func:`load_record`, :func:`pick_game`, :func:`check_fits`.

@@ -1,6 +1,6 @@
 """What generated code calls: checked operations, the rule budget, move and outcome factories.
 
-The Python emitter (:mod:`gdl.compiler.emit_python`) writes calls to these helpers into the module it
+The compiler (:mod:`gdl.compiler`) writes calls to these helpers into the Python module it
 generates; :class:`gdl.runtime.CompiledGame` binds them into that module's namespace
 (``RUNTIME_HELPERS``, ``SAFE_BUILTINS``). Neither the compiler nor this module imports
 :mod:`gdl.runtime`, so the three form no import cycle.

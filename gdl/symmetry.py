@@ -115,12 +115,12 @@ def group(board: Board, names: Sequence[str]) -> list[Transform]:
 
 @dataclass(frozen=True)
 class SlotMap:
-    """A transform as it acts on a state tuple: ``image[j] = vmap[j][state[src[j]]]``."""
+    """A transform as it acts on a state tuple[Any, ...]: ``image[j] = vmap[j][state[src[j]]]``."""
 
     src: tuple[int, ...]
     value_maps: tuple[tuple[int, dict[int, int]], ...]  # (slot, {value: image}) for cell/direction values
 
-    def apply(self, state: tuple) -> tuple:
+    def apply(self, state: tuple[Any, ...]) -> tuple[Any, ...]:
         image = [state[i] for i in self.src]
         for slot, vmap in self.value_maps:
             image[slot] = vmap.get(image[slot], image[slot])
@@ -167,7 +167,8 @@ def _value_map(kind: str, transform: Transform) -> dict[int, int] | None:
     return None
 
 
-def canonical_key(maps: Sequence[SlotMap], nslots: int, turn_slot: int, has_chance: bool) -> Callable[[tuple], tuple]:
+def canonical_key(maps: Sequence[SlotMap], nslots: int, turn_slot: int,
+                  has_chance: bool) -> Callable[[tuple[Any, ...]], tuple[Any, ...]]:
     """The key function: the smallest image of a decision state (a chance state is its own key).
 
     Any image would be a correct key (symmetric states have the same value); the smallest
@@ -176,7 +177,7 @@ def canonical_key(maps: Sequence[SlotMap], nslots: int, turn_slot: int, has_chan
     if any(m.value_maps for m in maps):
         images = [m.apply for m in maps]
 
-        def slow_key(state: tuple) -> tuple:
+        def slow_key(state: tuple[Any, ...]) -> tuple[Any, ...]:
             if has_chance and state[turn_slot] == -1:
                 return state
             return min(state, *(f(state) for f in images))
@@ -214,7 +215,8 @@ def find_violation(game: Any, maps: Sequence[tuple[str, SlotMap]], *, playouts: 
     rng = random.Random(seed)
     checked = work = 0
     for _ in range(playouts):
-        state, line = game.initial_state(), []
+        state = game.initial_state()
+        line: list[str] = []
         for _ply in range(max_plies):
             if checked >= max_states or work >= max_work:
                 return None
@@ -238,7 +240,7 @@ def find_violation(game: Any, maps: Sequence[tuple[str, SlotMap]], *, playouts: 
     return None
 
 
-def _compare(game: Any, state: tuple, m: SlotMap) -> tuple[str | None, int]:
+def _compare(game: Any, state: tuple[Any, ...], m: SlotMap) -> tuple[str | None, int]:
     """What differs between ``state`` and its image (None: nothing), and how many successors that took."""
     image = m.apply(state)
     if game.to_move(image) != game.to_move(state):
@@ -259,13 +261,13 @@ def _compare(game: Any, state: tuple, m: SlotMap) -> tuple[str | None, int]:
     return None, cost
 
 
-def _settled(state: tuple, p: float) -> tuple[Hashable, float]:
+def _settled(state: tuple[Any, ...], p: float) -> tuple[Hashable, float]:
     return (state, round(p, 12))
 
 
-def _successors(game: Any, state: tuple) -> list[tuple[tuple, float]]:
+def _successors(game: Any, state: tuple[Any, ...]) -> list[tuple[tuple[Any, ...], float]]:
     """Each legal move's outcome, followed through chance to decision or end states, with probabilities."""
-    out: list[tuple[tuple, float]] = []
+    out: list[tuple[tuple[Any, ...], float]] = []
     for move in game.legal_moves(state):
         stack = [(game.apply(state, move), 1.0)]
         while stack:

@@ -26,6 +26,8 @@ class Item:
     """The player whose piece (or player value) this is: a ``player``-typed value that is not ``none``."""
     seat: int | None = None
     """The player this entry is indexed by (an array over ``player``), or None."""
+    value: int = 0
+    """The value as the state holds it (a player's or enum member's index, 0 or 1 for a bool, a number)."""
 
 
 @dataclass(frozen=True)
@@ -57,6 +59,8 @@ class VariableView:
     """The size of each dimension (empty for a single value)."""
     items: tuple[Item, ...]
     """The values in row-major order (one for a single value)."""
+    kind: str = "int"
+    """The kind of its values: ``int``, ``bool``, ``player``, ``enum``, ``cell``, ..."""
 
 
 @dataclass(frozen=True)
@@ -106,9 +110,9 @@ def state_view(program: Any, state: Sequence[Any], display: Callable[[Any], Call
             board = _board_view(program, var, cells, show, owned)
             continue
         per_player = len(var.dims) == 1 and var.index_types[0].kind == "player"
-        items = tuple(Item(str(show(v)), v if owned and v >= 0 else None, i if per_player else None)
+        items = tuple(Item(str(show(v)), v if owned and v >= 0 else None, i if per_player else None, v)
                       for i, v in enumerate(cells))
-        variables.append(VariableView(var.name, tuple(size for _, size in var.dims), items))
+        variables.append(VariableView(var.name, tuple(size for _, size in var.dims), items, var.type.kind))
     return StateView(board, tuple(variables), status, to_move, players)
 
 
@@ -123,7 +127,7 @@ def _board_view(program: Any, var: Any, cells: Sequence[Any], show: Callable[[An
             text = "."
         else:
             text = str(show(value))[:1]
-        return Item(text, value if owned and value >= 0 else None)
+        return Item(text, value if owned and value >= 0 else None, value=value)
 
     rows = tuple(tuple(mark(cells[row * board.cols + col]) for col in range(board.cols))
                  for row in range(board.rows - 1, -1, -1))

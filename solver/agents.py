@@ -9,6 +9,9 @@ Agent specs, as the CLI takes them::
     mcts:iterations=2000            UCT; also seconds=, nodes=, tt=, c=, rollout=random|heuristic, solver=false
     perfect                         exact play, solving each new position on the fly; seconds=, nodes=, tt=
     perfect:table=FILE              exact play from a solved table (see :mod:`solver.table`)
+    alphabeta:depth=2,book=FILE     any searching agent: play from a book while in it (:mod:`solver.book`)
+    alphabeta:depth=4,table=FILE    any searching agent: probe a solved table inside the search
+                                    (a hit is an exact value and ends that branch; :mod:`solver.probe`)
 
 Budgets (every searching agent, per move): ``seconds=`` (or ``time=``),
 ``nodes=``, and ``tt=ENTRIES``, the cap on its table (alpha-beta and
@@ -41,6 +44,7 @@ from solver.game import Game, State, dead_end
 from solver.limits import Limits, SearchResult, SearchStats, SearchStopped, StopReason, iterative_deepening
 from solver.mcts import check_mcts, mcts
 from solver.minimax import minimax
+from solver.probe import knowing
 from solver.shortest_path import solve_puzzle
 from solver.table import SolvedTable, load_table
 
@@ -250,16 +254,19 @@ def _bool(text: str) -> bool:
 ALIASES = {"time": "seconds"}
 """Other spellings of options (``alphabeta:time=2`` is ``alphabeta:seconds=2``)."""
 
+_KNOWLEDGE: dict[str, Callable[[str], Any]] = {"book": str, "table": str}
+"""``book=FILE`` and ``table=FILE``, which every searching agent takes (:mod:`solver.probe`)."""
+
 OPTIONS: dict[str, dict[str, Callable[[str], Any]]] = {
     "random": {},
-    "minimax": {"depth": _positive_int, "seconds": _positive_float, "nodes": _positive_int},
+    "minimax": {"depth": _positive_int, "seconds": _positive_float, "nodes": _positive_int, **_KNOWLEDGE},
     "alphabeta": {"depth": _positive_int, "seconds": _positive_float, "nodes": _positive_int, "paranoid": _bool,
-                  "tt": _positive_int},
+                  "tt": _positive_int, **_KNOWLEDGE},
     "expectimax": {"depth": _positive_int, "seconds": _positive_float, "nodes": _positive_int, "pruning": str,
-                   "tt": _positive_int},
+                   "tt": _positive_int, **_KNOWLEDGE},
     "mcts": {"iterations": _positive_int, "seconds": _positive_float, "nodes": _positive_int, "c": _positive_float,
-             "rollout": str, "solver": _bool, "tt": _positive_int},
-    "perfect": {"table": str, "seconds": _positive_float, "nodes": _positive_int, "tt": _positive_int},
+             "rollout": str, "solver": _bool, "tt": _positive_int, **_KNOWLEDGE},
+    "perfect": {"table": str, "seconds": _positive_float, "nodes": _positive_int, "tt": _positive_int, "book": str},
 }
 """Every agent and its options, each with the function that parses its value."""
 
@@ -302,14 +309,22 @@ def make_agent(game: Game, spec: str, seed: int | None = None) -> Agent:
 
     :raises ValueError: a bad spec, or an algorithm that does not fit the game
         (for example alpha-beta for a game with chance nodes).
-    :raises StaleTableError: ``perfect:table=FILE`` was solved for another game or parameters.
+    :raises StaleTableError: ``perfect:table=FILE`` (or ``book=``, ``table=``) was made for another game or
+        parameters.
     """
     name, options = parse_spec(spec)
+    book, table = options.pop("book", None), options.pop("table", None) if name != "perfect" else None
+    if book is None and table is None:
+        return _make_agent(game, name, options, spec.strip(), seed)
+    return knowing(game, spec.strip(), book, table, lambda searched: _make_agent(searched, name, options,
+                                                                               spec.strip(), seed))
+
+
+def _make_agent(game: Game, name: str, options: dict[str, Any], label: str, seed: int | None) -> Agent:
     if name == "random":
         return RandomAgent(game, seed)
     limits = Limits(seconds=options.get("seconds"), nodes=options.get("nodes"), depth=options.get("depth"),
                     iterations=options.get("iterations"), table_entries=options.get("tt"))
-    label = spec.strip()
     deepen = limits.depth is None and (limits.seconds is not None or limits.nodes is not None)
     if name == "minimax":
         if deepen:

@@ -10,6 +10,7 @@ player reads the damaged entry of the root position. ``tests/test_hostile.py`` r
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 from collections.abc import Callable
 
@@ -161,3 +162,45 @@ _case("an extra table", _sql("CREATE TABLE extra (x)"))
 _case("an extra index", _sql("CREATE INDEX by_value ON states(value)"))
 _case("no states", _sql("DROP TABLE states"))
 _case("no header", _sql("DROP TABLE header"))
+
+# ------------------------------------------------------------------ columns SQLite computes while reading
+# (found by `bench/fuzz.py --generator tables`: a generated column building a 900 MB string took 16 s and
+# a gigabyte of memory in one step, out of the progress handler's reach)
+HUGE_STRING = "printf('%.*c', 900000000, 'x')"
+
+
+def _rebuild_states(definition: str, select: str) -> Damage:
+    def damage(db: sqlite3.Connection, root: str) -> None:
+        db.execute(f"CREATE TABLE new_states {definition}")
+        db.execute(f"INSERT INTO new_states (key, v0, best, plies) SELECT {select} FROM states")
+        db.execute("DROP TABLE states")
+        db.execute("ALTER TABLE new_states RENAME TO states")
+    return damage
+
+
+_case("a generated column building a huge string", _rebuild_states(
+    f"(key TEXT PRIMARY KEY, v0 TEXT, value TEXT GENERATED ALWAYS AS ({HUGE_STRING}) VIRTUAL, best TEXT, plies REAL)",
+    "key, value, best, plies"))
+_case("a generated column", _rebuild_states(
+    "(key TEXT PRIMARY KEY, v0 TEXT, value TEXT GENERATED ALWAYS AS (v0) STORED, best TEXT, plies REAL)",
+    "key, value, best, plies"))
+_case("a column with a default expression", _sql(  # (SQLite does not evaluate it for old rows; refused all the same)
+    "CREATE TABLE new_states (key TEXT PRIMARY KEY, value TEXT NOT NULL, best TEXT NOT NULL)",
+    "INSERT INTO new_states SELECT key, value, best FROM states", "DROP TABLE states",
+    "ALTER TABLE new_states RENAME TO states", "PRAGMA writable_schema = ON",
+    "UPDATE sqlite_master SET sql = 'CREATE TABLE states (key TEXT PRIMARY KEY, value TEXT NOT NULL, "
+    "best TEXT NOT NULL, plies REAL DEFAULT (length(printf(''%.*c'', 900000000, ''x''))))' WHERE name = 'states'"))
+
+
+def kind_of(name: str) -> str:
+    """The kind of a crafted case: what it damages (``root value``, ``players``, ``no format``, ``key``...)."""
+    words = re.split(r"[ =]", name)
+    return " ".join(words[:2]) if words[0] in ("root", "no", "a", "an", "every") else words[0]
+
+
+def one_of_each_kind() -> list[str]:
+    """One crafted case of every kind (the first by name)."""
+    sample: dict[str, str] = {}
+    for name in sorted(CRAFTED):
+        sample.setdefault(kind_of(name), name)
+    return sorted(sample.values())

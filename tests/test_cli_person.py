@@ -287,3 +287,33 @@ def test_the_board_colours_each_players_pieces_on_a_terminal():
     board = screen[screen.rindex(f"{dim} 3 "):]  # the board after O's reply
     assert f"{red}X" in board and f"{yellow}O" in board  # X in the first player's colour, O in the second's
     assert f"{dim} 2 " in board and f"{dim}   a b c" in board  # row labels and column letters dim
+
+
+def test_a_roll_is_one_line_not_the_whole_distribution(capsys, monkeypatch):
+    lines = iter(["roll", "quit"])
+    monkeypatch.setattr("builtins.input", lambda prompt="": next(lines))
+    code, out, _ = run(capsys, "play", "pig", "--vs", "random", "--seed", "1")
+    assert code == 0
+    assert re.search(r"^chance: d=\d  \(probability 0\.1667\)$", out, re.MULTILINE), out
+    assert "d=1 (0.1667), d=2" not in out  # a chance state's board (its status lists every outcome) is not drawn
+
+
+@needs_gdl
+def test_play_kalah_shows_pits_and_stores():
+    child = spawn("play", "kalah", "--vs", "random", "--seed", "1")
+    try:
+        child.expect(r"South> ")
+        child.sendline("sow(2)")  # the last seed lands in South's store: South moves again
+        child.expect(r"South> ")
+        screen = plain(child.before)
+        child.sendline("quit")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close()
+    assert "board:" not in screen  # not the flat list of 14 numbers
+    drawn = "\n".join(line.rstrip() for line in screen.split("\n"))
+    assert ("          5 4 3 2 1 0\n"
+            "North [0] 4 4 4 4 4 4\n"
+            "          4 4 0 5 5 5 [1] South\n"
+            "          0 1 2 3 4 5\n"
+            "to move: South") in drawn, drawn

@@ -135,3 +135,77 @@ def test_a_rule_error_met_by_the_symmetry_check_is_a_diagnostic() -> None:
     assert report.errors and all(d.code == "runtime-error" for d in report.diagnostics if d.is_error)
     constant = check_source(source.replace("when top(x) != none", "when top((17)) != none"), "connect4.gdl")
     assert [d.code for d in constant.diagnostics if d.is_error] == ["out-of-domain"]
+
+
+# ------------------------------------------------------- the table generator (bench/fuzz_tables.py)
+
+
+def test_the_table_generator_uses_every_mutation(tmp_path):
+    import fuzz_tables
+
+    seen: set[str] = set()
+    for seed in range(60):
+        kind, _, path, applied = fuzz_tables.make_table(seed, tmp_path)
+        seen.update(kind.removeprefix("tables-").split("+"))
+        path.unlink()
+        assert applied
+    assert seen == {"header", "row", "schema", "pragma", "file"}
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_mutated_tables_are_read_or_refused_cleanly(seed: int) -> None:
+    # seed 0 also runs `gdl play` through the installed executable (fuzz_tables.EXECUTABLE_EVERY)
+    _, kind, sig, trace = fuzz.check_seed((seed, 20.0, "tables"))
+    assert sig is None, f"{kind}: {sig}\n{trace}"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(6, 60))
+def test_more_mutated_tables_are_read_or_refused_cleanly(seed: int) -> None:
+    _, kind, sig, trace = fuzz.check_seed((seed, 20.0, "tables"))
+    assert sig is None, f"{kind}: {sig}\n{trace}"
+
+
+# ------------------------------------------------------- hostile shapes and hostile text (bench/fuzz.py)
+
+
+def test_the_hostile_generator_writes_every_shape_and_every_escape():
+    kinds, texts = set(), []
+    for seed in range(400):
+        kind, text = fuzz.make_case(seed, "hostile")
+        kinds.add(kind.removeprefix("hostile-").removesuffix("+mutated"))
+        if kind == "hostile-text":
+            texts.append(text)
+    assert kinds == set(fuzz.HOSTILE_SHAPES)  # huge literals, deep nesting, doubling defs, text...
+    every = "".join(texts)
+    for needle in ("\x1b]52;", "\x1b]8;;", "\x1b[2J", "[link=", "[/]", 'meta source = "', 'render mark: A "'):
+        assert needle in every, needle
+
+
+def _text_seeds(count: int) -> list[int]:
+    return [seed for seed in range(300) if fuzz.make_case(seed, "hostile")[0] == "hostile-text"][:count]
+
+
+@pytest.mark.parametrize("seed", _text_seeds(6))
+def test_hostile_text_reaches_the_cli_output_as_text(seed: int) -> None:
+    _, kind, sig, trace = fuzz.check_seed((seed, 20.0, "hostile"))
+    assert sig is None, f"{kind}: {sig}\n{trace}"
+
+
+def _loads(text: str) -> bool:
+    try:
+        gdl.load_source(text)
+    except gdl.GdlError:
+        return False
+    return True
+
+
+def test_the_text_property_sees_a_raw_escape(monkeypatch) -> None:
+    # the property is not vacuous: with the CLI's escaping render hook switched off it fails
+    from gdl.console import EscapeControls
+
+    monkeypatch.setattr(EscapeControls, "process_renderables", lambda self, renderables: renderables)
+    seed = next(s for s in _text_seeds(40) if "\x1b" in fuzz.make_case(s, "hostile")[1].split("\n")[0]
+                and _loads(fuzz.make_case(s, "hostile")[1]))
+    with pytest.raises(fuzz.Violation, match="raw control character"):
+        fuzz.run_text_case(fuzz.make_case(seed, "hostile")[1], seed)

@@ -1,9 +1,9 @@
 """Hostile input (issue 12): caches, saves, crafted tables, terminal text, line breaks, odd files, CLI values.
 
-Most cases run the real ``gdl`` executable (as ``tests/test_cli_e2e.py`` does); the 121 crafted
-tables run through the CLI's ``main`` in this process (one subprocess each would take minutes) and a
-few of them through the executable. "No hang" is checked with a 5 s alarm or subprocess timeout: a
-bound on a hang, not a speed measurement.
+Most cases run the real ``gdl`` executable (as ``tests/test_cli_e2e.py`` does); the crafted tables
+run through the CLI's ``main`` in this process (one subprocess each would take minutes), and one of
+each kind (``crafted_tables.one_of_each_kind``) through the executable, four processes at a time.
+"No hang" is checked with a 5 s alarm or subprocess timeout: a bound on a hang, not a speed measurement.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from crafted_tables import CRAFTED
+from crafted_tables import CRAFTED, one_of_each_kind
 
 import gdl
 from gdl.cli import main
@@ -318,6 +318,35 @@ def test_crafted_table_through_the_executable(tmp_path, nim_table, name):
     path = _crafted(tmp_path, nim_table, name)
     result = gdl_run("play", "nim", "--vs", f"perfect:table={path}", "--as", "none", timeout=HANG * 4)
     assert "table" in one_line_error(result, (1, 2))
+
+
+@needs_gdl
+def test_every_kind_of_crafted_table_through_the_executable(tmp_path, nim_table):
+    # One case of each kind (31 kinds: each header field, values, best moves, distances, keys, views,
+    # triggers, computed columns...) through the installed `gdl`, four processes at a time.
+    names = one_of_each_kind()
+    assert len(names) >= 30
+    paths = []
+    for number, name in enumerate(names):
+        folder = tmp_path / str(number)
+        folder.mkdir()
+        paths.append(_crafted(folder, nim_table, name))
+    results: dict[str, subprocess.CompletedProcess[str]] = {}
+    for start in range(0, len(names), 4):
+        batch = [(name, subprocess.Popen([GDL or "gdl", "play", "nim", "--vs", f"perfect:table={path}", "--as", "none"],
+                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV))
+                 for name, path in zip(names[start:start + 4], paths[start:start + 4], strict=True)]
+        for name, child in batch:
+            try:
+                out, err = child.communicate(timeout=HANG * 4)
+            except subprocess.TimeoutExpired:
+                child.kill()
+                child.communicate()
+                pytest.fail(f"{name}: gdl play still running after {HANG * 4} s")
+            results[name] = subprocess.CompletedProcess(child.args, child.returncode, out, err)
+    for name, result in results.items():
+        line = one_line_error(result, (1, 2))
+        assert "table" in line and "\x1b" not in line, name
 
 
 def test_a_good_table_still_plays_perfectly(tmp_path, capsys, nim_table):

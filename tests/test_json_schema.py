@@ -111,7 +111,7 @@ SCHEMAS = schemas()
 
 
 def test_the_doc_has_a_schema_per_command():
-    assert set(SCHEMAS) == {"solve", "match", "info", "error", "check", "check-item", "list", "list-item"}
+    assert set(SCHEMAS) == {"solve", "match", "info", "error", "check", "check-item", "list", "list-item", "book"}
 
 
 def validate_items(data: Any, schema: dict[str, tuple[str, bool]]) -> None:
@@ -220,3 +220,11 @@ def test_a_rule_file_with_errors_prints_the_error_object(capsys, tmp_path):
     assert code == 1
     validate(data, SCHEMAS["error"])
     assert data["error"]["code"] == "undefined-name" and data["error"]["line"] == 4
+
+
+def test_book_json_matches_the_schema(capsys, tmp_path):
+    for extra in ([], ["--depth", "2"]):
+        code, data = run_json(capsys, "book", "tictactoe", "--plies", "2", *extra, "--save",
+                              str(tmp_path / "t.book"), "--json")
+        assert code == 0
+        validate(data, SCHEMAS["book"])

@@ -193,7 +193,7 @@ class Explorer(StateChecks):
                 moves: Sequence[Any] = [outcome for outcome, _ in pairs]
             else:
                 moves = self._decision_moves(state, player)
-                self.actions.update([getattr(move, "action", str(move)) for move in moves])
+                self.actions.update(move.action for move in moves)
         except ProblemFound as found:
             self._record(found.diagnostic, i, None)
             return ()

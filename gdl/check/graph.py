@@ -16,7 +16,8 @@ A rule or move whose condition mentions a true/false parameter (a variant switch
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Hashable
+from typing import Any, Protocol
 
 from gdl import ast
 from gdl.check.moves import join_moves, moves_note
@@ -26,9 +27,6 @@ from gdl.runtime import CompiledGame
 from solver.game import CHANCE
 from solver.value_iteration import components
 
-if TYPE_CHECKING:
-    from gdl.check.explore import Explorer
-
 ENDLESS_CYCLE = "endless-cycle"
 NEVER_ENDS = "never-ends"
 NEVER_LEGAL = "never-legal"
@@ -37,7 +35,29 @@ LOOP_SEARCH_FACTOR = 8
 """The moves around an endless cycle are searched among at most this many states per state of the cycle."""
 
 
-def graph_diagnostics(explorer: Explorer) -> list[Diagnostic]:
+class Explored(Protocol):
+    """What a complete exploration knows (:class:`gdl.check.explore.Explorer`), as these findings read it."""
+
+    game: CompiledGame
+    states: list[Any]
+    """Every reachable state, in breadth-first order."""
+    succ: list[tuple[int, ...]]
+    """The indexes of each state's children."""
+    index: dict[Hashable, int]
+    """A state's index by its key."""
+    key: Callable[[Any], Hashable]
+    statuses: set[int]
+    """The end statuses of the terminal states (which end rule fired)."""
+    actions: set[str]
+    """The names of the moves legal somewhere."""
+    span_ends: Span
+
+    def path(self, i: int) -> list[str]:
+        """The moves from the initial state to state ``i``."""
+        ...
+
+
+def graph_diagnostics(explorer: Explored) -> list[Diagnostic]:
     """What only the whole reachable graph shows: never-ending rules and moves, endless cycles."""
     found: list[Diagnostic] = []
     spans = _declaration_spans(explorer.game)
@@ -50,7 +70,7 @@ def graph_diagnostics(explorer: Explorer) -> list[Diagnostic]:
     return found
 
 
-def _never_ending_rules(explorer: Explorer, ends: list[tuple[str, Span, bool]]) -> list[Diagnostic]:
+def _never_ending_rules(explorer: Explored, ends: list[tuple[str, Span, bool]]) -> list[Diagnostic]:
     """End rules no reachable terminal state ended by (the status names the rule that fired)."""
     game = explorer.game
     n = len(game.players)
@@ -67,14 +87,14 @@ def _never_ending_rules(explorer: Explorer, ends: list[tuple[str, Span, bool]]) 
     return found
 
 
-def _never_legal_moves(explorer: Explorer, moves: list[tuple[str, Span]]) -> list[Diagnostic]:
+def _never_legal_moves(explorer: Explored, moves: list[tuple[str, Span]]) -> list[Diagnostic]:
     return [Diagnostic("warning", NEVER_LEGAL, f"move `{name}` is never legal in any of the "
                        f"{len(explorer.states):,} reachable states", span, explorer.game.filename,
                        "check its condition, or remove the move")
             for name, span in moves if name not in explorer.actions]
 
 
-def _endless_cycle(explorer: Explorer) -> Diagnostic | None:
+def _endless_cycle(explorer: Explored) -> Diagnostic | None:
     """The cycle of non-terminal states nearest the start, if play can go on forever."""
     cyclic = [members for members, feedback in components(explorer.succ) if feedback]
     if not cyclic:
@@ -99,7 +119,7 @@ def _endless_cycle(explorer: Explorer) -> Diagnostic | None:
     return diagnostic.with_notes(*notes)
 
 
-def _loop(explorer: Explorer, entry: int, members: set[int]) -> list[str] | None:
+def _loop(explorer: Explored, entry: int, members: set[int]) -> list[str] | None:
     """The fewest moves from state ``entry`` back to it, played on real states (keys may merge images)."""
     game, key, index = explorer.game, explorer.key, explorer.index
     start = explorer.states[entry]

@@ -28,12 +28,13 @@ import contextlib
 import random
 import time
 from collections.abc import Callable, Hashable
+from typing import Any
 
 from gdl.check.moves import moves_note
 from gdl.check.states import ProblemFound, StateChecks
 from gdl.diagnostics import Diagnostic
 from gdl.runtime import CompiledGame, rule_budget
-from solver.game import CHANCE, TERMINAL
+from solver.game import CHANCE, TERMINAL, Move
 from solver.limits import SearchStopped
 
 DEFAULT_PLAYOUTS = 200
@@ -146,7 +147,7 @@ class Playouts(StateChecks):
         except Exception as error:
             self._record(self._explain(error), history)
 
-    def _step(self, state: tuple, history: list[str]) -> object | None:
+    def _step(self, state: tuple[Any, ...], history: list[str]) -> Move | None:
         """Check ``state`` and pick a random move; None at a (checked) terminal state."""
         game = self.game
         player = game.to_move(state)
@@ -156,10 +157,9 @@ class Playouts(StateChecks):
         if player == CHANCE:
             outcomes = game.chance_outcomes(state)
             self._check_outcomes(outcomes)
-            moves = [outcome for outcome, _ in outcomes]
-            return self.rng.choices(moves, [p for _, p in outcomes])[0]
-        moves = self._decision_moves(state, player)
-        return self.rng.choice(moves)
+            outcome: Move = self.rng.choices([o for o, _ in outcomes], [p for _, p in outcomes])[0]
+            return outcome
+        return self.rng.choice(self._decision_moves(state, player))
 
     def _no_end(self, history: list[str], cycle: tuple[int, int] | None) -> None:
         self.endless += 1

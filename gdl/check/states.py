@@ -28,6 +28,7 @@ from typing import Any
 
 from gdl.diagnostics import Diagnostic, Span, source_lines
 from gdl.runtime import CompiledGame
+from solver.game import Move
 from solver.limits import SearchStopped
 
 PROBABILITY_TOLERANCE = 1e-9
@@ -99,7 +100,7 @@ class StateChecks:
                               "or add a `utility p: ...` line")
         return self.game.explain(error)
 
-    def _decision_moves(self, state: tuple, player: object) -> Sequence[Any]:
+    def _decision_moves(self, state: tuple[Any, ...], player: object) -> Sequence[Move]:
         """The legal moves of a decision state: a real player to move, some move, distinct names."""
         game = self.game
         if not isinstance(player, int) or not 0 <= player < len(game.players):
@@ -136,7 +137,7 @@ class StateChecks:
         if len(self._checked_outcomes) < OUTCOME_LISTS_KEPT:  # kept alive here, so an id is not reused
             self._checked_outcomes[id(outcomes)] = outcomes
 
-    def _check_terminal(self, state: tuple) -> None:
+    def _check_terminal(self, state: tuple[Any, ...]) -> None:
         game = self.game
         utilities = game.utilities(state)
         n = len(game.players)

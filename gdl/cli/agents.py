@@ -33,7 +33,8 @@ AGENT_HELP = ("agents: random; minimax:depth=N; alphabeta:depth=N,paranoid=true;
               "cap: transposition table, MCTS tree, perfect's solved states; minimax keeps none); with seconds or "
               "nodes but no depth, minimax and expectimax deepen iteratively. perfect stops at 60 s and 500,000 "
               "states unless told (perfect:seconds=10,nodes=1000000,tt=200000) and then plays the best move so far "
-              "with a note")
+              "with a note. Every searching agent also takes book=FILE (play from a `gdl book` book while in it) "
+              "and, but perfect, table=FILE (a solved table or exact book probed inside the search)")
 
 
 class _Interrupts:

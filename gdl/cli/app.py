@@ -16,6 +16,7 @@ from typing import NoReturn
 from rich.text import Text
 
 import gdl
+import gdl.cli.book as book
 import gdl.cli.check as check
 import gdl.cli.fmt as fmt
 import gdl.cli.info as info
@@ -32,7 +33,7 @@ from gdl.cli.output import error_json
 from gdl.console import make_console, print_diagnostics
 from gdl.diagnostics import visible
 
-COMMANDS = (check, list_games, info, solve, play, match, replay, fmt, new, show, lsp)
+COMMANDS = (check, list_games, info, solve, play, match, replay, book, fmt, new, show, lsp)
 """The sub-commands in the order ``gdl --help`` lists them; each module has ``register(sub)``."""
 
 

@@ -319,13 +319,18 @@ def make_agent(spec: str, game: CompiledGame, seed: int | None = None) -> agents
     try:
         return agents.make_agent(game, spec, seed)
     except TableError as error:
-        raise EngineError(f"perfect: cannot use table {options['table']!r}: {error}") from None
+        raise EngineError(f"{name}: cannot use {_files(options)}: {error}") from None
     except OSError as error:
-        raise EngineError(f"perfect: cannot use table {options.get('table')!r}: {error.strerror or error}") from None
+        raise EngineError(f"{name}: cannot use {_files(options)}: {error.strerror or error}") from None
     except DeadEndError:
         raise
     except ValueError as error:
         raise EngineError(f"{name} cannot play {game.name}: {error}") from None
+
+
+def _files(options: dict[str, Any]) -> str:
+    """``table 'x.sqlite'``, ``book 'b.sqlite'`` or both: the files an agent spec names."""
+    return " and ".join(f"{kind} {options[kind]!r}" for kind in ("table", "book") if kind in options)
 
 
 def table_from_solution(game: CompiledGame, state: Any, solution: Solution) -> Any:

@@ -19,7 +19,7 @@ from gdl.cli.output import dump_json, game_label, json_value, param_text
 from gdl.cli.progress import DelayedProgress
 from gdl.cli.rule_errors import rule_errors
 from gdl.cli.values import reads_as_probability
-from gdl.console import format_number, make_console
+from gdl.console import format_number, make_console, plural
 from gdl.runtime import CompiledGame
 from gdl.view import rules_text
 from solver.game import CHANCE, TERMINAL, DeadEndError
@@ -151,8 +151,12 @@ def cmd_info(args: argparse.Namespace) -> int:
     table.add_row("game", Text(game_label(game), style="bold") + Text(f"  {info['description']}"))
     table.add_row("file", Text(str(info["file"])))  # user text is Text: never parsed as markup
     table.add_row("players", Text(", ".join(game.players)))
-    table.add_row("rules", Text("\n".join(info["rules"])) if info["rules"]
-                  else Text("not written (the comment at the top of the rule file)", style="dim"))
+    if info["rules"]:  # the rules proper; source, known values and parameters follow in `rules` (gdl play)
+        more = len(info["rules"]) - 1
+        table.add_row("rules", Text(info["rules"][0]) + Text(f" (+{plural(more, 'paragraph')}: `rules` in gdl "
+                                                            "play)" if more else "", style="dim"))
+    else:
+        table.add_row("rules", Text("not written (the comment at the top of the rule file)", style="dim"))
     params = " ".join(f"{k}={param_text(v)}" for k, v in game.parameters.items())
     table.add_row("parameters", Text(params or "none"))
     if info["moves"]:

@@ -164,14 +164,15 @@ def _play_loop(out: Any, game: CompiledGame, state: Any, played: list[str], huma
     plies = 0
     while True:
         if plies >= args.max_plies and game.to_move(state) != TERMINAL:
-            out.print(Text(f"stopped: the game has not ended after {plies:,} plies (--max-plies {args.max_plies})",
+            out.print(Text(f"stopped: the game has not ended after {plies:,} {'ply' if plies == 1 else 'plies'} "
+                           f"(--max-plies {args.max_plies})",
                            style="bold yellow"))
             return EXIT_OK
-        if shown is not state:
+        player = game.to_move(state)
+        if shown is not state and player != CHANCE:  # a chance state is one line: its outcome, below
             out.print()
             out.print(board_text(game, state))
             shown = state
-        player = game.to_move(state)
         if player == TERMINAL:
             utilities = ", ".join(f"{p} {format_number(u)}" for p, u in zip(game.players, game.utilities(state),
                                                                              strict=False))

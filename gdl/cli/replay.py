@@ -68,7 +68,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
         who = "chance" if mover == CHANCE else game.players[mover]
         out.print()
         out.print(Text(f"{number}. {who}: ", style="bold") + Text(name, style="bold cyan"))
-        out.print(board_text(game, state))
+        if game.to_move(state) != CHANCE:  # a chance state is the next line, its outcome
+            out.print(board_text(game, state))
     result = entry.get("result") or {}
     utilities = result.get("utilities")
     ended = result.get("end", "?")

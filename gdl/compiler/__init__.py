@@ -6,7 +6,8 @@ sharing the symbol tables of :class:`~gdl.compiler.base.CompilerBase`. Every exp
 type-checked and folded into a :class:`~gdl.compiler.common.Code`; problems are collected as
 diagnostics; only a rule file without errors becomes a :class:`~gdl.compiler.program.Program`,
 which :class:`gdl.runtime.CompiledGame` runs. :mod:`gdl.compiler.ir` is the typed intermediate
-representation every back end (the Python emitter, the C emitter of :mod:`gdl.native`) reads.
+representation the passes build alongside the Python they write (``Program.ir``), for other back ends
+such as the C emitter of :mod:`gdl.native`.
 
 Generated source never contains user text: identifiers are mangled
 (``u_<name>``, ``L_<name>``), and every constant -- numbers, tuples, strings for

@@ -6,6 +6,7 @@ from typing import Any
 
 from gdl import ast
 from gdl import types as T
+from gdl.compiler import ir
 from gdl.compiler.base import CompilerBase
 from gdl.compiler.common import (
     INLINE_LIMIT,
@@ -16,6 +17,7 @@ from gdl.compiler.common import (
     Local,
     _domain_bounds,
     derived,
+    node,
 )
 from gdl.compiler.facts import _short_circuit, _slice_scan
 from gdl.types import Type
@@ -77,11 +79,15 @@ class AggregatePass(CompilerBase):
                 if cond.is_const:
                     chain = Code(self.constant(value), typ, value) if cond.const else chain
                 else:
-                    chain = derived(f"({self.constant(value)} if {cond.src} else {chain.src})", typ, [cond, chain])
+                    chain = derived(f"({self.constant(value)} if {cond.src} else {chain.src})", typ, [cond, chain],
+                                    node=ir.IfExpr(typ, test=node(cond), then=ir.Const(typ, value=value),
+                                                   orelse=node(chain)))
             return chain
         if kind == "sum":
-            return self.total([b if f is None else derived(f"({b.src} if {f.src} else 0)", b.type, [f, b])
-                               for f, b, _ in terms], typ)
+            return self.total([b if f is None else derived(
+                f"({b.src} if {f.src} else 0)", b.type, [f, b],
+                node=ir.IfExpr(b.type, test=node(f), then=node(b), orelse=ir.Const(T.INT, value=0)))
+                for f, b, _ in terms], typ)
         if any(f is not None for f, _, _ in terms) or not terms:
             return None  # min/max with a filter may be empty: the general form reports that
         bodies = [b for _, b, _ in terms]
@@ -90,7 +96,8 @@ class AggregatePass(CompilerBase):
             return Code(self.constant(value), typ, value)
         if len(bodies) == 1:
             return bodies[0]
-        return derived(f"{kind}({', '.join(b.src for b in bodies)})", typ, bodies, fails=True)
+        return derived(f"{kind}({', '.join(b.src for b in bodies)})", typ, bodies, fails=True,
+                       node=ir.Builtin(typ, name=kind, args=tuple(node(b) for b in bodies), span=e.span))
 
     def conjoin(self, filt: Code | None, body: Code) -> Code:
         return body if filt is None else self.conjunction([filt, body])
@@ -99,8 +106,12 @@ class AggregatePass(CompilerBase):
         if filt is None:
             return body
         if body.is_const:
-            return Code("True", T.BOOL, True) if body.const else derived(f"(not {filt.src})", T.BOOL, [filt])
-        return derived(f"(not {filt.src} or {body.src})", T.BOOL, [filt, body])
+            if body.const:
+                return Code("True", T.BOOL, True)
+            return derived(f"(not {filt.src})", T.BOOL, [filt], node=ir.Unary(T.BOOL, op="not", operand=node(filt)))
+        negated = ir.Unary(T.BOOL, op="not", operand=node(filt))
+        return derived(f"(not {filt.src} or {body.src})", T.BOOL, [filt, body],
+                       node=ir.BoolOp(T.BOOL, op="or", operands=(negated, node(body))))
 
     def conjunction(self, codes: list[Code]) -> Code:
         return _short_circuit("and", codes)
@@ -111,7 +122,9 @@ class AggregatePass(CompilerBase):
     def indicator(self, cond: Code) -> Code:
         if cond.is_const:
             return Code("1" if cond.const else "0", T.INT, int(bool(cond.const)))
-        return derived(f"(1 if {cond.src} else 0)", T.INT, [cond])
+        return derived(f"(1 if {cond.src} else 0)", T.INT, [cond],
+                       node=ir.IfExpr(T.INT, test=node(cond), then=ir.Const(T.INT, value=1),
+                                      orelse=ir.Const(T.INT, value=0)))
 
     def total(self, codes: list[Code], typ: Type) -> Code:
         const = sum(c.const for c in codes if c.is_const)
@@ -121,13 +134,16 @@ class AggregatePass(CompilerBase):
             return Code(self.constant(const), typ, const)
         if const:
             rest.append(self.constant(const))
-        return derived("(" + " + ".join(rest) + ")", typ, parts)
+        total = node(parts[0])
+        for term in [*(node(c) for c in parts[1:]), *([ir.Const(typ, value=const)] if const else [])]:
+            total = ir.Binary(typ, op="+", left=total, right=term)
+        return derived("(" + " + ".join(rest) + ")", typ, parts, node=total)
 
     def general_quantifier(self, e: ast.Quantifier, domain: Code, ctx: Ctx) -> Code:
         inner = ctx.child()
         pyname = f"L{self.binder_tag}_{e.var}"
-        self.declare_local(inner, e.var, Local(pyname, domain.type.elem or T.INT, False, bounds=_domain_bounds(domain)),
-                           e.var_span)
+        binder = self.declare_local(inner, e.var, Local(pyname, domain.type.elem or T.INT, False,
+                                                        bounds=_domain_bounds(domain)), e.var_span)
         filt = None
         with self.loop_body(domain):
             if e.filter is not None:
@@ -135,30 +151,39 @@ class AggregatePass(CompilerBase):
                 self.require(filt, T.BOOL, e.filter.span)
             body = self.expr(e.body, inner)
         cond = f" if {filt.src}" if filt is not None else ""
+        poll = self.needs_poll(domain)
         loop = f"for {pyname} in {self.loop_source(domain, e.domain.span)}"
         kind = e.kind
         parts = [domain, filt, body]  # (every form below is a call: it may fail)
+
+        def aggregate(typ: Type) -> ir.Aggregate:
+            return ir.Aggregate(typ, kind=kind, var=self.local_var(binder, e.var), domain=node(domain),
+                                filter=filt.node if filt is not None else None, body=node(body), poll=poll, span=e.span)
+
         if kind in ("any", "all", "count", "first", "select"):
             self.require(body, T.BOOL, e.body.span)
         if kind == "select":
             both = f" if {filt.src} and {body.src}" if filt is not None else f" if {body.src}"
-            return derived(f"tuple({pyname} {loop}{both})", domain.type, parts, fails=True)
+            return derived(f"tuple({pyname} {loop}{both})", domain.type, parts, fails=True,
+                           node=aggregate(domain.type))
         if kind == "any":
-            return derived(f"any({body.src} {loop}{cond})", T.BOOL, parts, fails=True)
+            return derived(f"any({body.src} {loop}{cond})", T.BOOL, parts, fails=True, node=aggregate(T.BOOL))
         if kind == "all":
-            return derived(f"all({body.src} {loop}{cond})", T.BOOL, parts, fails=True)
+            return derived(f"all({body.src} {loop}{cond})", T.BOOL, parts, fails=True, node=aggregate(T.BOOL))
         if kind == "count":
             both = f" if {filt.src} and {body.src}" if filt is not None else f" if {body.src}"
-            return derived(f"sum(1 {loop}{both})", T.INT, parts, fails=True)
+            return derived(f"sum(1 {loop}{both})", T.INT, parts, fails=True, node=aggregate(T.INT))
         if kind == "first":
             elem = domain.type.elem or T.INT
             if not elem.is_entity:
                 raise self.fail("type", f"`first` picks among players, cells, directions or named values, "
                                 f"not {elem.plural()}", e.domain.span)
             both = f" if {filt.src} and {body.src}" if filt is not None else f" if {body.src}"
-            return derived(f"next(({pyname} {loop}{both}), -1)", elem.with_optional(), parts, fails=True)
+            return derived(f"next(({pyname} {loop}{both}), -1)", elem.with_optional(), parts, fails=True,
+                           node=aggregate(elem.with_optional()))
         self.require_number(body, e.body.span)
         if kind == "sum":
-            return derived(f"sum({body.src} {loop}{cond})", body.type, parts, fails=True)
+            return derived(f"sum({body.src} {loop}{cond})", body.type, parts, fails=True, node=aggregate(body.type))
         sid = self.span_id(e.span)
-        return derived(f"_{kind}_of(({body.src} {loop}{cond}), {sid})", body.type, parts, fails=True)
+        return derived(f"_{kind}_of(({body.src} {loop}{cond}), {sid})", body.type, parts, fails=True,
+                       node=aggregate(body.type))

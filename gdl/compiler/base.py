@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import itertools
 from collections.abc import Callable, Iterator, Sequence
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
@@ -10,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from gdl import ast
 from gdl import types as T
 from gdl.board import Board
+from gdl.compiler import ir
 from gdl.compiler.common import (
     MAX_ERRORS,
     MAX_FRACTION_BITS,
@@ -26,6 +28,7 @@ from gdl.compiler.common import (
     _hashable,
     _q,
     derived,
+    node,
 )
 from gdl.diagnostics import Diagnostic, Span
 from gdl.rule_helpers import RUNTIME_HELPERS, MoveFactory, OutcomeFactory
@@ -86,6 +89,15 @@ class CompilerBase:
         self.after_every: tuple[ast.Stmt, ...] = ()  # the `after every move:` block
         self.binder_tag = ""  # inside an inlined def: its quantifiers bind fresh names (see inline_def)
         self.inlined = 0
+        self.var_ids = itertools.count()  # the ids of the IR's variables
+        self.ir_defs: list[ir.Def] = []  # the defs that stay functions
+        self.ir_out: list[ir.Stmt] = []  # where compiled statements put their IR (see collecting)
+        self.ir_chance: list[ir.ChancePoint] = []
+        self.ir_moves: list[ir.Move] = []
+        self.ir_ends: list[ir.EndRule] = []
+        self.ir_scoring: dict[str, ir.Scoring] = {}  # "utility", "heuristic"
+        self.ir_setup: ir.Effect | None = None
+        self.max_saved = 0  # the most locals a chance state keeps
 
     def error(self, code: str, message: str, span: Span, hint: str | None = None) -> None:
         self.diagnostics.append(Diagnostic("error", code, message, span, self.filename, hint))
@@ -110,6 +122,19 @@ class CompilerBase:
         local.line = span.line
         ctx.scopes[-1][name] = local
         return local
+
+    def local_node(self, local: Local, name: str) -> ir.Expr:
+        """The IR of a local's value: an :class:`ir.Local` of its own variable, made on first use."""
+        if local.node is None:
+            local.node = ir.Local(local.type, var=ir.Var(next(self.var_ids), name, local.type, local.bounds,
+                                                           local.mutable))
+        return local.node
+
+    def local_var(self, local: Local, name: str) -> ir.Var:
+        """The IR variable a binder (loop, aggregate, chance, parameter) binds."""
+        node = self.local_node(local, name)
+        assert isinstance(node, ir.Local) and node.var is not None
+        return node.var
 
     def fail(self, code: str, message: str, span: Span, hint: str | None = None) -> CompileFailed:
         self.error(code, message, span, hint)
@@ -174,10 +199,22 @@ class CompilerBase:
     def loop_source(self, domain: Code, span: Span, moves: str = "") -> str:
         """What a run-time loop iterates: ``domain``, counted by `_poll` when the loop may be long
         (``moves``: the list of legal moves the loop fills, which `_poll` bounds too)."""
-        size = self.domain_size(domain)
-        if domain.long_range or self.loop_weight * size > POLL_WEIGHT:
+        if self.needs_poll(domain):
             return f"_poll({domain.src}, {self.span_id(span)}{', ' + moves if moves else ''})"
         return domain.src
+
+    @contextlib.contextmanager
+    def collecting(self) -> Iterator[list[ir.Stmt]]:
+        """Collect the IR of the statements compiled inside the block."""
+        saved, self.ir_out = self.ir_out, []
+        try:
+            yield self.ir_out
+        finally:
+            self.ir_out = saved
+
+    def needs_poll(self, domain: Code) -> bool:
+        """Whether a run-time loop over ``domain`` here may be long (so it counts toward the rule budget)."""
+        return domain.long_range or self.loop_weight * self.domain_size(domain) > POLL_WEIGHT
 
     @contextlib.contextmanager
     def loop_body(self, domain: Code) -> Iterator[None]:
@@ -214,8 +251,9 @@ class CompilerBase:
         if code.type.optional and T.assignable(code.type.with_optional(False), typ):
             if code.is_const:
                 raise self.fail("type", f"expected {typ}, found none", span)
-            return derived(f"_some({code.src}, {self.span_id(span)})", code.type.with_optional(False), [code],
-                           fails=True)
+            typ = code.type.with_optional(False)
+            return derived(f"_some({code.src}, {self.span_id(span)})", typ, [code], fails=True,
+                           node=ir.Check(typ, kind="some", value=node(code), span=span))
         raise self.fail("type", f"expected {typ}, found {code.type}", span)
 
     def require_number(self, code: Code, span: Span) -> None:
@@ -275,10 +313,8 @@ class CompilerBase:
         def compile_move(self, index: int, move: ast.MoveDecl) -> list[tuple[str, Span]]: ...
         def compile_move_loops(self, index: int, move: ast.MoveDecl) -> list[tuple[str, Span]]: ...
         def constant_combinations(self, move: ast.MoveDecl) -> list[tuple[Any, ...]] | None: ...
-        def specialised_move(self, index: int, move: ast.MoveDecl, types: list[Type],
-                             combos: list[tuple[Any, ...]]) -> list[tuple[str, Span]]: ...
         def compile_effect(self, fn: str, params: list[str], types: list[Type], body: Sequence[ast.Stmt],
-                           ctx: Ctx, span: Span, setup: bool = False) -> None: ...
+                           ctx: Ctx, span: Span, setup: bool = False) -> ir.Effect: ...
         def writes_state_once(self, body: Sequence[ast.Stmt]) -> bool: ...
         def compile_block(self, stmts: list[ast.Stmt], ctx: Ctx, after: list[tuple[list[ast.Stmt], Ctx]],
                           out: list[Any], indent: int, span: Span) -> bool: ...
@@ -299,8 +335,6 @@ class CompilerBase:
         def resumed_scope(block: Ctx, kctx: Ctx) -> Ctx: ...
         def compile_chance_var(self, stmt: ast.Chance, cid: int, ctx: Ctx, kctx: Ctx, restore: list[str],
                                after: list[tuple[list[ast.Stmt], Ctx]]) -> None: ...
-        def constant_distribution(self, stmt: ast.Chance, domain: Code, ctx: Ctx,
-                                  elem: Type) -> list[tuple[Any, float]] | None: ...
         def check_constant_weights(self, weights: list[Any], span: Span) -> None: ...
         def compile_chance_branches(self, stmt: ast.ChanceBranches, cid: int, ctx: Ctx, kctx: Ctx,
                                     restore: list[str], after: list[tuple[list[ast.Stmt], Ctx]]) -> None: ...

@@ -11,6 +11,7 @@ from fractions import Fraction
 from typing import Any
 
 from gdl import ast
+from gdl.compiler import ir
 from gdl.compiler.aggregates import AggregatePass
 from gdl.compiler.base import CompilerBase
 from gdl.compiler.calls import CallPass
@@ -169,4 +170,21 @@ class Compiler(
             distributions=self.distributions,
             symmetries=symmetries,
             symmetry_span=by_kind[ast.SymmetryDecl][0].span if symmetries else None,
+            ir=self.ir_program(game.name if game else "game", bounds, zero_sum, render_var, symbols),
         )
+
+    def ir_program(self, name: str, bounds: tuple[float, float] | None, zero_sum: bool, render_var: str | None,
+                   symbols: dict[int, str]) -> ir.Program:
+        """The checked rule file as IR, for back ends other than the Python one (``Program.ir``)."""
+        layout = ir.StateLayout(tuple(ir.StateSlotVar(v.name, v.type, v.offset, tuple(v.dims), tuple(v.index_types),
+                                                      v.lo, v.hi, v.values) for v in self.state.values()),
+                                self.nvars, self.has_chance, self.max_saved)
+        assert self.ir_setup is not None
+        return ir.Program(
+            name=name, players=self.players, layout=layout, initial=tuple(self.globals["_INIT"]),
+            setup=self.ir_setup, defs=tuple(self.ir_defs), moves=tuple(self.ir_moves),
+            chance=tuple(sorted(self.ir_chance, key=lambda c: c.point)), ends=tuple(self.ir_ends),
+            end_utilities=tuple(self.globals["_UT"]), utility=self.ir_scoring.get("utility"),
+            utility_bounds=bounds, heuristic=self.ir_scoring.get("heuristic"),
+            render=(render_var, symbols) if render_var else None, zero_sum=zero_sum, parameters=dict(self.params),
+            board=self.board)

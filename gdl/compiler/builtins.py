@@ -8,8 +8,9 @@ from typing import Any
 from gdl import ast
 from gdl import types as T
 from gdl.board import Board
+from gdl.compiler import ir
 from gdl.compiler.base import CompilerBase
-from gdl.compiler.common import Code, _bounds, _show, derived
+from gdl.compiler.common import Code, _bounds, _show, derived, node
 from gdl.types import Type
 
 
@@ -32,13 +33,13 @@ BUILTIN_FUNCTIONS: dict[str, Callable[[CompilerBase, ast.Call, list[Code]], Code
 
 
 def _fold(compiler: CompilerBase, fn: Callable, args: list[Code], typ: Type, src: str,
-          bounds: tuple[Any, Any] | None = None, fails: bool = True) -> Code:
+          bounds: tuple[Any, Any] | None = None, fails: bool = True, *, ir_node: ir.Expr) -> Code:
     """``fn`` of the arguments when they are all constants, else ``src`` (``fails``: it may raise a rule
     error, as a call or an index may)."""
     if all(a.is_const for a in args):
         value = fn(*[a.const for a in args])
         return Code(compiler.constant(value), typ, value)
-    return derived(src, typ, args, fails=fails, bounds=bounds)
+    return derived(src, typ, args, fails=fails, bounds=bounds, node=ir_node)
 
 
 def _min_max(name: str) -> Callable:
@@ -55,13 +56,16 @@ def _min_max(name: str) -> Callable:
                 if not values:
                     raise compiler.fail("empty", f"`{name}` of an empty list", call.span)
                 return Code(compiler.constant(py(values)), typ, py(values))
-            return derived(f"_{name}_of({args[0].src}, {compiler.span_id(call.span)})", typ, args, fails=True)
+            return derived(f"_{name}_of({args[0].src}, {compiler.span_id(call.span)})", typ, args, fails=True,
+                           node=ir.Builtin(typ, name=f"{name}_of", args=(node(args[0]),), span=call.span))
         for arg, expr in zip(args, call.args, strict=True):
             compiler.require_number(arg, expr.span)
         typ = T.REAL if any(a.type.kind == "real" for a in args) else T.INT
         each = [_bounds(a) for a in args]
         bounds = None if None in each else (py(b[0] for b in each), py(b[1] for b in each))  # type: ignore[index]
-        return _fold(compiler, py, args, typ, f"{name}({', '.join(a.src for a in args)})", bounds)
+        return _fold(compiler, py, args, typ, f"{name}({', '.join(a.src for a in args)})", bounds,
+                     ir_node=ir.Builtin(typ, name=name, args=tuple(node(a) for a in args), span=call.span,
+                                        value_bounds=bounds))
 
     return build
 
@@ -75,21 +79,25 @@ _builtin("max", (-1,))(_min_max("max"))
 @_builtin("abs", 1)
 def _abs(compiler: CompilerBase, call: ast.Call, args: list[Code]) -> Code:
     compiler.require_number(args[0], call.args[0].span)
-    return _fold(compiler, abs, args, args[0].type, f"abs({args[0].src})")
+    return _fold(compiler, abs, args, args[0].type, f"abs({args[0].src})",
+                 ir_node=ir.Builtin(args[0].type, name="abs", args=(node(args[0]),), span=call.span))
 
 
 @_builtin("len", 1)
 def _len(compiler: CompilerBase, call: ast.Call, args: list[Code]) -> Code:
     if args[0].type.kind != "seq":
         raise compiler.fail("type", f"`len` needs a list or set, not {args[0].type}", call.args[0].span)
-    return _fold(compiler, lambda v: len(tuple(v)), args, T.INT, f"len({args[0].src})")
+    return _fold(compiler, lambda v: len(tuple(v)), args, T.INT, f"len({args[0].src})",
+                 ir_node=ir.Builtin(T.INT, name="len", args=(node(args[0]),), span=call.span))
 
 
 @_builtin("sum", 1)
 def _sum(compiler: CompilerBase, call: ast.Call, args: list[Code]) -> Code:
     if args[0].type.kind != "seq" or not (args[0].type.elem or T.INT).is_number:
         raise compiler.fail("type", "`sum(...)` needs a list of numbers", call.args[0].span)
-    return _fold(compiler, lambda v: sum(v), args, args[0].type.elem or T.INT, f"sum({args[0].src})")
+    typ = args[0].type.elem or T.INT
+    return _fold(compiler, lambda v: sum(v), args, typ, f"sum({args[0].src})",
+                 ir_node=ir.Builtin(typ, name="sum", args=(node(args[0]),), span=call.span))
 
 
 @_builtin("next", 1)
@@ -98,7 +106,8 @@ def _next(compiler: CompilerBase, call: ast.Call, args: list[Code]) -> Code:
     src = f"_NEXT[{args[0].src}]"
     if args[0].bounds is not None and args[0].bounds[0] < 0:  # `turn` in a utility: never a negative index
         src = f"_at(_NEXT, {args[0].src}, {compiler.span_id(call.span)})"
-    return _fold(compiler, lambda p: (p + 1) % len(compiler.players), args, T.PLAYER, src)
+    return _fold(compiler, lambda p: (p + 1) % len(compiler.players), args, T.PLAYER, src,
+                 ir_node=ir.Builtin(T.PLAYER, name="next", args=(node(args[0]),), span=call.span))
 
 
 @_builtin("opponent", 1)
@@ -107,7 +116,9 @@ def _opponent(compiler: CompilerBase, call: ast.Call, args: list[Code]) -> Code:
         raise compiler.fail("type", "`opponent` is for two-player games; use `next(p)`", call.span)
     compiler.require(args[0], T.PLAYER, call.args[0].span)
     bounds = args[0].bounds and (1 - args[0].bounds[1], 1 - args[0].bounds[0])
-    return _fold(compiler, lambda p: 1 - p, args, T.PLAYER, f"(1 - {args[0].src})", bounds, fails=False)
+    return _fold(compiler, lambda p: 1 - p, args, T.PLAYER, f"(1 - {args[0].src})", bounds, fails=False,
+                 ir_node=ir.Binary(T.PLAYER, op="-", left=ir.Const(T.INT, value=1), right=node(args[0]),
+                                   value_bounds=bounds))
 
 
 def _board(compiler: CompilerBase, call: ast.Call) -> Board:
@@ -135,6 +146,7 @@ def _board_table(name: str, arg_types: tuple[Type, ...], result: Type, table: Ca
         src = compiler.constant(data)
         size = len(data)
         plain = True  # every index a local or a constant, unchecked: a loop over the result sees few values
+        checks: list[bool] = []
         for a, expr in zip(args, call.args, strict=True):
             # A cell or direction is in range by construction; a number (`cells_in_row(n - 1)`) is
             # checked, so that -1 is a rule error instead of Python's last row.
@@ -144,11 +156,16 @@ def _board_table(name: str, arg_types: tuple[Type, ...], result: Type, table: Ca
                 name = compiler.constant(call.func)
                 src += f"[_board_arg({a.src}, {size}, {name}, {compiler.span_id(expr.span)})]"
                 plain = False
+                checks.append(True)
             else:
                 plain = plain and (a.simple or a.is_const)
                 src += f"[{a.src}]"
+                checks.append(False)
             size = len(data[0]) if size and isinstance(data[0], tuple | list) else size
-        return derived(src, result, args, fails=True, rows=_longest_row(data, len(args)) if plain else None)
+        lookup = ir.Table(result, name=call.func, table=data, args=tuple(node(a) for a in args), checked=tuple(checks),
+                          span=call.span)
+        return derived(src, result, args, fails=True, rows=_longest_row(data, len(args)) if plain else None,
+                       node=lookup)
 
 
 def _longest_row(data: Any, depth: int) -> int | None:
@@ -200,7 +217,8 @@ def _connected(compiler: CompilerBase, call: ast.Call, args: list[Code]) -> Code
         if arg.type.kind != "seq" or (arg.type.elem is not None and arg.type.elem.kind != "cell"):
             raise compiler.fail("type", f"`connected` takes three sets of cells, not {arg.type}", expr.span)
     neighbors = compiler.constant(board.neighbors)
-    return derived(f"_connected({neighbors}, {args[0].src}, {args[1].src}, {args[2].src})", T.BOOL, args, fails=True)
+    return derived(f"_connected({neighbors}, {args[0].src}, {args[1].src}, {args[2].src})", T.BOOL, args, fails=True,
+                   node=ir.Builtin(T.BOOL, name="connected", args=tuple(node(a) for a in args), span=call.span))
 
 
 @_builtin("cell", 2)
@@ -208,5 +226,7 @@ def _cell(compiler: CompilerBase, call: ast.Call, args: list[Code]) -> Code:
     board = _board(compiler, call)
     for arg, expr in zip(args, call.args, strict=True):
         compiler.require(arg, T.INT, expr.span)
-    return _fold(compiler, board.cell_at, args, T.CELL.with_optional(),
-                 f"{compiler.constant(board.cell_at)}({args[0].src}, {args[1].src})")
+    typ = T.CELL.with_optional()
+    src = f"{compiler.constant(board.cell_at)}({args[0].src}, {args[1].src})"
+    return _fold(compiler, board.cell_at, args, typ, src,
+                 ir_node=ir.Builtin(typ, name="cell_at", args=(node(args[0]), node(args[1])), span=call.span))

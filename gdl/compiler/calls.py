@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from gdl import ast
 from gdl import types as T
+from gdl.compiler import ir
 from gdl.compiler.base import CompilerBase
 from gdl.compiler.builtins import BUILTIN_FUNCTIONS
 from gdl.compiler.common import (
@@ -25,6 +26,7 @@ from gdl.compiler.common import (
     _q,
     _show,
     derived,
+    node,
 )
 from gdl.compiler.facts import _cannot_fail
 from gdl.diagnostics import Span, did_you_mean
@@ -76,15 +78,19 @@ class CallPass(CompilerBase):
                 const = info.result.const
                 bounds = (const, const) if isinstance(const, int) and not isinstance(const, bool) else None
                 return derived(f"({', '.join(a.src for a in evaluated)}, {info.result.src})[-1]", info.result.type,
-                               evaluated, bounds=bounds)
+                               evaluated, bounds=bounds,
+                               node=ir.Evaluate(info.result.type, first=tuple(node(a) for a in evaluated),
+                                                value=node(info.result)))
             return Code(info.result.src, info.result.type, info.result.const)
         inlined = self.inline_def(info, args)
         if inlined is not None:
             return inlined
         arg_src = "".join(", " + a.src for a in args)
         # (the def reads the state passed to it: which slots is not known here)
+        def_reads = info.body.reads if info.body is not None else UNKNOWN_READS
         return derived(f"{info.pyname}(s{arg_src})", info.result.type, args, fails=True, reads=UNKNOWN_READS,
-                       calls_def=True)
+                       calls_def=True, node=ir.Call(info.result.type, name=info.decl.name,
+                                                    args=tuple(node(a) for a in args), def_reads=def_reads))
 
     def within_domain(self, arg: Code, bounds: tuple[int, int] | None, info: DefInfo, i: int, span: Span) -> Code:
         """An argument kept inside its parameter's range: an error if it is a constant outside,
@@ -101,7 +107,7 @@ class CallPass(CompilerBase):
         if known is not None and lo <= known[0] and known[1] <= hi:
             return arg
         return derived(f"_dom({arg.src}, {lo}, {hi}, {self.span_id(span)})", arg.type, [arg], fails=True,
-                       bounds=bounds)
+                       bounds=bounds, node=ir.Check(arg.type, kind="domain", value=node(arg), lo=lo, hi=hi, span=span))
 
     def inline_def(self, info: DefInfo, args: list[Code]) -> Code | None:
         """The def's body with the arguments substituted, when they are constants or plain names.
@@ -124,7 +130,7 @@ class CallPass(CompilerBase):
     def inline_body(self, info: DefInfo, args: list[Code]) -> Code | None:
         ctx = Ctx([{}])
         for p, ptype, arg in zip(info.decl.params, info.param_types, args, strict=True):
-            ctx.scopes[-1][p.name] = Local(arg.src, ptype, False, arg.const, line=p.span.line)
+            ctx.scopes[-1][p.name] = Local(arg.src, ptype, False, arg.const, line=p.span.line, node=arg.node)
         mark = len(self.diagnostics)
         # Hygiene: an argument may be a caller's binder (`all k in D: above(k)`), so the body's own
         # binders get names no other code uses (`L3_k`), and cannot capture it.
@@ -157,12 +163,14 @@ class CallPass(CompilerBase):
         try:
             ctx = Ctx([{}])
             params = []
+            variables: list[ir.Var] = []
             for p in decl.params:
                 ptype = self.param_type(p, ctx)
                 info.param_types.append(ptype)
                 bounds = _domain_bounds(self.expr(p.type.domain, ctx)) if ptype.kind == "int" else None
                 info.param_bounds.append(bounds)
-                self.declare_local(ctx, p.name, Local(f"L_{p.name}", ptype, False, bounds=bounds), p.span)
+                local = self.declare_local(ctx, p.name, Local(f"L_{p.name}", ptype, False, bounds=bounds), p.span)
+                variables.append(self.local_var(local, p.name))
                 params.append(f"L_{p.name}")
             reads_before = self.turn_reads
             body = self.expr(decl.body, ctx)
@@ -177,6 +185,8 @@ class CallPass(CompilerBase):
                 self.emit("    _tick()", decl.span)  # defs calling defs twice double the work per level
             self.emit(f"    return {body.src}", decl.span)
             info.result = Code(f"{info.pyname}(s)", body.type, calls_def=True)
+            info.body = body
+            self.ir_defs.append(ir.Def(decl.name, tuple(variables), node(body), decl.span, body.calls_def))
         finally:
             info.in_progress = False
             self.def_depth -= 1

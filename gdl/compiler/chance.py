@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
 
 from gdl import ast
 from gdl import types as T
+from gdl.compiler import ir
 from gdl.compiler.base import CompilerBase
-from gdl.compiler.common import NOT_CONST, Code, Ctx, Local, _domain_bounds, _q
+from gdl.compiler.common import NOT_CONST, Code, Ctx, Local, _domain_bounds, _q, node
 from gdl.diagnostics import Span
 from gdl.rule_helpers import MAX_OUTCOMES, OutcomeFactory
 from gdl.types import Type
@@ -36,6 +38,9 @@ class ChancePass(CompilerBase):
         saved_src = "".join(", " + name for name in extras)
         out.append((f"{pad}s[_T] = -1", stmt.span))
         out.append((f"{pad}return tuple(s) + ({cid}, me, nt{saved_src})", stmt.span))
+        saved_vars = tuple(self.local_var(local, name) for name, local in saved)
+        self.ir_out.append(ir.Suspend(stmt.span, cid, saved_vars))
+        self.max_saved = max(self.max_saved, len(saved_vars))
         restore = [f"    {name} = st[{self.extra_base + 3 + i}]" for i, name in enumerate(extras)]
         # Continuation: chance body, then the rest of every enclosing block.
         kctx = ctx.child()
@@ -46,6 +51,8 @@ class ChancePass(CompilerBase):
         else:
             assert isinstance(stmt, ast.ChanceBranches)
             self.compile_chance_branches(stmt, cid, ctx, kctx, restore, after)
+        # (the chance point's own pass did not know which locals the state keeps)
+        self.ir_chance = [dataclasses.replace(c, saved=saved_vars) if c.point == cid else c for c in self.ir_chance]
 
     def emit_continuation(self, fn: str, restore: list[str], body: list[Any], span: Span,
                           bind: str | None = None) -> None:
@@ -97,9 +104,10 @@ class ChancePass(CompilerBase):
                             stmt.domain.span)
         elem = domain.type.elem or T.INT
         pyname = f"L_{stmt.var}"
-        self.declare_local(kctx, stmt.var, Local(pyname, elem, False, bounds=_domain_bounds(domain)), stmt.span)
+        bound = self.declare_local(kctx, stmt.var, Local(pyname, elem, False, bounds=_domain_bounds(domain)),
+                                   stmt.span)
         wctx = ctx.child()
-        wctx.scopes[-1][stmt.var] = Local(pyname, elem, False, bounds=_domain_bounds(domain))
+        wctx.scopes[-1][stmt.var] = bound  # (the weights are a function of the same variable)
         weight = None
         if stmt.weight is not None:
             weight = self.expr(stmt.weight, wctx)
@@ -109,10 +117,12 @@ class ChancePass(CompilerBase):
         elif domain.is_const and len(domain.const) == 0:
             raise self.fail("empty-chance", "this chance has no outcomes", stmt.domain.span)
         fn = f"_k{cid}c"
-        if stmt.body is None:  # `chance x in D`: x is visible to the end of the enclosing block
-            body = self.continuation_body(after[0][0], kctx, after[1:], stmt.span)
-        else:  # `chance x in D:` only in its body
-            body = self.continuation_body(stmt.body, kctx, after, stmt.span)
+        with self.collecting() as block:
+            if stmt.body is None:  # `chance x in D`: x is visible to the end of the enclosing block
+                body = self.continuation_body(after[0][0], kctx, after[1:], stmt.span)
+            else:  # `chance x in D:` only in its body
+                body = self.continuation_body(stmt.body, kctx, after, stmt.span)
+        variable = self.local_var(bound, stmt.var)
         self.emit_continuation(fn, restore, body, stmt.span, bind=pyname)
         # Outcomes function: evaluated in the chance state.
         factory = OutcomeFactory(stmt.var, self.displayer(elem), fn)
@@ -120,9 +130,14 @@ class ChancePass(CompilerBase):
         self.globals[f"_CK{cid}"] = factory
         self.factories.append(factory)
         sid = self.span_id(stmt.span)
-        fixed = self.constant_distribution(stmt, domain, ctx, elem)
+        exact = self.constant_distribution(stmt, domain, ctx, elem)
+        self.ir_chance.append(ir.ChancePoint(
+            cid, (), stmt.span, var=variable, domain=node(domain), weight=weight.node if weight else None,
+            continuations=(ir.Continuation(variable, tuple(block)),),
+            distribution=tuple(exact) if exact is not None else None))
         self.emit(f"def _co{cid}(st):", stmt.span)
-        if fixed is not None:
+        if exact is not None:
+            fixed = [(v, float(p)) for v, p in exact]
             # Known at load time: one shared list of (outcome, probability), built once.
             self.distributions.append((f"_CD{cid}", factory, fixed))
             self.emit(f"    return _CD{cid}", stmt.span)
@@ -138,7 +153,7 @@ class ChancePass(CompilerBase):
             self.emit(f"    return _weighted(dom, ws, _CT{cid}, _CK{cid}, {sid})", stmt.span)
 
     def constant_distribution(self, stmt: ast.Chance, domain: Code, ctx: Ctx,
-                              elem: Type) -> list[tuple[Any, float]] | None:
+                              elem: Type) -> list[tuple[Any, Fraction]] | None:
         """The outcomes and exact probabilities of a chance whose domain and weights are constants."""
         if not domain.is_const:
             return None
@@ -156,7 +171,7 @@ class ChancePass(CompilerBase):
                 weights.append(Fraction(weight.const))
             self.check_constant_weights(weights, stmt.weight.span)
         total = sum(weights)
-        return [(v, float(Fraction(w) / total)) for v, w in zip(values, weights, strict=True) if w]
+        return [(v, Fraction(w) / total) for v, w in zip(values, weights, strict=True) if w]
 
     def check_constant_weights(self, weights: list[Any], span: Span) -> None:
         if any(w < 0 for w in weights):
@@ -184,11 +199,17 @@ class ChancePass(CompilerBase):
                 raise self.fail("bad-probability", f"the probabilities add up to {sum(values)}, not 1", stmt.span,
                                 "write exact fractions such as 1/3; they must sum to exactly 1")
         fns = []
+        continuations = []
         for index, branch in enumerate(stmt.branches):
             fn = f"_k{cid}b{index}"
-            body = self.continuation_body(branch.body, kctx.child(), after, branch.span)
+            with self.collecting() as block:
+                body = self.continuation_body(branch.body, kctx.child(), after, branch.span)
+            continuations.append(ir.Continuation(None, tuple(block)))
             self.emit_continuation(fn, restore, body, branch.span)
             fns.append(fn)
+        self.ir_chance.append(ir.ChancePoint(cid, (), stmt.span, labels=tuple(labels),
+                                             probabilities=tuple(node(p) for p in probs),
+                                             continuations=tuple(continuations)))
         outcome_fn = f"_co{cid}"
         factory = OutcomeFactory(None, str, fns)
         self.globals[f"_CB{cid}"] = tuple(labels)

@@ -8,6 +8,7 @@ from fractions import Fraction
 from typing import Any
 
 from gdl import ast
+from gdl.compiler import ir
 from gdl.compiler.ir import NOT_CONST, Reads
 from gdl.types import Type
 
@@ -101,15 +102,25 @@ class Code:
     """A range computed at run time and not proved short (loops over it count toward the rule budget)."""
     simple: bool = False
     """A plain local name (an inlined def may substitute it for its parameter)."""
+    node: ir.Expr | None = None
+    """The same expression in the typed IR (what other back ends read)."""
 
     def __post_init__(self) -> None:
         if self.const is not NOT_CONST:
             self.reads = Reads.NOTHING
             self.may_fail = False
+            if self.node is None:
+                self.node = ir.Const(self.type, value=self.const)
 
     @property
     def is_const(self) -> bool:
         return self.const is not NOT_CONST
+
+
+def node(code: Code) -> ir.Expr:
+    """The IR of compiled code (every Code has one)."""
+    assert code.node is not None, code.src
+    return code.node
 
 
 def derived(src: str, typ: Type, parts: Sequence[Code | None], *, fails: bool = False, reads: Reads | None = None,
@@ -159,6 +170,7 @@ class DefInfo:
     in_progress: bool = False
     used: bool = False
     reads_turn: bool = False  # its body reads `turn`, directly or through defs it calls (not in `utility`)
+    body: Code | None = None  # its compiled body, when it is not a constant
 
 
 @dataclass(slots=True)
@@ -170,6 +182,7 @@ class Local:
     bounds: tuple[Any, Any] | None = None  # the values it can take, for a number
     line: int = 0  # where it is declared (for `redeclared`)
     used: bool = False  # read somewhere (for `unused-binder`); set while compiling, never from generated text
+    node: ir.Expr | None = None  # its IR: an ir.Local of its own ir.Var, or (an inlined def's parameter) the argument
 
 
 @dataclass(slots=True)

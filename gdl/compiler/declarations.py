@@ -62,7 +62,7 @@ class DeclarationPass(CompilerBase):
                 move_names[decl.name] = decl.span
 
     def collect_meta(self, metas: list[ast.MetaDecl]) -> dict[str, str]:
-        known = ("description", "source", "value", "author", "rules")
+        known = ("description", "source", "value", "author", "rules", "layout")
         out: dict[str, str] = {}
         for meta in metas:
             if meta.key not in known:

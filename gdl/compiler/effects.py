@@ -7,6 +7,7 @@ from typing import Any
 
 from gdl import ast
 from gdl import types as T
+from gdl.compiler import ir
 from gdl.compiler.base import CompilerBase
 from gdl.compiler.common import (
     MAX_BLOCK_DEPTH,
@@ -21,6 +22,7 @@ from gdl.compiler.common import (
     _q,
     _show,
     _var_bounds,
+    node,
 )
 from gdl.diagnostics import Span, did_you_mean
 from gdl.types import Type
@@ -30,7 +32,7 @@ class EffectPass(CompilerBase):
     """Statements of move effects and ``setup`` (assignments with domain checks, ``if``, ``for``, ``let``)."""
 
     def compile_effect(self, fn: str, params: list[str], types: list[Type], body: Sequence[ast.Stmt],
-                       ctx: Ctx, span: Span, setup: bool = False) -> None:
+                       ctx: Ctx, span: Span, setup: bool = False) -> ir.Effect:
         """Emit ``fn(params..., st)``: the move's effects, split at chance points into continuations."""
         after = () if setup else self.after_every
         single = not setup and self.allow_incremental_ends and self.writes_state_once([*body, *after])
@@ -39,9 +41,10 @@ class EffectPass(CompilerBase):
         # `after every move:` runs after the move's own effects (and after its chance), as a block of its
         # own: it is written outside every move, so it sees none of the move's parameters or locals.
         actx = Ctx([{}], in_effect=True, in_move=True, track_write=single)
-        ended = self.compile_block(list(body), ectx, [(list(after), actx)] if after else [], out, 1, span)
-        if after and not ended:
-            self.compile_block(list(after), actx.child(), [], out, 1, span)
+        with self.collecting() as block:
+            ended = self.compile_block(list(body), ectx, [(list(after), actx)] if after else [], out, 1, span)
+            if after and not ended:
+                self.compile_block(list(after), actx.child(), [], out, 1, span)
         self.emit(f"def {fn}({''.join(p + ', ' for p in params)}st):", span)
         self.emit("    s = list(st)", span)
         if setup:
@@ -54,6 +57,7 @@ class EffectPass(CompilerBase):
             self.emit("    return _finish_at(s, me, nt, _w)", span)
         else:
             self.emit("    return _finish(s, me, nt)", span)
+        return ir.Effect(tuple(block), single)
 
     def writes_state_once(self, body: Sequence[ast.Stmt]) -> bool:
         """At most one assignment to a state variable, outside loops, and no chance: the move
@@ -111,33 +115,41 @@ class EffectPass(CompilerBase):
             if value.type.kind == "none":
                 raise self.fail("type", "cannot tell the type of `none` alone; write a typed value", stmt.span)
             pyname = f"L_{stmt.name}"
-            self.declare_local(ctx, stmt.name, Local(pyname, value.type, True), stmt.span)
+            local = self.declare_local(ctx, stmt.name, Local(pyname, value.type, True), stmt.span)
             out.append((f"{pad}{pyname} = {value.src}", stmt.span))
+            self.ir_out.append(ir.Let(stmt.span, self.local_var(local, stmt.name), node(value)))
         elif isinstance(stmt, ast.Again):
             if ctx.in_setup:
                 raise self.fail("again-in-setup", "`again` is meaningless in setup; assign `turn` instead", stmt.span)
             out.append((pad + "nt = me", stmt.span))
+            self.ir_out.append(ir.SetTurn(stmt.span, ir.Mover(T.PLAYER)))
         elif isinstance(stmt, ast.Break):
             if not ctx.in_loop:
                 raise self.fail("break-outside-loop", "`break` outside a `for` loop", stmt.span)
             out.append((pad + "break", stmt.span))
+            self.ir_out.append(ir.Break(stmt.span))
         elif isinstance(stmt, ast.If):
             self.check_block_depth(indent, stmt.span)
             keyword = "if"
             taken = False  # an earlier test is constant true: the branches after it never run
+            branches: list[tuple[ir.Expr, tuple[ir.Stmt, ...]]] = []
+            orelse: tuple[ir.Stmt, ...] | None = None
             for test_expr, body in stmt.branches:
                 test = self.expr(test_expr, ctx)
                 self.require(test, T.BOOL, test_expr.span)
                 out.append((f"{pad}{keyword} {test.src}:", test_expr.span))
-                with self.dead_code(taken or (test.is_const and not test.const)):
+                with self.dead_code(taken or (test.is_const and not test.const)), self.collecting() as block:
                     self.compile_block(list(body), ctx.child(), [(rest, ctx), *after], out, indent + 1, stmt.span)
+                branches.append((node(test), tuple(block)))
                 taken = taken or (test.is_const and bool(test.const))
                 keyword = "elif"
             if stmt.orelse is not None:
                 out.append((pad + "else:", stmt.span))
-                with self.dead_code(taken):
+                with self.dead_code(taken), self.collecting() as block:
                     self.compile_block(list(stmt.orelse), ctx.child(), [(rest, ctx), *after], out, indent + 1,
                                        stmt.span)
+                orelse = tuple(block)
+            self.ir_out.append(ir.If(stmt.span, tuple(branches), orelse))
         elif isinstance(stmt, ast.For):
             domain = self.expr(stmt.domain, ctx)
             if domain.type.kind != "seq":
@@ -148,15 +160,17 @@ class EffectPass(CompilerBase):
                                 "loop over pairs or cells instead of nesting so many loops")
             inner = ctx.child(in_loop=True)
             pyname = f"L_{stmt.var}"
-            self.declare_local(inner, stmt.var, Local(pyname, domain.type.elem or T.INT, False,
-                                                      bounds=_domain_bounds(domain)), stmt.span)
+            local = self.declare_local(inner, stmt.var, Local(pyname, domain.type.elem or T.INT, False,
+                                                              bounds=_domain_bounds(domain)), stmt.span)
+            poll = self.needs_poll(domain)
             out.append((f"{pad}for {pyname} in {self.loop_source(domain, stmt.domain.span)}:", stmt.span))
             self.loop_depth += 1
             try:
-                with self.loop_body(domain):
+                with self.loop_body(domain), self.collecting() as block:
                     self.compile_block(list(stmt.body), inner, [], out, indent + 1, stmt.span)
             finally:
                 self.loop_depth -= 1
+            self.ir_out.append(ir.For(stmt.span, self.local_var(local, stmt.var), node(domain), tuple(block), poll))
         else:  # pragma: no cover - the grammar has no other statements
             raise self.fail("internal", f"unknown statement {type(stmt).__name__}", stmt.span)
 
@@ -178,12 +192,14 @@ class EffectPass(CompilerBase):
             target = local.pyname
             slot: int | None = None
             slot_src = ""
+            current: ir.Expr = self.local_node(local, stmt.name)
         elif stmt.name == "turn":
             if stmt.indices:
                 raise self.fail("type", "`turn` is not an array", stmt.span)
             self.require(value, T.PLAYER, stmt.value.span)
             if stmt.op != "=":
                 raise self.fail("type", "`turn` can only be set with `=`", stmt.span)
+            self.ir_out.append(ir.SetTurn(stmt.span, node(value)))
             return f"nt = {value.src}"
         elif stmt.name in self.state:
             target_var = self.state[stmt.name]
@@ -194,12 +210,15 @@ class EffectPass(CompilerBase):
                 slot_src = index.src
                 target = f"s[{slot_src}]"
                 slot = index.const if index.is_const else None
+                slot_node = node(index)
             elif stmt.indices:
                 raise self.fail("type", f"{_q(stmt.name)} is not an array", stmt.span)
             else:
                 slot_src = str(target_var.offset)
                 target = f"s[{slot_src}]"
                 slot = target_var.offset
+                slot_node = ir.Const(T.INT, value=slot)
+            current = ir.Slot(target_type, var=target_var.name, index=slot_node, value_bounds=_var_bounds(target_var))
             # (with `-=` and friends the constant is a change, not the new value)
             if stmt.op == "=" and value.is_const and isinstance(value.const, int) and \
                     not target_var.holds(int(value.const)):
@@ -228,12 +247,15 @@ class EffectPass(CompilerBase):
                                 stmt.span)
             self.require_number(value, stmt.value.span)
             src = f"{target} {stmt.op[0]} {value.src}"
+            new_value: ir.Expr = ir.Binary(target_type, op=stmt.op[0], left=current, right=node(value),
+                                           span=stmt.span)
         else:
             if not T.assignable(value.type, target_type) and not (
                 target_type.kind == "int" and value.type.kind == "int"
             ):
                 raise self.fail("type", f"{_q(stmt.name)} holds {target_type}, not {value.type}", stmt.value.span)
             src = value.src
+            new_value = node(value)
         if (local is None and not value.is_const) or stmt.op != "=":
             var: StateVar | None = self.state[stmt.name] if local is None else None
             new = _bounds(value) if stmt.op == "=" else _arith_bounds(stmt.op[0], _var_bounds(var), _bounds(value)) \
@@ -248,6 +270,14 @@ class EffectPass(CompilerBase):
                 sid = self.span_id(stmt.value.span)
                 src = f"_among({src}, {self.constant(var.values)}, {sid})" if var.values is not None else \
                     f"_dom({src}, {var.lo}, {var.hi}, {sid})"
+                new_value = ir.Check(target_type, kind="among" if var.values is not None else "domain",
+                                     value=new_value, lo=var.lo, hi=var.hi, allowed=var.values, span=stmt.value.span)
+        if isinstance(current, ir.Slot):
+            assert current.index is not None
+            self.ir_out.append(ir.AssignSlot(stmt.span, current.var, current.index, "=", new_value))
+        else:
+            assert local is not None  # (every other target returned or failed above)
+            self.ir_out.append(ir.AssignLocal(stmt.span, self.local_var(local, stmt.name), "=", new_value))
         return f"{prefix}{target} = {src}"
 
     def compile_setup(self, setup: ast.SetupDecl | None) -> None:
@@ -260,8 +290,8 @@ class EffectPass(CompilerBase):
                 continue
             init[var.offset : var.offset + var.size] = values
         self.globals["_INIT"] = tuple(init)
-        self.compile_effect("_setup", [], [], setup.body if setup else (), empty, setup.span if setup else
-                            Span(1, 1, 1, 2), setup=True)
+        self.ir_setup = self.compile_effect("_setup", [], [], setup.body if setup else (), empty,
+                                            setup.span if setup else Span(1, 1, 1, 2), setup=True)
 
     def initial_values(self, var: StateVar, ctx: Ctx) -> list[Any]:
         decl = var.decl

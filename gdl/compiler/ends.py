@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from gdl import ast
 from gdl import types as T
+from gdl.compiler import ir
 from gdl.compiler.base import CompilerBase
-from gdl.compiler.common import DRAW, LOSE, WIN, Code, CompileFailed, Ctx, Local, _q
+from gdl.compiler.common import DRAW, LOSE, WIN, Code, CompileFailed, Ctx, Local, _q, node
 from gdl.diagnostics import Span, did_you_mean
 
 
@@ -67,15 +68,22 @@ class EndRulePass(CompilerBase):
                 pctx = Ctx([{}], in_end=True)
                 pctx.scopes[-1][binder] = Local(f"L_{binder}", T.PLAYER, False, p)
                 out.append((self.expr(end.condition, pctx), str(base + 1 + p), end.span))
-            return [rule for rule in out if not (rule[0].is_const and not rule[0].const)]
+            kept = [rule for rule in out if not (rule[0].is_const and not rule[0].const)]
+            self.ir_ends.extend(ir.EndRule(end.kind, node(c), ir.Const(T.INT, value=int(status)), span)
+                                for c, status, span in kept)
+            return kept
         status = str(base)
         if end.kind in ("win", "lose"):
             assert end.who is not None
             who = self.expr(end.who, ctx)
             self.require(who, T.PLAYER, end.who.span)
             status = f"{base + 1} + {who.src}"
+            status_node: ir.Expr = ir.Binary(T.INT, op="+", left=ir.Const(T.INT, value=base + 1), right=node(who))
+        else:
+            status_node = ir.Const(T.INT, value=base)
         if cond.is_const and not cond.const:
             return []
+        self.ir_ends.append(ir.EndRule(end.kind, node(cond), status_node, end.span))
         return [(cond, status, end.span)]
 
     def emit_incremental_ends(self, rules: list[tuple[Code, str, Span]]) -> None:

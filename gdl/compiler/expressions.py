@@ -8,6 +8,7 @@ from fractions import Fraction
 
 from gdl import ast
 from gdl import types as T
+from gdl.compiler import ir
 from gdl.compiler.base import CompilerBase
 from gdl.compiler.common import (
     MAX_DOMAIN,
@@ -24,6 +25,7 @@ from gdl.compiler.common import (
     _show,
     _var_bounds,
     derived,
+    node,
 )
 from gdl.compiler.facts import _short_circuit
 from gdl.compiler.ir import Reads
@@ -57,14 +59,14 @@ class ExpressionPass(CompilerBase):
         self.require_number(code, e.operand.span)
         if code.is_const:
             return Code(self.constant(-code.const), code.type, -code.const)
-        return derived(f"(-{code.src})", code.type, [code])
+        return derived(f"(-{code.src})", code.type, [code], node=ir.Unary(code.type, op="-", operand=node(code)))
 
     def expr_Not(self, e: ast.Not, ctx: Ctx) -> Code:
         code = self.expr(e.operand, ctx)
         self.require(code, T.BOOL, e.operand.span)
         if code.is_const:
             return Code(repr(not code.const), T.BOOL, not code.const)
-        return derived(f"(not {code.src})", T.BOOL, [code])
+        return derived(f"(not {code.src})", T.BOOL, [code], node=ir.Unary(T.BOOL, op="not", operand=node(code)))
 
     def expr_BoolOp(self, e: ast.BoolOp, ctx: Ctx) -> Code:
         parts = []
@@ -104,20 +106,28 @@ class ExpressionPass(CompilerBase):
             # Division by a value known only at run time: a zero divisor is a rule error at this line.
             # `/` is exact at run time as it is when folded (Python's `/` on two ints gives a float).
             code = derived(f"_arith({left.src}, {right.src}, {op!r}, {self.span_id(e.span)})", typ, [left, right],
-                           fails=True)
-            return derived(f"int({code.src})", T.INT, [code]) if op == "//" and T.REAL in (left.type, right.type) \
-                else code
+                           fails=True, node=ir.Binary(typ, op=op, left=node(left), right=node(right), checked=True,
+                                                      span=e.span))
+            if op == "//" and T.REAL in (left.type, right.type):
+                return derived(f"int({code.src})", T.INT, [code],
+                               node=ir.Builtin(T.INT, name="int", args=(node(code),), span=e.span))
+            return code
         if op == "//" and T.REAL in (left.type, right.type):
-            return derived(f"int({left.src} // {right.src})", T.INT, [left, right], fails=True)
+            quotient = ir.Binary(typ, op=op, left=node(left), right=node(right), span=e.span)
+            return derived(f"int({left.src} // {right.src})", T.INT, [left, right], fails=True,
+                           node=ir.Builtin(T.INT, name="int", args=(quotient,), span=e.span))
         bounds = _arith_bounds(op, _bounds(left), _bounds(right))
         if (op == "*" or typ == T.REAL) and (bounds is None or max(-bounds[0], bounds[1]) > SMALL_NUMBER):
             # Squaring a number again and again doubles its digits: one multiplication of two huge
             # numbers outlasts any budget (it cannot be interrupted), so each such result is bounded.
             return derived(f"_big({left.src} {op} {right.src}, {self.span_id(e.span)})", typ, [left, right],
-                           fails=True, bounds=bounds)
+                           fails=True, bounds=bounds,
+                           node=ir.Binary(typ, op=op, left=node(left), right=node(right), checked=True, span=e.span,
+                                          value_bounds=bounds))
         # (`*`, `/` and `//` may fail at run time; `+`, `-` and `%` by a nonzero constant cannot)
         return derived(f"({left.src} {op} {right.src})", typ, [left, right], fails=op in ("*", "/", "//"),
-                       bounds=bounds)
+                       bounds=bounds, node=ir.Binary(typ, op=op, left=node(left), right=node(right), span=e.span,
+                                                     value_bounds=bounds))
 
     def expr_Compare(self, e: ast.Compare, ctx: Ctx) -> Code:
         codes = [self.expr(e.first, ctx)] + [self.expr(x, ctx) for x in e.rest]
@@ -145,7 +155,8 @@ class ExpressionPass(CompilerBase):
         if tuple(e.ops) == ("!=",) and codes[0].slot is not None and right.is_const and type(right.const) is int \
                 and abs(right.const) < 10**15:
             slot_test = (codes[0].slot, right.src)  # (a candidate for a slice scan: see facts._slice_scan)
-        return derived("(" + "".join(parts) + ")", T.BOOL, codes, slot_test=slot_test)
+        return derived("(" + "".join(parts) + ")", T.BOOL, codes, slot_test=slot_test,
+                       node=ir.Compare(T.BOOL, ops=tuple(e.ops), operands=tuple(node(c) for c in codes)))
 
     def expr_Range(self, e: ast.Range, ctx: Ctx) -> Code:
         lo = self.expr(e.lo, ctx)
@@ -161,8 +172,10 @@ class ExpressionPass(CompilerBase):
         low, high = _bounds(lo), _bounds(hi)
         if low is None or high is None or high[1] - low[0] >= POLL_WEIGHT:
             # its loops are counted, and refused past MAX_RANGE values
-            return derived(src, T.seq(T.INT), [lo, hi], fails=True, long_range=True)
-        return derived(src, T.seq(T.INT), [lo, hi], fails=True)
+            return derived(src, T.seq(T.INT), [lo, hi], fails=True, long_range=True,
+                           node=ir.Range(T.seq(T.INT), lo=node(lo), hi=node(hi), long=True))
+        return derived(src, T.seq(T.INT), [lo, hi], fails=True,
+                       node=ir.Range(T.seq(T.INT), lo=node(lo), hi=node(hi)))
 
     def expr_IfExpr(self, e: ast.IfExpr, ctx: Ctx) -> Code:
         test = self.expr(e.test, ctx)
@@ -184,18 +197,20 @@ class ExpressionPass(CompilerBase):
         if test.is_const:
             chosen = then if test.const else orelse
             return dataclasses.replace(chosen, type=typ)
-        return derived(f"({then.src} if {test.src} else {orelse.src})", typ, [test, then, orelse])
+        return derived(f"({then.src} if {test.src} else {orelse.src})", typ, [test, then, orelse],
+                       node=ir.IfExpr(typ, test=node(test), then=node(then), orelse=node(orelse)))
 
     def expr_Index(self, e: ast.Index, ctx: Ctx) -> Code:
         if isinstance(e.base, ast.Name) and ctx.lookup(e.base.id) is None and e.base.id in self.state:
             var = self.state[e.base.id]
             var.used = True
             slot = self.slot(var, e.indices, ctx, e.span)
+            read = ir.Slot(var.type, var=var.name, index=node(slot), value_bounds=_var_bounds(var))
             if slot.is_const:
                 return Code(f"s[{slot.src}]", var.type, bounds=_var_bounds(var), reads=Reads(frozenset((slot.const,))),
-                            may_fail=False, slot=slot.const)
+                            may_fail=False, slot=slot.const, node=read)
             return derived(f"s[{slot.src}]", var.type, [slot], fails=True, reads=Reads(dynamic=True),
-                           bounds=_var_bounds(var))
+                           bounds=_var_bounds(var), node=read)
         base = self.expr(e.base, ctx)
         if base.type.kind != "seq":
             raise self.fail("type", f"only arrays, lists and sets can be indexed, not {base.type}", e.base.span)
@@ -212,13 +227,15 @@ class ExpressionPass(CompilerBase):
             value = seq[index.const]
             return Code(self.constant(value), elem, value)
         sid = self.span_id(e.span)
-        return derived(f"_at({base.src}, {index.src}, {sid})", elem, [base, index], fails=True)
+        return derived(f"_at({base.src}, {index.src}, {sid})", elem, [base, index], fails=True,
+                       node=ir.Index(elem, seq=node(base), index=node(index), span=e.span))
 
     def slot(self, var: StateVar, indices: Sequence[ast.Expr], ctx: Ctx, span: Span) -> Code:
         """The flat slot of ``var[indices]``, a constant when the indices are (bounds-checked in checked mode)."""
         if len(indices) != len(var.dims):
             raise self.fail("arity", f"{_q(var.name)} takes {len(var.dims)} index(es), not {len(indices)}", span)
         terms: list[str] = []
+        nodes: list[ir.Expr] = []  # the flat slot as IR: the offset plus each index's term
         parts: list[Code] = []
         checked = False
         const_part = var.offset
@@ -238,6 +255,7 @@ class ExpressionPass(CompilerBase):
                 const_part += (code.const - low) * stride
                 continue
             src = code.src
+            term = node(code)
             # An index of the dimension's own entity type is in range by construction; anything
             # else is checked, because a wrong flat slot would silently corrupt another variable.
             safe = code.type.is_entity and not code.type.optional and code.type.kind == itype.kind and (
@@ -246,12 +264,21 @@ class ExpressionPass(CompilerBase):
             if self.checked or not safe:
                 checked = True
                 src = f"_ix({src}, {low}, {low + size - 1}, {self.span_id(index_expr.span)})"
+                term = ir.Check(T.INT, kind="index", value=term, lo=low, hi=low + size - 1, span=index_expr.span)
             if low:
                 src = f"({src} - {low})"
+                term = ir.Binary(T.INT, op="-", left=term, right=ir.Const(T.INT, value=low))
             terms.append(src if stride == 1 else f"{src} * {stride}")
+            if stride != 1:
+                term = ir.Binary(T.INT, op="*", left=term, right=ir.Const(T.INT, value=stride))
+            nodes.append(term)
         if not terms:
             return Code(str(const_part), T.INT, const_part)
-        return derived(" + ".join(([str(const_part)] if const_part else []) + terms), T.INT, parts, fails=checked)
+        flat: ir.Expr = ir.Const(T.INT, value=const_part)
+        for term in nodes:
+            flat = ir.Binary(T.INT, op="+", left=flat, right=term)
+        return derived(" + ".join(([str(const_part)] if const_part else []) + terms), T.INT, parts, fails=checked,
+                       node=flat)
 
     def expr_ListLit(self, e: ast.ListLit, ctx: Ctx) -> Code:
         return self.sequence_literal(e.items, e.span, ctx, tuple)
@@ -269,4 +296,6 @@ class ExpressionPass(CompilerBase):
         if all(c.is_const for c in codes):
             value = build([c.const for c in codes])
             return Code(self.constant(value), T.seq(elem or T.INT), value)
-        return derived("(" + "".join(c.src + ", " for c in codes) + ")", T.seq(elem or T.INT), codes)
+        typ = T.seq(elem or T.INT)
+        return derived("(" + "".join(c.src + ", " for c in codes) + ")", typ, codes,
+                       node=ir.SeqLit(typ, items=tuple(node(c) for c in codes), unique=build is not tuple))

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from gdl import types as T
-from gdl.compiler.common import Code, derived
+from gdl.compiler import ir
+from gdl.compiler.common import Code, derived, node
 from gdl.compiler.ir import Reads
 
 
@@ -28,7 +29,9 @@ def _short_circuit(op: str, codes: list[Code], *, terms: bool = False) -> Code:
             kept = [c for c in before if not _cannot_fail(c)]
             if not kept:
                 return Code(repr(deciding), T.BOOL, deciding)
-            return derived("(" + f" {op} ".join(c.src for c in kept) + f" {op} {deciding!r})", T.BOOL, kept)
+            operands = (*(node(c) for c in kept), ir.Const(T.BOOL, value=deciding))
+            return derived("(" + f" {op} ".join(c.src for c in kept) + f" {op} {deciding!r})", T.BOOL, kept,
+                           node=ir.BoolOp(T.BOOL, op=op, operands=operands))
         if not code.is_const:
             before.append(code)
     if not before:
@@ -36,7 +39,8 @@ def _short_circuit(op: str, codes: list[Code], *, terms: bool = False) -> Code:
     if len(before) == 1:
         return before[0]
     return derived("(" + f" {op} ".join(c.src for c in before) + ")", T.BOOL, before,
-                   terms=_disjuncts(before) if terms else None)
+                   terms=_disjuncts(before) if terms else None,
+                   node=ir.BoolOp(T.BOOL, op=op, operands=tuple(node(c) for c in before)))
 
 
 def _slice_scan(conds: list[Code]) -> Code | None:
@@ -50,8 +54,10 @@ def _slice_scan(conds: list[Code]) -> Code | None:
     values = {t[1] for t in tests if t is not None}
     if len(values) != 1 or slots != list(range(slots[0], slots[0] + len(slots))):
         return None
+    # (in the IR it stays the conjunction it is: a back end may scan the slots its own way)
     return Code(f"({values.pop()} not in s[{slots[0]}:{slots[-1] + 1}])", T.BOOL,
-                reads=Reads(frozenset(slots)), may_fail=False)
+                reads=Reads(frozenset(slots)), may_fail=False,
+                node=ir.BoolOp(T.BOOL, op="and", operands=tuple(node(c) for c in conds)))
 
 
 def _disjuncts(codes: Sequence[Code]) -> tuple[Code, ...]:

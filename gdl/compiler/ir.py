@@ -15,9 +15,16 @@ once when the node is built (from its children, never from generated text):
 * ``free`` -- its free variables (the :class:`Var` ids it uses and does not bind);
 * ``may_fail`` -- whether evaluating it may raise a rule error (a run-time check, a division, a call).
 
-A back end needs nothing else: the Python emitter (:mod:`gdl.compiler.emit_python`) and the C emitter
-(:mod:`gdl.native`) both walk these nodes, and neither asks the checker anything. Nodes are immutable;
-passes that optimise (folding, unrolling, inlining) build new nodes.
+A back end needs nothing else: a C emitter (:mod:`gdl.native`) walks these nodes and asks the checker
+nothing. The passes build the IR of every expression and statement as they check it (folded, unrolled
+and inlined as in the Python they write alongside); a compiled game's IR is ``game.program.ir``.
+``tests/ir_eval.py`` is a plain evaluator of it, played against the generated code. Nodes are immutable.
+
+Lowering choices a back end may rely on: ``+=`` and friends become ``x = x + v`` (``op`` is ``=``) with
+the domain :class:`Check` around the new value; the ``after every move`` block is compiled into each
+move's :class:`Effect` (``Program.after_every`` stays empty); ``turn = p`` and ``again`` are
+:class:`SetTurn`; after an effect the turn is the next player unless it set one, then the end rules
+are tested in order (the first that holds sets the status, and the turn becomes TERMINAL).
 
 State layout (:class:`StateLayout`): a flat array of integers. Each :class:`StateSlotVar` occupies
 ``size`` consecutive slots from ``offset`` (row-major over its dimensions), every slot holding a value in
@@ -51,6 +58,7 @@ from gdl.compiler.ir_expr import (  # noqa: F401 (the IR is one namespace: `from
     Check,
     Compare,
     Const,
+    Evaluate,
     Expr,
     For,
     If,
@@ -240,3 +248,4 @@ class Program:
     render: tuple[str, dict[int, str]] | None = None
     zero_sum: bool = False
     parameters: dict[str, Any] = field(default_factory=dict)
+    board: Any = None  # the gdl.board.Board, when the rules declare one (its geometry: cell_at, tables)

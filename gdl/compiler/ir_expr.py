@@ -255,8 +255,9 @@ class Unary(Expr):
 
 @dataclass(frozen=True, slots=True, eq=False)
 class Binary(Expr):
-    """Arithmetic: ``+ - * / // %``. ``checked``: a zero divisor or a huge product is a rule error at
-    ``span`` (the Python emitter calls ``_arith``/``_big``, a C emitter tests before it computes)."""
+    """Arithmetic: ``+ - * / // %``. ``checked``: a zero divisor (for ``/ // %``) or a result too large
+    (for ``+ - *``) is a rule error at ``span`` (the Python emitter calls ``_arith``/``_big``; a C emitter
+    tests before it computes). ``/`` is exact (a Fraction at load time); ``//`` and ``%`` floor."""
 
     op: str = "+"
     left: Expr | None = None
@@ -462,6 +463,25 @@ class Aggregate(Expr):
     @property
     def may_fail(self) -> bool:
         return self.kind in ("min", "max") or _children_may_fail(self)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Evaluate(Expr):
+    """Evaluate ``first`` (for the rule errors they may raise, in order), then give ``value``: a def whose
+    result is a constant still checks its arguments (`one(n + 5)` fails when 5 is outside its domain)."""
+
+    first: tuple[Expr, ...] = ()
+    value: Expr | None = None
+
+    children: ClassVar[tuple[str, ...]] = ("first", "value")
+
+    @property
+    def const(self) -> Any:
+        return NOT_CONST
+
+    @property
+    def bounds(self) -> Interval | None:
+        return self.value.bounds if self.value else None
 
 
 @dataclass(frozen=True, slots=True, eq=False)

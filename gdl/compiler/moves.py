@@ -6,11 +6,15 @@ from typing import Any
 
 from gdl import ast
 from gdl import types as T
+from gdl.compiler import ir
 from gdl.compiler.base import CompilerBase
-from gdl.compiler.common import MAX_DOMAIN, MAX_LOOP_DEPTH, UNROLL_MOVES, CompileFailed, Ctx, Local, _q
+from gdl.compiler.common import MAX_DOMAIN, MAX_LOOP_DEPTH, UNROLL_MOVES, CompileFailed, Ctx, Local, _q, node
 from gdl.diagnostics import Span
 from gdl.rule_helpers import MoveFactory
 from gdl.types import Type
+
+Specialised = tuple[tuple[Any, ...], ir.Expr | None, ir.Effect]
+"""One constant combination of a move's parameters: its values, its guard (None: always), its effect."""
 
 
 class MovePass(CompilerBase):
@@ -56,6 +60,7 @@ class MovePass(CompilerBase):
         loops: list[tuple[str, Span]] = []
         names: list[str] = []
         types: list[Type] = []
+        params: list[ir.Param] = []
         depth = 0
         for p in move.params:
             dom = self.expr(p.type.domain, ctx)
@@ -66,7 +71,8 @@ class MovePass(CompilerBase):
             if dom.is_const and len(dom.const) > MAX_DOMAIN:
                 raise self.fail("too-large", "this move parameter has too many values", p.type.span)
             pyname = f"L_{p.name}"
-            self.declare_local(ctx, p.name, Local(pyname, elem, False), p.span)
+            local = self.declare_local(ctx, p.name, Local(pyname, elem, False), p.span)
+            params.append(ir.Param(self.local_var(local, p.name), node(dom), self.needs_poll(dom)))
             loops.append(("    " * depth + f"for {pyname} in {self.loop_source(dom, p.type.span, 'out')}:", p.span))
             self.loop_weight = min(self.loop_weight * self.domain_size(dom), 1 << 62)
             names.append(pyname)
@@ -74,9 +80,11 @@ class MovePass(CompilerBase):
             depth += 1
         self.move_param_types[move.name] = tuple(types)
         guard_src = None
+        guard_node = None
         never = False  # the guard is false whatever the parameters
         if move.guard is not None:
             guard = self.expr(move.guard, ctx)
+            guard_node = node(guard)
             self.require(guard, T.BOOL, move.guard.span)
             never = guard.is_const and not guard.const
             if never:
@@ -88,18 +96,22 @@ class MovePass(CompilerBase):
                 guard_src = "False"
         combos = self.constant_combinations(move)
         if combos is not None:
-            lines = self.specialised_move(index, move, types, combos)
+            lines, specialised = self.specialised_move(index, move, types, combos)
+            effect = None
             if not lines and not never:
                 # Every combination's condition folded to false: say so, and still check the body.
                 self.warn("never-legal", f"move {_q(move.name)} can never be played: its condition is false "
                           "for every value of its parameters", move.guard.span if move.guard else move.span)
-                self.compile_effect(f"_m{index}", names, types, move.body, ctx, move.span)
+                effect = self.compile_effect(f"_m{index}", names, types, move.body, ctx, move.span)
             elif not lines:
                 with self.dead_code():  # never played, but still a part of the rule file to check
-                    self.compile_effect(f"_m{index}", names, types, move.body, ctx, move.span)
+                    effect = self.compile_effect(f"_m{index}", names, types, move.body, ctx, move.span)
+            self.ir_moves.append(ir.Move(move.name, index, tuple(params), guard_node, effect, move.span,
+                                         move.otherwise, tuple(specialised)))
             return lines
         fn = f"_m{index}"
-        self.compile_effect(fn, names, types, move.body, ctx, move.span)
+        effect = self.compile_effect(fn, names, types, move.body, ctx, move.span)
+        self.ir_moves.append(ir.Move(move.name, index, tuple(params), guard_node, effect, move.span, move.otherwise))
         factory = MoveFactory(move.name, [self.displayer(t) for t in types], fn)
         self.globals[f"_MT{index}"] = factory.cache
         self.globals[f"_MK{index}"] = factory
@@ -130,25 +142,29 @@ class MovePass(CompilerBase):
         return combos
 
     def specialised_move(self, index: int, move: ast.MoveDecl, types: list[Type],
-                         combos: list[tuple[Any, ...]]) -> list[tuple[str, Span]]:
-        """One guard test and one effect function per parameter combination, constants folded in."""
+                         combos: list[tuple[Any, ...]]) -> tuple[list[tuple[str, Span]], list[Specialised]]:
+        """One guard test and one effect function per parameter combination, constants folded in (the
+        lines of ``_legal``, and in the IR each combination with its guard and effect)."""
         lines: list[tuple[str, Span]] = []
+        specialised: list[Specialised] = []
         displays = [self.displayer(t) for t in types]
         for k, combo in enumerate(combos):
             ctx = Ctx([{}], in_move=True)
             for p, typ, value in zip(move.params, types, combo, strict=True):
                 ctx.scopes[-1][p.name] = Local(f"L_{p.name}", typ, False, value, line=p.span.line)
             guard_src = None
+            guard_node = None
             if move.guard is not None:
                 guard = self.expr(move.guard, ctx)
                 if guard.is_const and not guard.const:
                     continue
                 if not guard.is_const:
                     guard_src = guard.src
+                    guard_node = node(guard)
             fn = f"_m{index}_{k}"
-            self.compile_effect(fn, [], [], move.body, ctx, move.span)
+            specialised.append((combo, guard_node, self.compile_effect(fn, [], [], move.body, ctx, move.span)))
             shown = tuple(d(v) for d, v in zip(displays, combo, strict=True))
             mv = f"_mv{index}_{k}"
             self.eager_moves.append((mv, move.name, shown, fn))
             lines.append((f"if {guard_src}: add({mv})" if guard_src else f"add({mv})", move.span))
-        return lines
+        return lines, specialised

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from gdl import ast
 from gdl import types as T
+from gdl.compiler import ir
 from gdl.compiler.base import CompilerBase
 from gdl.compiler.builtins import BUILTIN_FUNCTIONS
 from gdl.compiler.common import DRAW, LOSE, NOT_CONST, WIN, Code, Ctx, _q, _var_bounds
@@ -23,7 +24,7 @@ class NamePass(CompilerBase):
             if local.const is not NOT_CONST:
                 return Code(self.constant(local.const), local.type, local.const)
             return Code(local.pyname, local.type, bounds=local.bounds, reads=Reads.NOTHING, may_fail=False,
-                        simple=True)
+                        simple=True, node=self.local_node(local, name))
         code = self.global_name(name, e.span, ctx)
         if code is not None:
             return code
@@ -56,7 +57,9 @@ class NamePass(CompilerBase):
             if var.dims:
                 raise self.fail("type", f"{_q(name)} is an array; give an index, as in `{name}[...]`", span)
             return Code(f"s[{var.offset}]", var.type, bounds=_var_bounds(var), reads=Reads(frozenset((var.offset,))),
-                        may_fail=False, slot=var.offset)
+                        may_fail=False, slot=var.offset,
+                        node=ir.Slot(var.type, var=var.name, index=ir.Const(T.INT, value=var.offset),
+                                     value_bounds=_var_bounds(var)))
         if name in self.defs:
             info = self.defs[name]
             if info.decl.params:
@@ -78,11 +81,11 @@ class NamePass(CompilerBase):
                 raise self.fail("mover-outside-move", "`mover` is only defined inside a move", span,
                                 "outside moves, `turn` is the player to move")
             if ctx.in_effect:
-                return Code("me", T.PLAYER, reads=Reads.NOTHING, may_fail=False, simple=True)
-            return Code("s[_T]", T.PLAYER, reads=Reads(turn=True), may_fail=False)
+                return Code("me", T.PLAYER, reads=Reads.NOTHING, may_fail=False, simple=True, node=ir.Mover(T.PLAYER))
+            return Code("s[_T]", T.PLAYER, reads=Reads(turn=True), may_fail=False, node=ir.Turn(T.PLAYER))
         if name == "turn" and ctx.in_effect:
             # inside a move `turn` is the mover (also where the move resumes)
-            return Code("me", T.PLAYER, reads=Reads.NOTHING, may_fail=False, simple=True)
+            return Code("me", T.PLAYER, reads=Reads.NOTHING, may_fail=False, simple=True, node=ir.Mover(T.PLAYER))
         if name == "turn" and ctx.game_over:
             raise self.fail("turn-in-utility", "`turn` has no value in `utility`: the game is over and nobody is "
                             "to move", span, "keep the player who moved last in a state variable, or say who won "
@@ -91,13 +94,14 @@ class NamePass(CompilerBase):
             self.turn_reads += 1  # (a def that reads it cannot be called from `utility`: see call_def)
             # In a utility or heuristic the state may be terminal (-2) or chance (-1): an index made of
             # `turn` there is checked instead of reading another variable's slot.
-            return Code("s[_T]", T.PLAYER, bounds=(-2, len(self.players) - 1) if ctx.scoring else None,
-                        reads=Reads(turn=True), may_fail=False)
+            bounds = (-2, len(self.players) - 1) if ctx.scoring else None
+            return Code("s[_T]", T.PLAYER, bounds=bounds, reads=Reads(turn=True), may_fail=False,
+                        node=ir.Turn(T.PLAYER, value_bounds=bounds))
         if name == "no_moves":
             if not ctx.in_end:
                 raise self.fail("no-moves-here", "`no_moves` can only be used in end rules, `utility` and "
                                 "`heuristic`", span, "move guards cannot depend on the list of legal moves")
-            return Code("(not _legal(s))", T.BOOL, reads=Reads(turn=True, dynamic=True))
+            return Code("(not _legal(s))", T.BOOL, reads=Reads(turn=True, dynamic=True), node=ir.NoMoves(T.BOOL))
         if self.board is not None:
             board = self.board
             if name == "cell":

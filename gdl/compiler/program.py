@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gdl.board import Board
+from gdl.compiler import ir as ir_module
 from gdl.compiler.common import StateVar
 from gdl.diagnostics import Span
 from gdl.rule_helpers import MoveFactory, OutcomeFactory
@@ -50,3 +51,5 @@ class Program:
     """Each action's parameter types: a `column` or `row` parameter also parses from its index (`drop(3)`)."""
     win_loss: bool = False
     """Two players, and every end is a win for one and a loss for the other: no draws, no other scores."""
+    ir: ir_module.Program | None = None
+    """The same rules in the typed IR (gdl.compiler.ir), for other back ends."""

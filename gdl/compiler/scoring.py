@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from gdl import ast
 from gdl import types as T
+from gdl.compiler import ir
 from gdl.compiler.base import CompilerBase
-from gdl.compiler.common import DRAW, LOSE, WIN, Code, CompileFailed, Ctx, Local, _q
+from gdl.compiler.common import DRAW, LOSE, WIN, Code, CompileFailed, Ctx, Local, _q, node
 from gdl.diagnostics import did_you_mean
 
 
@@ -68,11 +69,16 @@ class ScoringPass(CompilerBase):
         return bounds_out, zero_sum
 
     def per_player_number(self, var: str, expr: ast.Expr, game_over: bool = False) -> Code:
-        """A number per player (``utility p: ...``, ``heuristic p: ...``), with ``var`` standing for the player."""
+        """A number per player (``utility p: ...``, ``heuristic p: ...``), with ``var`` standing for the player.
+        Its IR goes to ``ir_scoring`` under "utility" (``game_over``) or "heuristic"."""
         ctx = Ctx([{}], in_end=True, scoring=True, game_over=game_over)
-        ctx.scopes[-1][var] = Local(f"L_{var}", T.PLAYER, False, line=expr.span.line)
+        player = ctx.scopes[-1][var] = Local(f"L_{var}", T.PLAYER, False, line=expr.span.line)
         code = self.expr(expr, ctx)
         self.require_number(code, expr.span)
+        value = node(code) if code.is_const else ir.Check(code.type, kind="number" if game_over else "float",
+                                                        value=node(code), span=expr.span)
+        self.ir_scoring["utility" if game_over else "heuristic"] = ir.Scoring(self.local_var(player, var), value,
+                                                                              expr.span)
         return code
 
     def compile_heuristic(self, heuristics: list[ast.HeuristicDecl]) -> None:

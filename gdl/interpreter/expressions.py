@@ -90,7 +90,7 @@ class Evaluator(Board):
             raise InterpreterError(f"`{name}` has no value when the game is over: nobody is to move", span)
         if name == "turn":
             return frame.turn
-        if name == "no_moves":
+        if name == "no_moves" and frame.turn is not None:  # (no turn: an error just above)
             return not self._legal({k: list(v) for k, v in frame.vars.items()}, frame.turn)
         if self.board is not None:
             rows, cols, _ = self.board

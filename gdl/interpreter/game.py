@@ -162,15 +162,17 @@ class Interpreter(Evaluator):
                 values[decl.name] = [init] * info.size
         first = self.player_values[0]
         frame = Frame(values, turn=first)
+        setup = self.setup
         try:
-            if self.setup is not None:
-                self.exec_block(self.setup.body, Scope(), frame)
+            if setup is not None:
+                self.exec_block(setup.body, Scope(), frame)
             turn = frame.next_turn or first
             return self._finish(frame.vars, turn)
         except InterpreterError as error:
             return error
-        except Suspend:
-            return NotAllowed("`chance` in `setup` (docs 2.13: not allowed there)", self.setup.span)
+        except Suspend:  # (only `setup` runs a block here)
+            assert setup is not None
+            return NotAllowed("`chance` in `setup` (docs 2.13: not allowed there)", setup.span)
 
     # ---------------------------------------------------------- the game interface
     def initial_state(self) -> IState:
