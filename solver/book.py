@@ -41,8 +41,9 @@ from typing import Any
 from solver import table as tables
 from solver.alphabeta import CycleFound, NegamaxSearch, TooDeep
 from solver.auto import check_players, heuristic_search, is_two_player_zero_sum
-from solver.exact import StateGraph, solve
+from solver.exact import solve
 from solver.game import TERMINAL, Game, State, candidate_moves
+from solver.graph import StateGraph
 from solver.limits import (
     Budget,
     Limits,
@@ -464,14 +465,8 @@ def load_book(path: str | os.PathLike[str], game: Game | None = None) -> Book:
 
 
 def _check_schema(connection: sqlite3.Connection, path: str) -> None:
-    """Exactly the two plain tables (and their primary-key indexes): no views, triggers or virtual tables."""
-    for kind, name, sql in connection.execute("SELECT type, name, sql FROM sqlite_master").fetchall():
-        plain_table = kind == "table" and name in ("header", "states") and isinstance(sql, str) \
-            and sql.lstrip().upper().startswith("CREATE TABLE")
-        own_index = kind == "index" and isinstance(name, str) and name.startswith("sqlite_autoindex_") and sql is None
-        if not (plain_table or own_index):
-            raise BookError(f"{path!r} is not a gdl book (its schema has {tables._shown(kind)} "
-                            f"{tables._shown(name)}, which a book never has)")
+    """A book is a solved table's file (:func:`solver.table._check_schema`): two plain tables, nothing computed."""
+    tables._check_schema(connection, path, "book", BookError)
 
 
 def _read(connection: sqlite3.Connection, path: str) -> Book:
