@@ -40,7 +40,7 @@ from typing import Any
 
 from solver import table as tables
 from solver.alphabeta import CycleFound, NegamaxSearch, TooDeep
-from solver.auto import check_players, is_two_player_zero_sum
+from solver.auto import check_players, heuristic_search, is_two_player_zero_sum
 from solver.exact import solve
 from solver.game import TERMINAL, Game, State, candidate_moves
 from solver.graph import StateGraph
@@ -355,9 +355,7 @@ def _searched(game: Game, levels: list[list[State]], plies: int, depth: int, cou
 
 
 def _algorithm(game: Game) -> str:
-    if game.has_chance:
-        return "expectimax"
-    return "alphabeta" if is_two_player_zero_sum(game) else "minimax"
+    return heuristic_search(game)  # the one chooser (solver.auto)
 
 
 def _search_for(game: Game) -> Callable[[State, Limits, Callable[[SearchStats], Any]], SearchResult]:

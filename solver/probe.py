@@ -107,11 +107,11 @@ class TableProbe:
 
     @property
     def symmetries(self) -> tuple[str, ...]:
-        return tuple(getattr(self.game, "symmetries", ()))
+        return self.game.symmetries
 
     @property
     def simultaneous(self) -> bool:
-        return bool(getattr(self.game, "simultaneous", False))
+        return self.game.simultaneous
 
     # Nothing else of the game shows through (no __getattr__): a fast path that a search takes for the
     # game's own type or attributes (a compiled inner loop, say) would search without the table.
