@@ -7,10 +7,10 @@ import os
 import shutil
 import signal
 import subprocess
-import time
 
 import pexpect
 import pytest
+from busy import wait_until_busy
 
 GDL = shutil.which("gdl")
 pytestmark = pytest.mark.skipif(GDL is None, reason="the gdl console script is not installed (pip install -e .)")
@@ -124,7 +124,7 @@ def test_long_solve_shows_progress_on_a_terminal_and_stops_cleanly_on_ctrl_c():
 def test_long_solve_without_a_terminal_has_no_progress_and_stops_on_sigint():
     process = subprocess.Popen([GDL, *LONG_SOLVE], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                env=ENV)
-    time.sleep(2.0)
+    wait_until_busy(process)  # well into the search, whatever the machine's load
     process.send_signal(signal.SIGINT)
     out, err = process.communicate(timeout=30)
     assert process.returncode == 130, out + err
