@@ -39,18 +39,19 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from solver import table as tables
-from solver.alphabeta import CycleFound, NegamaxSearch, TooDeep, at_least, at_most, mtdf
-from solver.exact import StateGraph, solve
+from solver.alphabeta import CycleFound, NegamaxSearch, TooDeep
+from solver.auto import check_players, is_two_player_zero_sum
+from solver.exact import solve
 from solver.game import TERMINAL, Game, State, candidate_moves
+from solver.graph import StateGraph
 from solver.limits import (
     Budget,
     Limits,
     SearchResult,
     SearchStats,
     SearchStopped,
-    check_players,
-    is_two_player_zero_sum,
 )
+from solver.mtdf import at_least, at_most, mtdf
 from solver.table import (
     TIE_TOLERANCE,
     CorruptTableError,

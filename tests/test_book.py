@@ -28,12 +28,13 @@ from test_solver_search import as_game, trees
 import gdl
 from gdl.cli import main
 from solver.agents import make_agent
-from solver.alphabeta import NegamaxSearch, alphabeta, at_least, at_most
+from solver.alphabeta import NegamaxSearch, alphabeta
 from solver.book import BookError, build_book, is_book, load_book, load_exact_table, positions, save_book
 from solver.exact import solve
 from solver.game import TERMINAL
 from solver.limits import Budget, Limits
 from solver.match import play_game
+from solver.mtdf import at_least, at_most
 from solver.probe import KnowingAgent, TableProbe
 from solver.table import CorruptTableError, StaleTableError, TableError, encode_key
 
