@@ -778,7 +778,8 @@ def write_reproducer(out: Path, sig: str, seed: int, kind: str, generator: str, 
     if generator == "tables":
         name = fuzz_tables.reproduce_table(seed, out / f"{digest}.sqlite")
         described = make_case(seed, generator)[1]
-        text = f"{sig}\nseed {seed} ({kind}); {command}\ngdl play {name} --as none --vs perfect:table={digest}.sqlite\n"
+        replay = f"gdl play {name} --as none --vs perfect:table={digest}.sqlite (or book=)"
+        text = f"{sig}\nseed {seed} ({kind}); {command}\n{replay}\n"
         (out / f"{digest}.txt").write_text(text + described + f"\n{trace or ''}", encoding="utf-8")
         return digest
     text = make_case(seed, generator)[1]

@@ -1,7 +1,8 @@
 """The table generator of ``bench/fuzz.py`` (``--generator tables``): solved tables, mutated.
 
-A case starts from a valid solved table, written by ``gdl solve GAME --save`` (through the CLI's ``main``) for
-one of :data:`BASES`, and applies 1 to 3 mutations chosen by the seed (:data:`MUTATIONS`):
+A case starts from a valid solved table, written by ``gdl solve GAME --save`` (through the CLI's ``main``), or
+a valid book (``gdl book GAME --plies N --save``, the same format), for one of :data:`BASES`, and applies 1 to 3
+mutations chosen by the seed (:data:`MUTATIONS`):
 
 * the header: a field set to a hostile value (wrong SQL type, not JSON, NaN, deep or huge JSON, control
   characters and markup), deleted, duplicated, or an unknown field added;
@@ -18,14 +19,17 @@ one of :data:`BASES`, and applies 1 to 3 mutations chosen by the seed (:data:`MU
 
 The properties (a violation is a crash):
 
-1. :func:`solver.table.load_table` with the game returns a table or raises :class:`solver.table.TableError`
+1. :func:`solver.table.load_table` (for a book: :func:`solver.book.load_book` and
+   :func:`solver.book.load_exact_table`) with the game returns a table or raises :class:`solver.table.TableError`
    (``CorruptTableError`` or ``StaleTableError``), with a one-line message of at most 500 characters and no
    raw control character; nothing else (no ``sqlite3`` error, ``KeyError``, ``RecursionError``...);
 2. a table that loads answers ``best_moves`` and ``fastest_moves`` along random playouts with None or legal
-   move names, or raises ``CorruptTableError``;
-3. ``gdl play GAME --as none --vs perfect:table=FILE`` (the CLI's ``main``, in this process) exits 0, or 1
-   or 2 with exactly one error line that names the table; no traceback, no raw control character in
-   anything it prints; one case in 4 also runs ``gdl match GAME perfect:table=FILE random --games 2``;
+   move names, or raises ``CorruptTableError``; a book that loads answers ``moves`` with None or legal moves;
+3. ``gdl play GAME --as none --vs perfect:table=FILE`` (and ``alphabeta:depth=2,table=FILE`` in nim, tictactoe
+   and hexapawn; for a book ``alphabeta:depth=2,book=FILE`` and ``alphabeta:depth=2,table=FILE``), through the
+   CLI's ``main`` in this process, exits 0, or 1 or 2 with exactly one error line that names the table or book;
+   no traceback, no raw control character in anything it prints; one case in 4 also runs
+   ``gdl match GAME AGENT random... --games 2``;
 4. one case in ``EXECUTABLE_EVERY`` also runs ``gdl play`` through the installed ``gdl`` executable in a
    subprocess (same checks);
 5. the case ends within the campaign's timeout (CPU seconds; a hang is a crash); a case that runs longer than
@@ -44,19 +48,33 @@ import sqlite3
 import subprocess
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import gdl
 from gdl.cli import main as cli_main
 from gdl.diagnostics import has_controls
+from solver.book import load_book, load_exact_table
 from solver.game import CHANCE, TERMINAL
 from solver.table import CorruptTableError, TableError, encode_key, load_table
 
-BASES = ("nim", "tictactoe", "takeaway3", "hexapawn", "race")
-"""Bundled games whose tables are quick to make: two players, symmetries (tictactoe), three players
-(takeaway3), chance (race, value iteration)."""
+BASES = ("nim", "tictactoe", "takeaway3", "hexapawn", "race", "book:nim", "book:tictactoe", "estimates:hexapawn")
+"""Solved tables (``gdl solve GAME --save``) of bundled games that are quick to solve: two players, symmetries
+(tictactoe), three players (takeaway3), chance (race, value iteration); and books (``gdl book``, the same file
+format): exact ones, and one of estimates from a depth-limited search."""
+BOOK_OPTIONS = {"book": ["--plies", "4"], "estimates": ["--plies", "3", "--depth", "2"]}
+SEARCHING = {"nim", "tictactoe", "hexapawn"}
+"""Games whose tables and books are also given to a searching agent (``alphabeta:depth=2,table=FILE``)."""
+
+
+def game_of(base: str) -> str:
+    """The game of a base (``book:nim`` is a book of nim)."""
+    return base.split(":")[-1]
+
+
+def is_book_base(base: str) -> bool:
+    return ":" in base
 EXECUTABLE_EVERY = 25
 CONTROL = "\x1b]52;c;aGk=\x07\x1b]8;;http://evil.example\x1b\\x\x1b]8;;\x1b\\\x1b[2J\x9b31m\u202e"
 MARKUP = "[link=http://evil.example]x[/link][/][bold]"
@@ -84,16 +102,19 @@ def _hostile(rng: random.Random) -> Any:
 _BASE_CACHE: dict[str, Path] = {}
 
 
-def base_table(name: str) -> Path:
-    """A valid table of ``name``, saved once per process by ``gdl solve NAME --save`` (the CLI's main)."""
-    if name not in _BASE_CACHE:
-        path = case_folder() / f"base-{name}.sqlite"
+def base_table(base: str) -> Path:
+    """A valid table or book, saved once per process by ``gdl solve GAME --save`` or ``gdl book GAME ... --save``
+    (the CLI's main)."""
+    if base not in _BASE_CACHE:
+        path = case_folder() / f"base-{base.replace(':', '-')}.sqlite"
+        kind, _, game = base.rpartition(":")
+        argv = ["book", game, *BOOK_OPTIONS[kind]] if kind else ["solve", game]
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()) as err:
-            status = cli_main(["solve", name, "--save", str(path)])
+            status = cli_main([*argv, "--save", str(path)])
         if status != 0:
-            raise RuntimeError(f"gdl solve {name} --save failed: {err.getvalue()}")
-        _BASE_CACHE[name] = path
-    return _BASE_CACHE[name]
+            raise RuntimeError(f"gdl {' '.join(argv)} --save failed: {err.getvalue()}")
+        _BASE_CACHE[base] = path
+    return _BASE_CACHE[base]
 
 
 # ------------------------------------------------------------------ mutations
@@ -368,14 +389,14 @@ def _step_budget(calls: int) -> Callable[[], int]:
 
 
 def make_table(seed: int, folder: Path) -> tuple[str, str, Path, list[str]]:
-    """(kind, game name, path, mutations applied) of table case ``seed``, written under ``folder``."""
+    """(kind, base, path, mutations applied) of table case ``seed``, written under ``folder``."""
     rng = random.Random(seed)
     name = rng.choice(BASES)
     path = folder / f"case-{seed}.sqlite"
     with contextlib.suppress(FileNotFoundError):
         path.unlink()
     shutil.copy(base_table(name), path)
-    game = gdl.load(name)
+    game = gdl.load(game_of(name))
     ctx = Context(game, rng)
     applied: list[str] = []
     # rows before the schema: a row mutation cannot read through an endless view made first
@@ -412,29 +433,56 @@ def _clean_message(error: BaseException) -> None:
         raise TableViolation(f"the table error is not one clean line: {message[:120]!r}")
 
 
-def check_library(game: Any, path: Path, rng: random.Random) -> None:
+def _playout_states(game: Any, rng: random.Random) -> Iterator[Any]:
+    """The decision states of two random playouts of at most 40 plies."""
+    for _ in range(2):
+        state = game.initial_state()
+        for _ in range(40):
+            player = game.to_move(state)
+            if player == TERMINAL:
+                break
+            if player == CHANCE:
+                outcomes = game.chance_outcomes(state)
+                state = game.apply(state, rng.choices([o for o, _ in outcomes], [p for _, p in outcomes])[0])
+                continue
+            yield state
+            state = game.apply(state, rng.choice(game.legal_moves(state)))
+
+
+def check_book(game: Any, path: Path, rng: random.Random) -> None:
+    """Properties 1 and 2 for a book: load_book, load_exact_table, and the book's moves along random playouts."""
+    with contextlib.suppress(TableError):
+        load_exact_table(path, game)  # (an exact book is a table; a book of estimates is refused as one)
+    try:
+        book = load_book(path, game)
+    except TableError as error:
+        _clean_message(error)
+        return
+    try:
+        for state in _playout_states(game, rng):
+            moves = book.moves(game, state)
+            if moves is not None and not set(moves) <= set(game.legal_moves(state)):
+                raise TableViolation(f"the book answers moves that are not legal: {list(moves)[:3]}")
+    except CorruptTableError as error:  # (BookError: its best moves lead nowhere legal)
+        _clean_message(error)
+
+
+def check_library(game: Any, path: Path, rng: random.Random, book: bool = False) -> None:
     """Properties 1 and 2: load_table and the table's answers along random playouts."""
+    if book:
+        check_book(game, path, rng)
+        return
     try:
         table = load_table(path, game)
     except TableError as error:
         _clean_message(error)
         return
     try:
-        for _ in range(2):
-            state = game.initial_state()
-            for _ in range(40):
-                player = game.to_move(state)
-                if player == TERMINAL:
-                    break
-                if player == CHANCE:
-                    outcomes = game.chance_outcomes(state)
-                    state = game.apply(state, rng.choices([o for o, _ in outcomes], [p for _, p in outcomes])[0])
-                    continue
-                legal = {str(move) for move in game.legal_moves(state)}
-                for answer in (table.best_moves(game, state), table.fastest_moves(game, state)):
-                    if answer is not None and not set(answer) <= legal:
-                        raise TableViolation(f"the table answers moves that are not legal: {answer[:3]}")
-                state = game.apply(state, rng.choice(game.legal_moves(state)))
+        for state in _playout_states(game, rng):
+            legal = {str(move) for move in game.legal_moves(state)}
+            for answer in (table.best_moves(game, state), table.fastest_moves(game, state)):
+                if answer is not None and not set(answer) <= legal:
+                    raise TableViolation(f"the table answers moves that are not legal: {answer[:3]}")
     except CorruptTableError as error:
         _clean_message(error)
 
@@ -449,15 +497,21 @@ def _cli_output_ok(code: int, out: str, err: str, what: str) -> None:
     if code not in (1, 2):
         raise TableViolation(f"{what}: exit status {code}")
     lines = [line for line in err.strip().splitlines() if "error" in line]
-    if len(lines) != 1 or "table" not in lines[0]:
+    if len(lines) != 1 or not ("table" in lines[0] or "book" in lines[0]):
         raise TableViolation(f"{what}: not one error line about the table: {err.strip()[:160]!r}")
 
 
-def check_cli(name: str, players: int, path: Path, rng: random.Random, executable: bool) -> None:
-    """Properties 3 and 4: `gdl play` (and sometimes `gdl match`) in this process, sometimes the executable."""
-    runs = [["play", name, "--as", "none", "--vs", f"perfect:table={path}", "--seed", str(rng.randrange(100))]]
+def check_cli(base: str, players: int, path: Path, rng: random.Random, executable: bool) -> None:
+    """Properties 3 and 4: `gdl play` (and sometimes `gdl match`) in this process, sometimes the executable.
+
+    A table goes to ``perfect:table=FILE`` (and, in SEARCHING games, ``alphabeta:depth=2,table=FILE``); a book
+    to ``alphabeta:depth=2,book=FILE`` and ``alphabeta:depth=2,table=FILE`` (where an exact book is a table)."""
+    name = game_of(base)
+    agents = ([f"alphabeta:depth=2,book={path}", f"alphabeta:depth=2,table={path}"] if is_book_base(base)
+              else [f"perfect:table={path}", *([f"alphabeta:depth=2,table={path}"] if name in SEARCHING else [])])
+    runs = [["play", name, "--as", "none", "--vs", agent, "--seed", str(rng.randrange(100))] for agent in agents]
     if rng.random() < 0.25:
-        runs.append(["match", name, f"perfect:table={path}", *["random"] * (players - 1), "--games", "2"])
+        runs.append(["match", name, agents[0], *["random"] * (players - 1), "--games", "2"])
     for argv in runs:
         out, err = io.StringIO(), io.StringIO()
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
@@ -488,8 +542,8 @@ def run_table_case(seed: int, timeout: float) -> str:
     kind, name, path, applied = make_table(seed, case_folder())
     rng = random.Random(seed + 1)
     try:
-        game = gdl.load(name)
-        check_library(game, path, rng)
+        game = gdl.load(game_of(name))
+        check_library(game, path, rng, book=is_book_base(name))
         check_cli(name, len(game.players), path, rng, executable=seed % EXECUTABLE_EVERY == 0)
     except TableViolation as violation:
         raise TableViolation(f"{violation} [{'; '.join(applied)}]"[:400]) from None
@@ -507,7 +561,7 @@ def describe_table(seed: int) -> tuple[str, str]:
     kind, name, path, applied = make_table(seed, case_folder())
     with contextlib.suppress(OSError):
         path.unlink()
-    return kind, f"game {name}\n" + "\n".join(applied) + "\n"
+    return kind, f"base {name} (game {game_of(name)})\n" + "\n".join(applied) + "\n"
 
 
 def reproduce_table(seed: int, target: Path) -> str:
@@ -518,4 +572,4 @@ def reproduce_table(seed: int, target: Path) -> str:
         target.write_text("a FIFO in place of the table\n", encoding="utf-8")
     else:
         shutil.move(path, target)
-    return name
+    return game_of(name)

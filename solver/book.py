@@ -475,6 +475,10 @@ def _check_schema(connection: sqlite3.Connection, path: str) -> None:
         if not (plain_table or own_index):
             raise BookError(f"{path!r} is not a gdl book (its schema has {tables._shown(kind)} "
                             f"{tables._shown(name)}, which a book never has)")
+    computed = tables.computed_column(connection)  # (fuzz, issue 12: SQLite would evaluate it while reading)
+    if computed:
+        raise BookError(f"{path!r} is not a gdl book (its column {computed} is computed or has a default, which a "
+                        "book never has)")
 
 
 def _read(connection: sqlite3.Connection, path: str) -> Book:

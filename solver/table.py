@@ -334,13 +334,23 @@ def _check_schema(connection: sqlite3.Connection, path: str) -> None:
         if not (plain_table or own_index):
             raise CorruptTableError(f"{path!r} is not a gdl solved table (its schema has {_shown(kind)} "
                                     f"{_shown(name)}, which a solved table never has)")
+    computed = computed_column(connection)
+    if computed:
+        raise CorruptTableError(f"{path!r} is not a gdl solved table (its column {computed} is computed or has a "
+                                "default, which a solved table never has)")
+
+
+def computed_column(connection: sqlite3.Connection) -> str | None:
+    """The first column of ``header`` or ``states`` that SQLite computes while reading, shown, or None.
+
+    A generated column is an expression SQLite evaluates while reading (one can build a string of a
+    gigabyte in one step, beyond the progress handler's reach); gdl never writes one, nor a default.
+    """
     for table in ("header", "states"):
-        # A generated column is an expression SQLite evaluates while reading (one can build a string of a
-        # gigabyte in one step, beyond the progress handler's reach); gdl never writes one, nor a default.
         for column in connection.execute(f"PRAGMA table_xinfo({table})"):
             if column[4] is not None or column[6] != 0:  # dflt_value, hidden (1 virtual table, 2-3 generated)
-                raise CorruptTableError(f"{path!r} is not a gdl solved table (its column {table}.{_shown(column[1])} "
-                                        "is computed or has a default, which a solved table never has)")
+                return f"{table}.{_shown(column[1])}"
+    return None
 
 
 def _shown(value: Any, limit: int = 60) -> str:
