@@ -765,8 +765,8 @@ def run_all(seeds: list[int], timeout: float, generator: str, jobs: int,
             os.environ[INFLIGHT] = folder
             pool = multiprocessing.Pool(jobs, maxtasksperchild=2000)
             try:
-                chunk = 1 if generator in ("tables", "hostile") else 50
-                results = pool.imap_unordered(_checked, [(s, timeout, generator) for s in pending], chunksize=chunk)
+                # one seed per task: with chunks, imap_unordered returns a plain generator (no next(timeout))
+                results = pool.imap_unordered(_checked, [(s, timeout, generator) for s in pending])
                 while len(done) < len(pending):
                     try:
                         result = results.next(timeout=4 * timeout + 30)

@@ -230,3 +230,25 @@ def test_a_rule_error_met_while_the_symmetry_is_verified_at_load_is_a_diagnostic
     assert main(["info", str(path)]) == 1
     captured = capsys.readouterr()
     assert "Traceback" not in captured.err and "error[runtime-error]" in captured.err
+
+
+@pytest.mark.parametrize("name", ["format not UTF-8", "root value not UTF-8"])
+def test_text_that_is_not_utf8_is_a_damaged_table_for_every_reader(tmp_path, name) -> None:
+    import sqlite3
+
+    from crafted_tables import CRAFTED
+
+    from solver.book import is_book, load_exact_table
+    from solver.exact import solve
+    from solver.table import CorruptTableError, encode_key, save_table
+
+    game = gdl.load("nim")
+    path = tmp_path / "t.sqlite"
+    save_table(solve(game).table, path)
+    db = sqlite3.connect(path)
+    with db:
+        CRAFTED[name](db, encode_key(game.key(game.initial_state())))
+    db.close()
+    assert not is_book(path)
+    with pytest.raises(CorruptTableError, match=r"damaged solved table|not a gdl solved table"):
+        load_exact_table(path, game)  # the reader of `alphabeta:table=FILE`
