@@ -468,18 +468,8 @@ def load_book(path: str | os.PathLike[str], game: Game | None = None) -> Book:
 
 
 def _check_schema(connection: sqlite3.Connection, path: str) -> None:
-    """Exactly the two plain tables (and their primary-key indexes): no views, triggers or virtual tables."""
-    for kind, name, sql in connection.execute("SELECT type, name, sql FROM sqlite_master").fetchall():
-        plain_table = kind == "table" and name in ("header", "states") and isinstance(sql, str) \
-            and sql.lstrip().upper().startswith("CREATE TABLE")
-        own_index = kind == "index" and isinstance(name, str) and name.startswith("sqlite_autoindex_") and sql is None
-        if not (plain_table or own_index):
-            raise BookError(f"{path!r} is not a gdl book (its schema has {tables._shown(kind)} "
-                            f"{tables._shown(name)}, which a book never has)")
-    computed = tables.computed_column(connection)  # (fuzz, issue 12: SQLite would evaluate it while reading)
-    if computed:
-        raise BookError(f"{path!r} is not a gdl book (its column {computed} is computed or has a default, which a "
-                        "book never has)")
+    """A book is a solved table's file (:func:`solver.table._check_schema`): two plain tables, nothing computed."""
+    tables._check_schema(connection, path, "book", BookError)
 
 
 def _read(connection: sqlite3.Connection, path: str) -> Book:

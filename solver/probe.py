@@ -93,7 +93,7 @@ class TableProbe:
     def apply(self, state: State, move: Hashable) -> State:
         return self.game.apply(state, move)
 
-    def heuristic(self, state: State) -> tuple[float, ...] | None:
+    def heuristic(self, state: State) -> Sequence[float] | None:
         return self.game.heuristic(state)
 
     def key(self, state: State) -> Hashable:
@@ -143,7 +143,7 @@ class KnowingAgent:
     @progress.setter
     def progress(self, display: Any) -> None:
         if hasattr(self.inner, "progress"):
-            self.inner.progress = display  # type: ignore[attr-defined]
+            self.inner.progress = display
 
     def choose(self, state: State) -> Hashable:
         if self.book is not None:

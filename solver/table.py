@@ -322,36 +322,28 @@ def _bound(connection: sqlite3.Connection, size: int) -> None:
     connection.set_progress_handler(tick, _PROGRESS_STEP)
 
 
-def _check_schema(connection: sqlite3.Connection, path: str) -> None:
-    """Exactly the two plain tables (and their primary-key indexes): no views, triggers or virtual tables."""
+def _check_schema(connection: sqlite3.Connection, path: str, what: str = "solved table",
+                  error: type[CorruptTableError] = CorruptTableError) -> None:
+    """Exactly the two plain tables (and their primary-key indexes): no views, triggers or virtual tables.
+
+    Books (:mod:`solver.book`) share the format and this check: ``what`` and ``error`` name the kind of file.
+    """
     try:
         rows = connection.execute("SELECT type, name, sql FROM sqlite_master").fetchall()
     except sqlite3.DatabaseError as exc:
-        raise CorruptTableError(f"{path!r} is not a gdl solved table ({exc})") from None
+        raise error(f"{path!r} is not a gdl {what} ({exc})") from None
     for kind, name, sql in rows:
         plain_table = kind == "table" and name in ("header", "states") and isinstance(sql, str) \
             and sql.lstrip().upper().startswith("CREATE TABLE")
         own_index = kind == "index" and isinstance(name, str) and name.startswith("sqlite_autoindex_") and sql is None
         if not (plain_table or own_index):
-            raise CorruptTableError(f"{path!r} is not a gdl solved table (its schema has {_shown(kind)} "
-                                    f"{_shown(name)}, which a solved table never has)")
-    computed = computed_column(connection)
-    if computed:
-        raise CorruptTableError(f"{path!r} is not a gdl solved table (its column {computed} is computed or has a "
-                                "default, which a solved table never has)")
-
-
-def computed_column(connection: sqlite3.Connection) -> str | None:
-    """The first column of ``header`` or ``states`` that SQLite computes while reading, shown, or None.
-
-    A generated column is an expression SQLite evaluates while reading (one can build a string of a
-    gigabyte in one step, beyond the progress handler's reach); gdl never writes one, nor a default.
-    """
+            raise error(f"{path!r} is not a gdl {what} (its schema has {_shown(kind)} "
+                        f"{_shown(name)}, which a {what} never has)")
     for table in ("header", "states"):
         for column in connection.execute(f"PRAGMA table_xinfo({table})"):
             if column[4] is not None or column[6] != 0:  # dflt_value, hidden (1 virtual table, 2-3 generated)
-                return f"{table}.{_shown(column[1])}"
-    return None
+                raise error(f"{path!r} is not a gdl {what} (its column {table}.{_shown(column[1])} "
+                            f"is computed or has a default, which a {what} never has)")
 
 
 def _shown(value: Any, limit: int = 60) -> str:

@@ -12,8 +12,13 @@ from collections.abc import Sequence
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``gdl`` command; returns the exit status."""
-    from gdl.cli.app import main as run
+    try:
+        from gdl.cli.app import main as run
+    except KeyboardInterrupt:  # Ctrl-C while the modules load (a slow disk, a busy machine): no traceback
+        import sys
 
+        print("gdl: interrupted", file=sys.stderr)
+        return 130
     return run(argv)
 
 
