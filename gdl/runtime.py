@@ -110,7 +110,7 @@ class CompiledGame:
             raise RuleFileError([self.explain(error)], source) from None
         # Hot methods: the generated functions themselves.
         self.legal_moves: Callable[[tuple], list[Move]] = namespace["_legal"]
-        self.to_move: Callable[[tuple], int] = itemgetter(self._turn)  # type: ignore[assignment]
+        self.to_move: Callable[[tuple], int] = itemgetter(self._turn)
 
         def apply(state: tuple, move: Move) -> tuple:
             return move.data(state)

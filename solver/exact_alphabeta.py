@@ -27,6 +27,7 @@ from solver.game import TERMINAL, DeadEndError, Game, State, dead_end
 from solver.guess import stopped
 from solver.limits import TIE_TOLERANCE, UNLIMITED_DEPTH, Budget, Limits, SearchStopped, StopReason
 from solver.mtdf import at_least, at_most, mtdf
+from solver.native.search import NativeSearch, native_search
 from solver.remoteness import one_less
 from solver.solution import Solution
 from solver.table import SolvedTable, has_symmetric_keys
@@ -44,8 +45,9 @@ def solve_alphabeta(game: Game, root: State, budget: Budget, limits: Limits, all
         return Solution(value, (), (), True, budget.stats(), Algorithm.ALPHABETA, table=table,
                         plies=0.0 if plies else None)
     # what solve_negamax does, keeping the searcher; the TT never holds more than the cap (checked below)
-    search = NegamaxSearch(game, budget, detect_cycles=True, table_entries=limits.table_entries)
-    if limits.table_entries is not None:
+    native = native_search(game, budget, limits.table_entries)  # C inner loop: a fixed-size table, never full
+    search = native or NegamaxSearch(game, budget, detect_cycles=True, table_entries=limits.table_entries)
+    if limits.table_entries is not None and native is None:
         # An exact search cannot go on with a full table (it would redo work forever): stop at the cap.
         cap, budget_check = limits.table_entries, budget.check
 
@@ -300,6 +302,8 @@ def _table_from_tt(game: Game, search: NegamaxSearch) -> SolvedTable:
 
     A bound that reaches a utility bound is exact too (a proven win found by a cut-off).
     """
+    if isinstance(search, NativeSearch):  # maybe millions of C entries: converted when the table is first read
+        return search.solved_table(game, lambda view: _table_from_tt(game, view))
     table = SolvedTable.for_game(game, Algorithm.ALPHABETA, complete=False)
     low, high = game.utility_bounds or (float("-inf"), float("inf"))
     values, best = table.values, table.best

@@ -39,6 +39,8 @@ from typing import Any
 from solver.auto import Algorithm, check_players
 from solver.game import CHANCE, TERMINAL, DeadEndError, Game, State, dead_end
 from solver.limits import Budget, ChildStats, Limits, SearchResult, SearchStats, SearchStopped, StopReason
+from solver.native import handle_of
+from solver.native.mcts import native_mcts
 
 DEFAULT_ITERATIONS = 1000
 ROLLOUTS = ("random", "heuristic")
@@ -90,6 +92,7 @@ def mcts(
     rng: random.Random | None = None,
     seed: int | None = None,
     progress: Callable[[SearchStats], Any] | None = None,
+    threads: int = 1,
 ) -> SearchResult:
     """UCT from ``state`` for ``limits.iterations`` simulations (default 1000) or ``limits.seconds``.
 
@@ -97,7 +100,8 @@ def mcts(
     ``max_rollout`` moves, then the heuristic or zeros); ``"heuristic"``
     evaluates a new leaf with ``game.heuristic`` instead (random playout if
     the game has none). ``solver`` enables proven values (MCTS-Solver).
-    Randomness: ``rng``, or a ``random.Random(seed)``.
+    Randomness: ``rng``, or a ``random.Random(seed)``. ``threads``: for a game whose rules run in C
+    (:mod:`solver.native`), that many trees searched at once (root parallelisation); ignored otherwise.
 
     ``children`` in the result holds every root move's visits and mean
     return; ``value`` is the root's mean return (or its proven value, then
@@ -110,6 +114,10 @@ def mcts(
         limits = Limits(seconds=limits.seconds if limits else None, iterations=DEFAULT_ITERATIONS,
                         table_entries=limits.table_entries if limits else None)
     root_state = game.initial_state() if state is None else state
+    handle = handle_of(game)
+    if handle is not None:  # the same search with its loop in C
+        return native_mcts(game, handle, root_state, limits, Budget(limits, progress), rng or random.Random(seed),
+                           exploration, rollout, max_rollout, solver, threads)
     search = _UCT(game, Budget(limits, progress), rng or random.Random(seed), exploration, rollout, max_rollout,
                   solver)
     return search.run(root_state, limits)

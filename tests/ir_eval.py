@@ -7,7 +7,7 @@ games without chance (a :class:`~gdl.compiler.ir.Suspend` raises :class:`Unsuppo
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from fractions import Fraction
 from typing import Any
 
@@ -110,7 +110,7 @@ class Evaluator:
             return self.aggregate(e, s, env)
         if isinstance(e, ir.Call):
             d = self.defs[e.name]
-            inner = {"me": env.get("me")}
+            inner: dict[Any, Any] = {"me": env.get("me")}
             for var, arg in zip(d.params, e.args, strict=True):
                 inner[var.id] = self.expr(arg, s, env)
             return self.expr(d.body, s, inner)
@@ -148,7 +148,8 @@ class Evaluator:
                         seen.add(n)
                         todo.append(n)
             return False
-        return {"int": int, "abs": abs, "len": lambda v: len(tuple(v)), "sum": sum}[name](*args)
+        simple: dict[str, Callable[..., Any]] = {"int": int, "abs": abs, "len": lambda v: len(tuple(v)), "sum": sum}
+        return simple[name](*args)
 
     @staticmethod
     def check(e: ir.Check, value: Any) -> Any:

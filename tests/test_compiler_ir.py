@@ -98,3 +98,16 @@ def test_bounds_of_a_state_read_and_of_arithmetic() -> None:
     cond = program.ends[0].condition
     assert isinstance(cond, ir.Compare)
     assert cond.operands[0].bounds == (1, 10)
+
+
+def test_compile_ir_gives_the_program_a_loaded_game_holds() -> None:
+    from gdl.compiler import compile_ir
+    from gdl.loader import read_source, resolve
+    from gdl.parser import parse
+
+    path = resolve("tictactoe")
+    text = read_source(path)
+    program = compile_ir(parse(text, str(path)), text, str(path))
+    assert program.name == gdl.load("tictactoe").program.ir.name  # type: ignore[union-attr]
+    assert [m.name for m in program.moves] == ["place"]
+    assert program.layout.nvars == 9

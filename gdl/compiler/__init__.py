@@ -24,7 +24,7 @@ far and the move's local values, so the move can resume with nature's pick.
 
 from __future__ import annotations
 
-from gdl.compiler.builder import Compiler, compile_rules
+from gdl.compiler.builder import Compiler, compile_ir, compile_rules
 from gdl.compiler.builtins import BUILTIN_FUNCTIONS
 from gdl.compiler.common import (
     DRAW,
@@ -63,5 +63,5 @@ __all__ = [
     "MAX_DOMAIN", "MAX_ERRORS", "MAX_FRACTION_BITS", "MAX_LOOP_DEPTH", "MAX_STATE", "NOT_CONST", "POLL_WEIGHT",
     "RESERVED", "SMALL_NUMBER", "UNKNOWN_SIZE", "UNROLL_BUDGET", "UNROLL_MOVES", "UNROLL_QUANTIFIER", "VALUE_ERRORS",
     "WIN", "Code", "CompileFailed", "Compiler", "Ctx", "DefInfo", "Local", "Program", "StateVar", "TooManyErrors",
-    "compile_rules",
+    "compile_ir", "compile_rules",
 ]

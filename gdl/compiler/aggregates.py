@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from gdl import ast
@@ -22,6 +23,13 @@ from gdl.compiler.common import (
 from gdl.compiler.facts import _short_circuit, _slice_scan
 from gdl.types import Type
 
+
+def _if_node(typ: Type, test: Code, then: Code | ir.Expr, orelse: Code | ir.Expr) -> Callable[[], ir.Expr]:
+    """The IR of ``then if test else orelse``, made when asked for (its parts bound now, not at that time)."""
+    def build() -> ir.Expr:
+        return ir.IfExpr(typ, test=node(test), then=then if isinstance(then, ir.Expr) else node(then),
+                         orelse=orelse if isinstance(orelse, ir.Expr) else node(orelse))
+    return build
 
 class AggregatePass(CompilerBase):
     """Aggregates (``any``/``all``/``count``/``sum``/``min``/``max``/``first``/``select``), unrolled when small."""
@@ -80,13 +88,11 @@ class AggregatePass(CompilerBase):
                     chain = Code(self.constant(value), typ, value) if cond.const else chain
                 else:
                     chain = derived(f"({self.constant(value)} if {cond.src} else {chain.src})", typ, [cond, chain],
-                                    node=ir.IfExpr(typ, test=node(cond), then=ir.Const(typ, value=value),
-                                                   orelse=node(chain)))
+                                    node=_if_node(typ, cond, ir.Const(typ, value=value), chain))
             return chain
         if kind == "sum":
             return self.total([b if f is None else derived(
-                f"({b.src} if {f.src} else 0)", b.type, [f, b],
-                node=ir.IfExpr(b.type, test=node(f), then=node(b), orelse=ir.Const(T.INT, value=0)))
+                f"({b.src} if {f.src} else 0)", b.type, [f, b], node=_if_node(b.type, f, b, ir.Const(T.INT, value=0)))
                 for f, b, _ in terms], typ)
         if any(f is not None for f, _, _ in terms) or not terms:
             return None  # min/max with a filter may be empty: the general form reports that
@@ -97,7 +103,7 @@ class AggregatePass(CompilerBase):
         if len(bodies) == 1:
             return bodies[0]
         return derived(f"{kind}({', '.join(b.src for b in bodies)})", typ, bodies, fails=True,
-                       node=ir.Builtin(typ, name=kind, args=tuple(node(b) for b in bodies), span=e.span))
+                       node=lambda: ir.Builtin(typ, name=kind, args=tuple(node(b) for b in bodies), span=e.span))
 
     def conjoin(self, filt: Code | None, body: Code) -> Code:
         return body if filt is None else self.conjunction([filt, body])
@@ -108,10 +114,11 @@ class AggregatePass(CompilerBase):
         if body.is_const:
             if body.const:
                 return Code("True", T.BOOL, True)
-            return derived(f"(not {filt.src})", T.BOOL, [filt], node=ir.Unary(T.BOOL, op="not", operand=node(filt)))
-        negated = ir.Unary(T.BOOL, op="not", operand=node(filt))
+            return derived(f"(not {filt.src})", T.BOOL, [filt],
+                           node=lambda: ir.Unary(T.BOOL, op="not", operand=node(filt)))
         return derived(f"(not {filt.src} or {body.src})", T.BOOL, [filt, body],
-                       node=ir.BoolOp(T.BOOL, op="or", operands=(negated, node(body))))
+                       node=lambda: ir.BoolOp(T.BOOL, op="or", operands=(
+                           ir.Unary(T.BOOL, op="not", operand=node(filt)), node(body))))
 
     def conjunction(self, codes: list[Code]) -> Code:
         return _short_circuit("and", codes)
@@ -123,7 +130,7 @@ class AggregatePass(CompilerBase):
         if cond.is_const:
             return Code("1" if cond.const else "0", T.INT, int(bool(cond.const)))
         return derived(f"(1 if {cond.src} else 0)", T.INT, [cond],
-                       node=ir.IfExpr(T.INT, test=node(cond), then=ir.Const(T.INT, value=1),
+                       node=lambda: ir.IfExpr(T.INT, test=node(cond), then=ir.Const(T.INT, value=1),
                                       orelse=ir.Const(T.INT, value=0)))
 
     def total(self, codes: list[Code], typ: Type) -> Code:
@@ -134,10 +141,13 @@ class AggregatePass(CompilerBase):
             return Code(self.constant(const), typ, const)
         if const:
             rest.append(self.constant(const))
-        total = node(parts[0])
-        for term in [*(node(c) for c in parts[1:]), *([ir.Const(typ, value=const)] if const else [])]:
-            total = ir.Binary(typ, op="+", left=total, right=term)
-        return derived("(" + " + ".join(rest) + ")", typ, parts, node=total)
+        def ir_total() -> ir.Expr:
+            total = node(parts[0])
+            for term in [*(node(c) for c in parts[1:]), *([ir.Const(typ, value=const)] if const else [])]:
+                total = ir.Binary(typ, op="+", left=total, right=term)
+            return total
+
+        return derived("(" + " + ".join(rest) + ")", typ, parts, node=ir_total)
 
     def general_quantifier(self, e: ast.Quantifier, domain: Code, ctx: Ctx) -> Code:
         inner = ctx.child()
@@ -158,21 +168,22 @@ class AggregatePass(CompilerBase):
 
         def aggregate(typ: Type) -> ir.Aggregate:
             return ir.Aggregate(typ, kind=kind, var=self.local_var(binder, e.var), domain=node(domain),
-                                filter=filt.node if filt is not None else None, body=node(body), poll=poll, span=e.span)
+                                filter=node(filt) if filt is not None else None, body=node(body), poll=poll,
+                                span=e.span)
 
         if kind in ("any", "all", "count", "first", "select"):
             self.require(body, T.BOOL, e.body.span)
         if kind == "select":
             both = f" if {filt.src} and {body.src}" if filt is not None else f" if {body.src}"
             return derived(f"tuple({pyname} {loop}{both})", domain.type, parts, fails=True,
-                           node=aggregate(domain.type))
+                           node=lambda: aggregate(domain.type))
         if kind == "any":
-            return derived(f"any({body.src} {loop}{cond})", T.BOOL, parts, fails=True, node=aggregate(T.BOOL))
+            return derived(f"any({body.src} {loop}{cond})", T.BOOL, parts, fails=True, node=lambda: aggregate(T.BOOL))
         if kind == "all":
-            return derived(f"all({body.src} {loop}{cond})", T.BOOL, parts, fails=True, node=aggregate(T.BOOL))
+            return derived(f"all({body.src} {loop}{cond})", T.BOOL, parts, fails=True, node=lambda: aggregate(T.BOOL))
         if kind == "count":
             both = f" if {filt.src} and {body.src}" if filt is not None else f" if {body.src}"
-            return derived(f"sum(1 {loop}{both})", T.INT, parts, fails=True, node=aggregate(T.INT))
+            return derived(f"sum(1 {loop}{both})", T.INT, parts, fails=True, node=lambda: aggregate(T.INT))
         if kind == "first":
             elem = domain.type.elem or T.INT
             if not elem.is_entity:
@@ -180,10 +191,11 @@ class AggregatePass(CompilerBase):
                                 f"not {elem.plural()}", e.domain.span)
             both = f" if {filt.src} and {body.src}" if filt is not None else f" if {body.src}"
             return derived(f"next(({pyname} {loop}{both}), -1)", elem.with_optional(), parts, fails=True,
-                           node=aggregate(elem.with_optional()))
+                           node=lambda: aggregate(elem.with_optional()))
         self.require_number(body, e.body.span)
         if kind == "sum":
-            return derived(f"sum({body.src} {loop}{cond})", body.type, parts, fails=True, node=aggregate(body.type))
+            return derived(f"sum({body.src} {loop}{cond})", body.type, parts, fails=True,
+                           node=lambda: aggregate(body.type))
         sid = self.span_id(e.span)
         return derived(f"_{kind}_of(({body.src} {loop}{cond}), {sid})", body.type, parts, fails=True,
-                       node=aggregate(body.type))
+                       node=lambda: aggregate(body.type))

@@ -90,12 +90,14 @@ class CompilerBase:
         self.binder_tag = ""  # inside an inlined def: its quantifiers bind fresh names (see inline_def)
         self.inlined = 0
         self.var_ids = itertools.count()  # the ids of the IR's variables
-        self.ir_defs: list[ir.Def] = []  # the defs that stay functions
+        # The IR of the defs that stay functions, of the end rules and of utility/heuristic, each made when
+        # the program's IR is asked for (Program.ir): loading a game for Python alone does not pay for it.
+        self.ir_defs: list[Callable[[], ir.Def]] = []
         self.ir_out: list[ir.Stmt] = []  # where compiled statements put their IR (see collecting)
         self.ir_chance: list[ir.ChancePoint] = []
         self.ir_moves: list[ir.Move] = []
-        self.ir_ends: list[ir.EndRule] = []
-        self.ir_scoring: dict[str, ir.Scoring] = {}  # "utility", "heuristic"
+        self.ir_ends: list[Callable[[], ir.EndRule]] = []
+        self.ir_scoring: dict[str, Callable[[], ir.Scoring]] = {}  # "utility", "heuristic"
         self.ir_setup: ir.Effect | None = None
         self.max_saved = 0  # the most locals a chance state keeps
 
@@ -253,7 +255,7 @@ class CompilerBase:
                 raise self.fail("type", f"expected {typ}, found none", span)
             typ = code.type.with_optional(False)
             return derived(f"_some({code.src}, {self.span_id(span)})", typ, [code], fails=True,
-                           node=ir.Check(typ, kind="some", value=node(code), span=span))
+                           node=lambda: ir.Check(typ, kind="some", value=node(code), span=span))
         raise self.fail("type", f"expected {typ}, found {code.type}", span)
 
     def require_number(self, code: Code, span: Span) -> None:

@@ -5,8 +5,10 @@ Lark's grammar compiler is the model: single-job passes, one builder that runs t
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
+from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
@@ -48,6 +50,10 @@ def compile_rules(
     """
     compiler = Compiler(rules, source, filename, overrides or {}, checked)
     compiler.allow_incremental_ends = incremental_ends
+    # The walk makes tens of thousands of short-lived objects (compiled code and its IR, built when asked
+    # for) and no garbage cycles worth collecting meanwhile: the cyclic collector waits until it is done.
+    collecting = gc.isenabled()
+    gc.disable()
     try:
         program = compiler.run()
     except TooManyErrors:
@@ -60,6 +66,9 @@ def compile_rules(
         compiler.diagnostics.append(Diagnostic(
             "error", "too-deep", "the rules nest too deeply to compile (expressions inside defs inside defs ...)",
             Span(1, 1, 1, 2), filename, "flatten the deepest expressions, or call fewer defs inside defs"))
+    finally:
+        if collecting:
+            gc.enable()
     # A move unrolled per parameter value compiles its body once per value: report each problem once.
     compiler.diagnostics = list(dict.fromkeys(compiler.diagnostics))
     errors = [d for d in compiler.diagnostics if d.is_error]
@@ -67,6 +76,19 @@ def compile_rules(
         raise RuleFileError(compiler.diagnostics, source)
     return program, compiler.diagnostics
 
+
+
+def compile_ir(rules: ast.RuleFile, source: str, filename: str = "<string>",
+               overrides: dict[str, str] | None = None) -> ir.Program:
+    """Check a parsed rule file and give its typed IR (for a back end other than Python); the same as
+    ``compile_rules(...)[0].ir``, and as ``game.program.ir`` of a loaded game.
+
+    :raises RuleFileError: the rule file has errors.
+    :raises ParameterError: an override names no parameter or has a bad value.
+    """
+    program, _ = compile_rules(rules, source, filename, overrides)
+    assert program.ir is not None
+    return program.ir
 
 class Compiler(
     ParameterPass,
@@ -170,21 +192,28 @@ class Compiler(
             distributions=self.distributions,
             symmetries=symmetries,
             symmetry_span=by_kind[ast.SymmetryDecl][0].span if symmetries else None,
-            ir=self.ir_program(game.name if game else "game", bounds, zero_sum, render_var, symbols),
+            ir_builder=self.ir_program(game.name if game else "game", bounds, zero_sum, render_var, symbols),
         )
 
     def ir_program(self, name: str, bounds: tuple[float, float] | None, zero_sum: bool, render_var: str | None,
-                   symbols: dict[int, str]) -> ir.Program:
-        """The checked rule file as IR, for back ends other than the Python one (``Program.ir``)."""
+                   symbols: dict[int, str]) -> Callable[[], ir.Program]:
+        """How to make the checked rule file's IR, for back ends other than Python (``Program.ir`` calls it
+        on first use). It keeps what it needs, not the compiler."""
         layout = ir.StateLayout(tuple(ir.StateSlotVar(v.name, v.type, v.offset, tuple(v.dims), tuple(v.index_types),
                                                       v.lo, v.hi, v.values) for v in self.state.values()),
                                 self.nvars, self.has_chance, self.max_saved)
         assert self.ir_setup is not None
-        return ir.Program(
-            name=name, players=self.players, layout=layout, initial=tuple(self.globals["_INIT"]),
-            setup=self.ir_setup, defs=tuple(self.ir_defs), moves=tuple(self.ir_moves),
-            chance=tuple(sorted(self.ir_chance, key=lambda c: c.point)), ends=tuple(self.ir_ends),
-            end_utilities=tuple(self.globals["_UT"]), utility=self.ir_scoring.get("utility"),
-            utility_bounds=bounds, heuristic=self.ir_scoring.get("heuristic"),
-            render=(render_var, symbols) if render_var else None, zero_sum=zero_sum, parameters=dict(self.params),
-            board=self.board)
+        players, initial, setup, board = self.players, tuple(self.globals["_INIT"]), self.ir_setup, self.board
+        defs, moves, ends, scoring = list(self.ir_defs), tuple(self.ir_moves), list(self.ir_ends), dict(self.ir_scoring)
+        chance, end_utilities, params = sorted(self.ir_chance, key=lambda c: c.point), self.globals["_UT"], self.params
+
+        def build() -> ir.Program:
+            utility, heuristic = scoring.get("utility"), scoring.get("heuristic")
+            return ir.Program(
+                name=name, players=players, layout=layout, initial=initial, setup=setup,
+                defs=tuple(d() for d in defs), moves=moves, chance=tuple(chance), ends=tuple(e() for e in ends),
+                end_utilities=tuple(end_utilities), utility=utility() if utility else None, utility_bounds=bounds,
+                heuristic=heuristic() if heuristic else None, render=(render_var, symbols) if render_var else None,
+                zero_sum=zero_sum, parameters=dict(params), board=board)
+
+        return build

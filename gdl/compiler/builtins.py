@@ -33,7 +33,8 @@ BUILTIN_FUNCTIONS: dict[str, Callable[[CompilerBase, ast.Call, list[Code]], Code
 
 
 def _fold(compiler: CompilerBase, fn: Callable, args: list[Code], typ: Type, src: str,
-          bounds: tuple[Any, Any] | None = None, fails: bool = True, *, ir_node: ir.Expr) -> Code:
+          bounds: tuple[Any, Any] | None = None, fails: bool = True, *,
+          ir_node: Callable[[], ir.Expr]) -> Code:
     """``fn`` of the arguments when they are all constants, else ``src`` (``fails``: it may raise a rule
     error, as a call or an index may)."""
     if all(a.is_const for a in args):
@@ -57,14 +58,14 @@ def _min_max(name: str) -> Callable:
                     raise compiler.fail("empty", f"`{name}` of an empty list", call.span)
                 return Code(compiler.constant(py(values)), typ, py(values))
             return derived(f"_{name}_of({args[0].src}, {compiler.span_id(call.span)})", typ, args, fails=True,
-                           node=ir.Builtin(typ, name=f"{name}_of", args=(node(args[0]),), span=call.span))
+                           node=lambda: ir.Builtin(typ, name=f"{name}_of", args=(node(args[0]),), span=call.span))
         for arg, expr in zip(args, call.args, strict=True):
             compiler.require_number(arg, expr.span)
         typ = T.REAL if any(a.type.kind == "real" for a in args) else T.INT
         each = [_bounds(a) for a in args]
         bounds = None if None in each else (py(b[0] for b in each), py(b[1] for b in each))  # type: ignore[index]
         return _fold(compiler, py, args, typ, f"{name}({', '.join(a.src for a in args)})", bounds,
-                     ir_node=ir.Builtin(typ, name=name, args=tuple(node(a) for a in args), span=call.span,
+                     ir_node=lambda: ir.Builtin(typ, name=name, args=tuple(node(a) for a in args), span=call.span,
                                         value_bounds=bounds))
 
     return build
@@ -80,7 +81,7 @@ _builtin("max", (-1,))(_min_max("max"))
 def _abs(compiler: CompilerBase, call: ast.Call, args: list[Code]) -> Code:
     compiler.require_number(args[0], call.args[0].span)
     return _fold(compiler, abs, args, args[0].type, f"abs({args[0].src})",
-                 ir_node=ir.Builtin(args[0].type, name="abs", args=(node(args[0]),), span=call.span))
+                 ir_node=lambda: ir.Builtin(args[0].type, name="abs", args=(node(args[0]),), span=call.span))
 
 
 @_builtin("len", 1)
@@ -88,7 +89,7 @@ def _len(compiler: CompilerBase, call: ast.Call, args: list[Code]) -> Code:
     if args[0].type.kind != "seq":
         raise compiler.fail("type", f"`len` needs a list or set, not {args[0].type}", call.args[0].span)
     return _fold(compiler, lambda v: len(tuple(v)), args, T.INT, f"len({args[0].src})",
-                 ir_node=ir.Builtin(T.INT, name="len", args=(node(args[0]),), span=call.span))
+                 ir_node=lambda: ir.Builtin(T.INT, name="len", args=(node(args[0]),), span=call.span))
 
 
 @_builtin("sum", 1)
@@ -97,7 +98,7 @@ def _sum(compiler: CompilerBase, call: ast.Call, args: list[Code]) -> Code:
         raise compiler.fail("type", "`sum(...)` needs a list of numbers", call.args[0].span)
     typ = args[0].type.elem or T.INT
     return _fold(compiler, lambda v: sum(v), args, typ, f"sum({args[0].src})",
-                 ir_node=ir.Builtin(typ, name="sum", args=(node(args[0]),), span=call.span))
+                 ir_node=lambda: ir.Builtin(typ, name="sum", args=(node(args[0]),), span=call.span))
 
 
 @_builtin("next", 1)
@@ -107,7 +108,7 @@ def _next(compiler: CompilerBase, call: ast.Call, args: list[Code]) -> Code:
     if args[0].bounds is not None and args[0].bounds[0] < 0:  # `turn` in a utility: never a negative index
         src = f"_at(_NEXT, {args[0].src}, {compiler.span_id(call.span)})"
     return _fold(compiler, lambda p: (p + 1) % len(compiler.players), args, T.PLAYER, src,
-                 ir_node=ir.Builtin(T.PLAYER, name="next", args=(node(args[0]),), span=call.span))
+                 ir_node=lambda: ir.Builtin(T.PLAYER, name="next", args=(node(args[0]),), span=call.span))
 
 
 @_builtin("opponent", 1)
@@ -117,7 +118,7 @@ def _opponent(compiler: CompilerBase, call: ast.Call, args: list[Code]) -> Code:
     compiler.require(args[0], T.PLAYER, call.args[0].span)
     bounds = args[0].bounds and (1 - args[0].bounds[1], 1 - args[0].bounds[0])
     return _fold(compiler, lambda p: 1 - p, args, T.PLAYER, f"(1 - {args[0].src})", bounds, fails=False,
-                 ir_node=ir.Binary(T.PLAYER, op="-", left=ir.Const(T.INT, value=1), right=node(args[0]),
+                 ir_node=lambda: ir.Binary(T.PLAYER, op="-", left=ir.Const(T.INT, value=1), right=node(args[0]),
                                    value_bounds=bounds))
 
 
@@ -165,7 +166,7 @@ def _board_table(name: str, arg_types: tuple[Type, ...], result: Type, table: Ca
         lookup = ir.Table(result, name=call.func, table=data, args=tuple(node(a) for a in args), checked=tuple(checks),
                           span=call.span)
         return derived(src, result, args, fails=True, rows=_longest_row(data, len(args)) if plain else None,
-                       node=lookup)
+                       node=lambda: lookup)
 
 
 def _longest_row(data: Any, depth: int) -> int | None:
@@ -218,7 +219,7 @@ def _connected(compiler: CompilerBase, call: ast.Call, args: list[Code]) -> Code
             raise compiler.fail("type", f"`connected` takes three sets of cells, not {arg.type}", expr.span)
     neighbors = compiler.constant(board.neighbors)
     return derived(f"_connected({neighbors}, {args[0].src}, {args[1].src}, {args[2].src})", T.BOOL, args, fails=True,
-                   node=ir.Builtin(T.BOOL, name="connected", args=tuple(node(a) for a in args), span=call.span))
+                   node=lambda: ir.Builtin(T.BOOL, name="connected", args=tuple(node(a) for a in args), span=call.span))
 
 
 @_builtin("cell", 2)
@@ -229,4 +230,4 @@ def _cell(compiler: CompilerBase, call: ast.Call, args: list[Code]) -> Code:
     typ = T.CELL.with_optional()
     src = f"{compiler.constant(board.cell_at)}({args[0].src}, {args[1].src})"
     return _fold(compiler, board.cell_at, args, typ, src,
-                 ir_node=ir.Builtin(typ, name="cell_at", args=(node(args[0]), node(args[1])), span=call.span))
+                 ir_node=lambda: ir.Builtin(typ, name="cell_at", args=(node(args[0]), node(args[1])), span=call.span))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 from gdl import ast
@@ -32,6 +33,10 @@ from gdl.compiler.facts import _cannot_fail
 from gdl.diagnostics import Span, did_you_mean
 from gdl.types import Type
 
+
+def _def_ir(name: str, params: tuple[ir.Var, ...], body: Code, span: Span) -> ir.Def:
+    """A def's IR (made when the program's IR is asked for)."""
+    return ir.Def(name, params, node(body), span, body.calls_def)
 
 class CallPass(CompilerBase):
     """Calls of defs -- argument checks, constant results, inlining, and the def functions themselves."""
@@ -130,7 +135,8 @@ class CallPass(CompilerBase):
     def inline_body(self, info: DefInfo, args: list[Code]) -> Code | None:
         ctx = Ctx([{}])
         for p, ptype, arg in zip(info.decl.params, info.param_types, args, strict=True):
-            ctx.scopes[-1][p.name] = Local(arg.src, ptype, False, arg.const, line=p.span.line, node=arg.node)
+            ctx.scopes[-1][p.name] = Local(arg.src, ptype, False, arg.const, line=p.span.line,
+                                           node=None if arg.is_const else node(arg))
         mark = len(self.diagnostics)
         # Hygiene: an argument may be a caller's binder (`all k in D: above(k)`), so the body's own
         # binders get names no other code uses (`L3_k`), and cannot capture it.
@@ -186,7 +192,7 @@ class CallPass(CompilerBase):
             self.emit(f"    return {body.src}", decl.span)
             info.result = Code(f"{info.pyname}(s)", body.type, calls_def=True)
             info.body = body
-            self.ir_defs.append(ir.Def(decl.name, tuple(variables), node(body), decl.span, body.calls_def))
+            self.ir_defs.append(functools.partial(_def_ir, decl.name, tuple(variables), body, decl.span))
         finally:
             info.in_progress = False
             self.def_depth -= 1

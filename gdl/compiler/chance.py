@@ -132,7 +132,7 @@ class ChancePass(CompilerBase):
         sid = self.span_id(stmt.span)
         exact = self.constant_distribution(stmt, domain, ctx, elem)
         self.ir_chance.append(ir.ChancePoint(
-            cid, (), stmt.span, var=variable, domain=node(domain), weight=weight.node if weight else None,
+            cid, (), stmt.span, var=variable, domain=node(domain), weight=node(weight) if weight else None,
             continuations=(ir.Continuation(variable, tuple(block)),),
             distribution=tuple(exact) if exact is not None else None))
         self.emit(f"def _co{cid}(st):", stmt.span)

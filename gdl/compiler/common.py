@@ -71,7 +71,7 @@ VALUE_ERRORS = ("index-out-of-range", "division-by-zero", "out-of-domain", "too-
                 "empty-chance")
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, init=False)
 class Code:
     """A compiled expression: Python source, its type, its value when known at load time, and its facts.
 
@@ -102,15 +102,32 @@ class Code:
     """A range computed at run time and not proved short (loops over it count toward the rule budget)."""
     simple: bool = False
     """A plain local name (an inlined def may substitute it for its parameter)."""
-    node: ir.Expr | None = None
-    """The same expression in the typed IR (what other back ends read)."""
+    node: ir.Expr | Callable[[], ir.Expr] | None = None
+    """The same expression in the typed IR (what other back ends read), or how to make it: it is made
+    only when asked for (:func:`node`), so loading a game for Python alone does not pay for it."""
 
-    def __post_init__(self) -> None:
-        if self.const is not NOT_CONST:
-            self.reads = Reads.NOTHING
-            self.may_fail = False
-            if self.node is None:
-                self.node = ir.Const(self.type, value=self.const)
+    def __init__(self, src: str, type: Type, const: Any = NOT_CONST, terms: tuple[Code, ...] | None = None,
+                 bounds: tuple[Any, Any] | None = None, reads: Reads = UNKNOWN_READS, may_fail: bool = True,
+                 calls_def: bool = False, slot: int | None = None, slot_test: tuple[int, str] | None = None,
+                 rows: int | None = None, long_range: bool = False, simple: bool = False,
+                 node: ir.Expr | Callable[[], ir.Expr] | None = None) -> None:
+        # (written out, not generated: one call instead of two for each of the many codes a compile makes)
+        self.src = src
+        self.type = type
+        self.const = const
+        self.terms = terms
+        self.bounds = bounds
+        if const is not NOT_CONST:  # (its IR, an ir.Const, is made when asked for: see node())
+            reads, may_fail = Reads.NOTHING, False
+        self.reads = reads
+        self.may_fail = may_fail
+        self.calls_def = calls_def
+        self.slot = slot
+        self.slot_test = slot_test
+        self.rows = rows
+        self.long_range = long_range
+        self.simple = simple
+        self.node = node
 
     @property
     def is_const(self) -> bool:
@@ -118,22 +135,28 @@ class Code:
 
 
 def node(code: Code) -> ir.Expr:
-    """The IR of compiled code (every Code has one)."""
-    assert code.node is not None, code.src
-    return code.node
+    """The IR of compiled code (every Code has one; a constant's is made here, on first use)."""
+    made = code.node
+    if made is None:
+        assert code.const is not NOT_CONST, code.src
+        made = code.node = ir.Const(code.type, value=code.const)
+    elif not isinstance(made, ir.Expr):
+        made = code.node = made()
+    return made
 
 
 def derived(src: str, typ: Type, parts: Sequence[Code | None], *, fails: bool = False, reads: Reads | None = None,
             bounds: tuple[Any, Any] | None = None, **facts: Any) -> Code:
     """Code made of ``parts``: it reads what they read (and ``reads``), and may fail if one of them may
     (or ``fails``: the code adds a check, a call, an index or a division of its own)."""
-    known = [p for p in parts if p is not None]
     union = Reads.NOTHING if reads is None else reads
-    for part in known:
-        union = union | part.reads
-    calls_def = bool(facts.pop("calls_def", False)) or any(p.calls_def for p in known)
-    return Code(src, typ, bounds=bounds, reads=union, may_fail=fails or any(p.may_fail for p in known),
-                calls_def=calls_def, **facts)
+    calls_def = bool(facts.pop("calls_def", False))
+    for part in parts:  # (one pass: this runs for every operator of every unrolled body)
+        if part is not None:
+            union = union | part.reads
+            fails = fails or part.may_fail
+            calls_def = calls_def or part.calls_def
+    return Code(src, typ, bounds=bounds, reads=union, may_fail=fails, calls_def=calls_def, **facts)
 
 
 @dataclass(slots=True)

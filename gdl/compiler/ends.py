@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 from gdl import ast
 from gdl import types as T
 from gdl.compiler import ir
@@ -9,6 +11,10 @@ from gdl.compiler.base import CompilerBase
 from gdl.compiler.common import DRAW, LOSE, WIN, Code, CompileFailed, Ctx, Local, _q, node
 from gdl.diagnostics import Span, did_you_mean
 
+
+def _end_rule(kind: str, cond: Code, status: ir.Expr, span: Span) -> ir.EndRule:
+    """An end rule's IR (made when the program's IR is asked for: loading for Python does not need it)."""
+    return ir.EndRule(kind, node(cond), status, span)
 
 class EndRulePass(CompilerBase):
     """End rules, their status codes, and the incremental (per written slot) end checks."""
@@ -69,7 +75,7 @@ class EndRulePass(CompilerBase):
                 pctx.scopes[-1][binder] = Local(f"L_{binder}", T.PLAYER, False, p)
                 out.append((self.expr(end.condition, pctx), str(base + 1 + p), end.span))
             kept = [rule for rule in out if not (rule[0].is_const and not rule[0].const)]
-            self.ir_ends.extend(ir.EndRule(end.kind, node(c), ir.Const(T.INT, value=int(status)), span)
+            self.ir_ends.extend(functools.partial(_end_rule, end.kind, c, ir.Const(T.INT, value=int(status)), span)
                                 for c, status, span in kept)
             return kept
         status = str(base)
@@ -83,7 +89,7 @@ class EndRulePass(CompilerBase):
             status_node = ir.Const(T.INT, value=base)
         if cond.is_const and not cond.const:
             return []
-        self.ir_ends.append(ir.EndRule(end.kind, node(cond), status_node, end.span))
+        self.ir_ends.append(functools.partial(_end_rule, end.kind, cond, status_node, end.span))
         return [(cond, status, end.span)]
 
     def emit_incremental_ends(self, rules: list[tuple[Code, str, Span]]) -> None:

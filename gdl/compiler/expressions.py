@@ -59,14 +59,15 @@ class ExpressionPass(CompilerBase):
         self.require_number(code, e.operand.span)
         if code.is_const:
             return Code(self.constant(-code.const), code.type, -code.const)
-        return derived(f"(-{code.src})", code.type, [code], node=ir.Unary(code.type, op="-", operand=node(code)))
+        return derived(f"(-{code.src})", code.type, [code],
+                       node=lambda: ir.Unary(code.type, op="-", operand=node(code)))
 
     def expr_Not(self, e: ast.Not, ctx: Ctx) -> Code:
         code = self.expr(e.operand, ctx)
         self.require(code, T.BOOL, e.operand.span)
         if code.is_const:
             return Code(repr(not code.const), T.BOOL, not code.const)
-        return derived(f"(not {code.src})", T.BOOL, [code], node=ir.Unary(T.BOOL, op="not", operand=node(code)))
+        return derived(f"(not {code.src})", T.BOOL, [code], node=lambda: ir.Unary(T.BOOL, op="not", operand=node(code)))
 
     def expr_BoolOp(self, e: ast.BoolOp, ctx: Ctx) -> Code:
         parts = []
@@ -106,27 +107,29 @@ class ExpressionPass(CompilerBase):
             # Division by a value known only at run time: a zero divisor is a rule error at this line.
             # `/` is exact at run time as it is when folded (Python's `/` on two ints gives a float).
             code = derived(f"_arith({left.src}, {right.src}, {op!r}, {self.span_id(e.span)})", typ, [left, right],
-                           fails=True, node=ir.Binary(typ, op=op, left=node(left), right=node(right), checked=True,
+                           fails=True,
+                           node=lambda: ir.Binary(typ, op=op, left=node(left), right=node(right), checked=True,
                                                       span=e.span))
             if op == "//" and T.REAL in (left.type, right.type):
                 return derived(f"int({code.src})", T.INT, [code],
-                               node=ir.Builtin(T.INT, name="int", args=(node(code),), span=e.span))
+                               node=lambda: ir.Builtin(T.INT, name="int", args=(node(code),), span=e.span))
             return code
         if op == "//" and T.REAL in (left.type, right.type):
             quotient = ir.Binary(typ, op=op, left=node(left), right=node(right), span=e.span)
             return derived(f"int({left.src} // {right.src})", T.INT, [left, right], fails=True,
-                           node=ir.Builtin(T.INT, name="int", args=(quotient,), span=e.span))
+                           node=lambda: ir.Builtin(T.INT, name="int", args=(quotient,), span=e.span))
         bounds = _arith_bounds(op, _bounds(left), _bounds(right))
         if (op == "*" or typ == T.REAL) and (bounds is None or max(-bounds[0], bounds[1]) > SMALL_NUMBER):
             # Squaring a number again and again doubles its digits: one multiplication of two huge
             # numbers outlasts any budget (it cannot be interrupted), so each such result is bounded.
             return derived(f"_big({left.src} {op} {right.src}, {self.span_id(e.span)})", typ, [left, right],
                            fails=True, bounds=bounds,
-                           node=ir.Binary(typ, op=op, left=node(left), right=node(right), checked=True, span=e.span,
-                                          value_bounds=bounds))
+                           node=lambda: ir.Binary(typ, op=op, left=node(left), right=node(right), checked=True,
+                                                  span=e.span, value_bounds=bounds))
         # (`*`, `/` and `//` may fail at run time; `+`, `-` and `%` by a nonzero constant cannot)
         return derived(f"({left.src} {op} {right.src})", typ, [left, right], fails=op in ("*", "/", "//"),
-                       bounds=bounds, node=ir.Binary(typ, op=op, left=node(left), right=node(right), span=e.span,
+                       bounds=bounds,
+                       node=lambda: ir.Binary(typ, op=op, left=node(left), right=node(right), span=e.span,
                                                      value_bounds=bounds))
 
     def expr_Compare(self, e: ast.Compare, ctx: Ctx) -> Code:
@@ -156,7 +159,7 @@ class ExpressionPass(CompilerBase):
                 and abs(right.const) < 10**15:
             slot_test = (codes[0].slot, right.src)  # (a candidate for a slice scan: see facts._slice_scan)
         return derived("(" + "".join(parts) + ")", T.BOOL, codes, slot_test=slot_test,
-                       node=ir.Compare(T.BOOL, ops=tuple(e.ops), operands=tuple(node(c) for c in codes)))
+                       node=lambda: ir.Compare(T.BOOL, ops=tuple(e.ops), operands=tuple(node(c) for c in codes)))
 
     def expr_Range(self, e: ast.Range, ctx: Ctx) -> Code:
         lo = self.expr(e.lo, ctx)
@@ -173,9 +176,9 @@ class ExpressionPass(CompilerBase):
         if low is None or high is None or high[1] - low[0] >= POLL_WEIGHT:
             # its loops are counted, and refused past MAX_RANGE values
             return derived(src, T.seq(T.INT), [lo, hi], fails=True, long_range=True,
-                           node=ir.Range(T.seq(T.INT), lo=node(lo), hi=node(hi), long=True))
+                           node=lambda: ir.Range(T.seq(T.INT), lo=node(lo), hi=node(hi), long=True))
         return derived(src, T.seq(T.INT), [lo, hi], fails=True,
-                       node=ir.Range(T.seq(T.INT), lo=node(lo), hi=node(hi)))
+                       node=lambda: ir.Range(T.seq(T.INT), lo=node(lo), hi=node(hi)))
 
     def expr_IfExpr(self, e: ast.IfExpr, ctx: Ctx) -> Code:
         test = self.expr(e.test, ctx)
@@ -198,14 +201,16 @@ class ExpressionPass(CompilerBase):
             chosen = then if test.const else orelse
             return dataclasses.replace(chosen, type=typ)
         return derived(f"({then.src} if {test.src} else {orelse.src})", typ, [test, then, orelse],
-                       node=ir.IfExpr(typ, test=node(test), then=node(then), orelse=node(orelse)))
+                       node=lambda: ir.IfExpr(typ, test=node(test), then=node(then), orelse=node(orelse)))
 
     def expr_Index(self, e: ast.Index, ctx: Ctx) -> Code:
         if isinstance(e.base, ast.Name) and ctx.lookup(e.base.id) is None and e.base.id in self.state:
             var = self.state[e.base.id]
             var.used = True
             slot = self.slot(var, e.indices, ctx, e.span)
-            read = ir.Slot(var.type, var=var.name, index=node(slot), value_bounds=_var_bounds(var))
+            def read() -> ir.Expr:
+                return ir.Slot(var.type, var=var.name, index=node(slot), value_bounds=_var_bounds(var))
+
             if slot.is_const:
                 return Code(f"s[{slot.src}]", var.type, bounds=_var_bounds(var), reads=Reads(frozenset((slot.const,))),
                             may_fail=False, slot=slot.const, node=read)
@@ -228,7 +233,7 @@ class ExpressionPass(CompilerBase):
             return Code(self.constant(value), elem, value)
         sid = self.span_id(e.span)
         return derived(f"_at({base.src}, {index.src}, {sid})", elem, [base, index], fails=True,
-                       node=ir.Index(elem, seq=node(base), index=node(index), span=e.span))
+                       node=lambda: ir.Index(elem, seq=node(base), index=node(index), span=e.span))
 
     def slot(self, var: StateVar, indices: Sequence[ast.Expr], ctx: Ctx, span: Span) -> Code:
         """The flat slot of ``var[indices]``, a constant when the indices are (bounds-checked in checked mode)."""
@@ -278,7 +283,7 @@ class ExpressionPass(CompilerBase):
         for term in nodes:
             flat = ir.Binary(T.INT, op="+", left=flat, right=term)
         return derived(" + ".join(([str(const_part)] if const_part else []) + terms), T.INT, parts, fails=checked,
-                       node=flat)
+                       node=lambda: flat)
 
     def expr_ListLit(self, e: ast.ListLit, ctx: Ctx) -> Code:
         return self.sequence_literal(e.items, e.span, ctx, tuple)
@@ -298,4 +303,4 @@ class ExpressionPass(CompilerBase):
             return Code(self.constant(value), T.seq(elem or T.INT), value)
         typ = T.seq(elem or T.INT)
         return derived("(" + "".join(c.src + ", " for c in codes) + ")", typ, codes,
-                       node=ir.SeqLit(typ, items=tuple(node(c) for c in codes), unique=build is not tuple))
+                       node=lambda: ir.SeqLit(typ, items=tuple(node(c) for c in codes), unique=build is not tuple))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from gdl import types as T
 from gdl.compiler import ir
@@ -14,6 +14,12 @@ def _cannot_fail(code: Code) -> bool:
     """Whether evaluating ``code`` surely raises no rule error: a constant, or only slot reads, locals,
     numbers and operators (no call, no index but a fixed slot). Such code may be left out unevaluated."""
     return code.is_const or not code.may_fail
+
+
+
+def _deciding_node(op: str, kept: list[Code], deciding: bool) -> Callable[[], ir.Expr]:
+    """The IR of ``kept`` joined by ``op`` and then the constant that decides it (made when asked for)."""
+    return lambda: ir.BoolOp(T.BOOL, op=op, operands=(*(node(c) for c in kept), ir.Const(T.BOOL, value=deciding)))
 
 
 def _short_circuit(op: str, codes: list[Code], *, terms: bool = False) -> Code:
@@ -29,9 +35,8 @@ def _short_circuit(op: str, codes: list[Code], *, terms: bool = False) -> Code:
             kept = [c for c in before if not _cannot_fail(c)]
             if not kept:
                 return Code(repr(deciding), T.BOOL, deciding)
-            operands = (*(node(c) for c in kept), ir.Const(T.BOOL, value=deciding))
             return derived("(" + f" {op} ".join(c.src for c in kept) + f" {op} {deciding!r})", T.BOOL, kept,
-                           node=ir.BoolOp(T.BOOL, op=op, operands=operands))
+                           node=_deciding_node(op, kept, deciding))
         if not code.is_const:
             before.append(code)
     if not before:
@@ -40,7 +45,7 @@ def _short_circuit(op: str, codes: list[Code], *, terms: bool = False) -> Code:
         return before[0]
     return derived("(" + f" {op} ".join(c.src for c in before) + ")", T.BOOL, before,
                    terms=_disjuncts(before) if terms else None,
-                   node=ir.BoolOp(T.BOOL, op=op, operands=tuple(node(c) for c in before)))
+                   node=lambda: ir.BoolOp(T.BOOL, op=op, operands=tuple(node(c) for c in before)))
 
 
 def _slice_scan(conds: list[Code]) -> Code | None:
@@ -57,7 +62,7 @@ def _slice_scan(conds: list[Code]) -> Code | None:
     # (in the IR it stays the conjunction it is: a back end may scan the slots its own way)
     return Code(f"({values.pop()} not in s[{slots[0]}:{slots[-1] + 1}])", T.BOOL,
                 reads=Reads(frozenset(slots)), may_fail=False,
-                node=ir.BoolOp(T.BOOL, op="and", operands=tuple(node(c) for c in conds)))
+                node=lambda: ir.BoolOp(T.BOOL, op="and", operands=tuple(node(c) for c in conds)))
 
 
 def _disjuncts(codes: Sequence[Code]) -> tuple[Code, ...]:

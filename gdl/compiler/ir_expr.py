@@ -25,8 +25,8 @@ CHANCE, TERMINAL = -1, -2
 # ------------------------------------------------------------------------------------------ facts
 
 
-@dataclass(frozen=True, slots=True)
-class Reads:
+@dataclass(slots=True, unsafe_hash=True)
+class Reads:  # (immutable by convention: a frozen dataclass is slow to make, and compiling makes many)
     """The state an expression reads: fixed slots, and whether it reads the turn or a slot known only
     at run time (an index computed from a variable). ``slots_if_known`` is None unless all are fixed."""
 
@@ -37,10 +37,13 @@ class Reads:
     NOTHING: ClassVar[Reads]
 
     def __or__(self, other: Reads) -> Reads:
-        if not (other.slots or other.turn or other.dynamic):
+        """The union (a new object only when it differs from both: compiling makes many of these)."""
+        if other is self or not (other.slots or other.turn or other.dynamic):
             return self
         if not (self.slots or self.turn or self.dynamic):
             return other
+        if self.dynamic and other.dynamic and not other.slots and (self.turn or not other.turn):
+            return self  # (unknown already: nothing to add)
         return Reads(self.slots | other.slots, self.turn or other.turn, self.dynamic or other.dynamic)
 
     @property
@@ -75,7 +78,7 @@ def union_free(nodes: Sequence[Expr | None]) -> frozenset[int]:
 # ------------------------------------------------------------------------------------ expressions
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@dataclass(slots=True, eq=False)
 class Var:
     """A local: a move parameter, a `let`, a loop or aggregate variable, a def parameter, a chance
     variable, the player of `win p when` / `utility p:`. ``id`` is unique in the program (two locals
@@ -89,7 +92,7 @@ class Var:
     span: Span | None = None
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@dataclass(slots=True, eq=False)
 class Expr:
     """An expression. The facts are fields; subclasses fill them in ``__post_init__`` from their
     children unless the builder gave them (a pass that knows better bounds passes them in)."""
@@ -136,7 +139,7 @@ def _children_may_fail(node: Expr) -> bool:
     return any(e.may_fail for e in node.subexpressions())
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@dataclass(slots=True, eq=False)
 class Const(Expr):
     """A value known at load time: a number (``int`` or exact ``Fraction``), a boolean, -1 for ``none``,
     an entity index, or a sequence (a ``tuple``/``range`` of those)."""
@@ -166,7 +169,7 @@ class Const(Expr):
         return False
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@dataclass(slots=True, eq=False)
 class Local(Expr):
     """The value of a local variable."""
 
@@ -181,7 +184,7 @@ class Local(Expr):
         return frozenset((self.var.id,)) if self.var else frozenset()
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@dataclass(slots=True, eq=False)
 class Slot(Expr):
     """A read of one state slot: ``index`` is the flat slot (a Const for a fixed slot). ``var`` names
     the state variable (its layout entry says the slot's bounds); ``checked`` index arithmetic is in
@@ -205,7 +208,7 @@ class Slot(Expr):
         return Reads(dynamic=True) | self.index.reads
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@dataclass(slots=True, eq=False)
 class Turn(Expr):
     """The player to move (in `utility`/`heuristic` also CHANCE or TERMINAL: ``bounds`` says so)."""
 
@@ -220,12 +223,12 @@ class Turn(Expr):
         return Reads(turn=True)
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@dataclass(slots=True, eq=False)
 class Mover(Expr):
     """Inside a move's effects: the player who moves (``mover``, and ``turn`` there)."""
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@dataclass(slots=True, eq=False)
 class NoMoves(Expr):
     """``no_moves``: the player to move has no legal move (end rules, utility, heuristic only)."""
 
@@ -238,7 +241,7 @@ class NoMoves(Expr):
         return True
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@dataclass(slots=True, eq=False)
 class Unary(Expr):
     """``-x`` (op ``"-"``) or ``not x`` (op ``"not"``)."""
 
@@ -253,7 +256,7 @@ class Unary(Expr):
         return self.value_bounds
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@dataclass(slots=True, eq=False)
 class Binary(Expr):
     """Arithmetic: ``+ - * / // %``. ``checked``: a zero divisor (for ``/ // %``) or a result too large
     (for ``+ - *``) is a rule error at ``span`` (the Python emitter calls ``_arith``/``_big``; a C emitter
@@ -277,7 +280,7 @@ class Binary(Expr):
         return self.checked or self.op in ("/", "//", "%", "*") or _children_may_fail(self)
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@dataclass(slots=True, eq=False)
 class Compare(Expr):
     """A chain of comparisons ``a < b <= c`` (ops ``== != < <= > >= in``, ``not in``)."""
 
@@ -287,7 +290,7 @@ class Compare(Expr):
     children: ClassVar[tuple[str, ...]] = ("operands",)
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@dataclass(slots=True, eq=False)
 class BoolOp(Expr):
     """``and`` / ``or`` of two or more operands, evaluated left to right."""
 
@@ -306,7 +309,7 @@ class BoolOp(Expr):
         return tuple(out)
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@dataclass(slots=True, eq=False)
 class IfExpr(Expr):
     test: Expr | None = None
     then: Expr | None = None
@@ -321,7 +324,7 @@ class IfExpr(Expr):
         return (min(a[0], b[0]), max(a[1], b[1])) if a and b else None
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@dataclass(slots=True, eq=False)
 class Range(Expr):
     """``lo..hi`` computed at run time (a constant range is a Const). ``long``: not proved short, so
     loops over it are polled and it is refused past ``gdl.rule_helpers.MAX_RANGE`` values."""
@@ -333,7 +336,7 @@ class Range(Expr):
     children: ClassVar[tuple[str, ...]] = ("lo", "hi")
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@dataclass(slots=True, eq=False)
 class SeqLit(Expr):
     """A list or set literal with run-time items (``unique``: a set keeps the first of equal items)."""
 
@@ -343,7 +346,7 @@ class SeqLit(Expr):
     children: ClassVar[tuple[str, ...]] = ("items",)
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@dataclass(slots=True, eq=False)
 class Index(Expr):
     """``seq[i]`` of a run-time sequence: an index outside it is a rule error at ``span``."""
 
@@ -358,7 +361,7 @@ class Index(Expr):
         return True
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@dataclass(slots=True, eq=False)
 class Table(Expr):
     """A lookup in a constant table (board geometry: ``row``, ``step``, ``ray``, ``neighbors`` ...):
     ``table[a][b]...``. ``checked[i]``: argument i is tested against the table's size (else proved in
@@ -387,7 +390,7 @@ class Table(Expr):
             return None
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@dataclass(slots=True, eq=False)
 class Builtin(Expr):
     """A built-in function computed at run time: ``abs min max len sum next opponent connected
     cell_at`` (with ``min_of``/``max_of`` of one sequence, which fail when it is empty)."""
@@ -408,7 +411,7 @@ class Builtin(Expr):
         return self.name in ("min_of", "max_of", "next") or _children_may_fail(self)
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@dataclass(slots=True, eq=False)
 class Check(Expr):
     """A run-time check that keeps a value in range, else a rule error at ``span``:
 
@@ -437,7 +440,7 @@ class Check(Expr):
         return True
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@dataclass(slots=True, eq=False)
 class Aggregate(Expr):
     """``kind var in domain where filter: body`` for kind ``any all count sum min max first select``,
     computed at run time (a small constant domain is unrolled into the operators instead). ``poll``:
@@ -465,7 +468,7 @@ class Aggregate(Expr):
         return self.kind in ("min", "max") or _children_may_fail(self)
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@dataclass(slots=True, eq=False)
 class Evaluate(Expr):
     """Evaluate ``first`` (for the rule errors they may raise, in order), then give ``value``: a def whose
     result is a constant still checks its arguments (`one(n + 5)` fails when 5 is outside its domain)."""
@@ -484,7 +487,7 @@ class Evaluate(Expr):
         return self.value.bounds if self.value else None
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@dataclass(slots=True, eq=False)
 class Call(Expr):
     """A call of a def that was not inlined (``def_reads``: what its body reads, from :class:`Def`)."""
 
@@ -506,12 +509,12 @@ class Call(Expr):
 # ------------------------------------------------------------------------------------- statements
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@dataclass(slots=True, eq=False)
 class Stmt:
     span: Span | None
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@dataclass(slots=True, eq=False)
 class AssignSlot(Stmt):
     """``state[...] = value`` (``op`` ``=``, or ``+ - * ...`` for ``+=`` ...): the value is already
     wrapped in the :class:`Check` that keeps it in the variable's domain when that is not proved."""
@@ -522,33 +525,33 @@ class AssignSlot(Stmt):
     value: Expr
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@dataclass(slots=True, eq=False)
 class AssignLocal(Stmt):
     var: Var
     op: str
     value: Expr
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@dataclass(slots=True, eq=False)
 class Let(Stmt):
     var: Var
     value: Expr
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@dataclass(slots=True, eq=False)
 class SetTurn(Stmt):
     """``turn = p`` in a move: who moves next (``again`` is ``SetTurn(Mover)``)."""
 
     value: Expr
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@dataclass(slots=True, eq=False)
 class If(Stmt):
     branches: tuple[tuple[Expr, tuple[Stmt, ...]], ...]
     orelse: tuple[Stmt, ...] | None
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@dataclass(slots=True, eq=False)
 class For(Stmt):
     var: Var
     domain: Expr
@@ -556,12 +559,12 @@ class For(Stmt):
     poll: bool = False
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@dataclass(slots=True, eq=False)
 class Break(Stmt):
     pass
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@dataclass(slots=True, eq=False)
 class Suspend(Stmt):
     """A chance point inside a move: the move stops here in a chance state (``saved`` locals kept in
     it), and :class:`ChancePoint` ``point`` resumes it with nature's pick."""

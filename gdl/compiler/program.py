@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -51,5 +52,9 @@ class Program:
     """Each action's parameter types: a `column` or `row` parameter also parses from its index (`drop(3)`)."""
     win_loss: bool = False
     """Two players, and every end is a win for one and a loss for the other: no draws, no other scores."""
-    ir: ir_module.Program | None = None
-    """The same rules in the typed IR (gdl.compiler.ir), for other back ends."""
+    ir_builder: Callable[[], ir_module.Program] | None = None
+
+    @functools.cached_property
+    def ir(self) -> ir_module.Program | None:
+        """The same rules in the typed IR (gdl.compiler.ir), for other back ends: made on first use."""
+        return self.ir_builder() if self.ir_builder is not None else None

@@ -75,10 +75,14 @@ class ScoringPass(CompilerBase):
         player = ctx.scopes[-1][var] = Local(f"L_{var}", T.PLAYER, False, line=expr.span.line)
         code = self.expr(expr, ctx)
         self.require_number(code, expr.span)
-        value = node(code) if code.is_const else ir.Check(code.type, kind="number" if game_over else "float",
-                                                        value=node(code), span=expr.span)
-        self.ir_scoring["utility" if game_over else "heuristic"] = ir.Scoring(self.local_var(player, var), value,
-                                                                              expr.span)
+        variable = self.local_var(player, var)
+
+        def scoring() -> ir.Scoring:  # (made when the program's IR is asked for)
+            value = node(code) if code.is_const else ir.Check(code.type, kind="number" if game_over else "float",
+                                                            value=node(code), span=expr.span)
+            return ir.Scoring(variable, value, expr.span)
+
+        self.ir_scoring["utility" if game_over else "heuristic"] = scoring
         return code
 
     def compile_heuristic(self, heuristics: list[ast.HeuristicDecl]) -> None:

@@ -1,0 +1,307 @@
+"""Building a game's C source into a loadable module, cached by a content hash.
+
+The module is one C translation unit: the ABI header and the solver sources of
+:mod:`solver.native` around the game's source, compiled by the system C compiler into a
+cffi extension module. It is cached in the ``native`` directory of the user's gdl cache
+(``$GDL_CACHE_DIR``, else ``$XDG_CACHE_HOME/gdl``, else ``~/.cache/gdl``; an empty
+``GDL_CACHE_DIR`` turns the cache off and builds into a fresh private temporary directory):
+
+* the file name is a SHA-256 over everything that makes the module: the whole C source (the
+  game's, the header's and the solvers'), the cffi declarations, the gdl version, the
+  compiler's path and ``--version`` output, the flags and the Python ABI. Rule text never
+  names a file: the name is a hash, in a directory of ours;
+* the directory is used only when it is a real directory (not a link) owned by the user and
+  writable by nobody else, opened once and used through its descriptor;
+* a build runs in a new private temporary directory inside the cache and ends with an
+  atomic ``rename`` onto the final name, so concurrent processes building the same game
+  each produce a whole file and the last rename wins (the same bytes) -- nobody ever sees
+  half a module;
+* a cached file is opened without following links and loaded only when it is a regular
+  file owned by the user and not writable by others; it is loaded through
+  ``/proc/self/fd`` (Linux), so what is loaded is the file that was checked.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import hashlib
+import importlib.machinery
+import importlib.util
+import io
+import os
+import shutil
+import stat
+import subprocess
+import sys
+import sysconfig
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+
+import solver.native as solver_native
+
+CACHE_SUBDIR = "native"
+DEFAULT_FLAGS = ("-O2", "-fPIC", "-shared", "-std=gnu11", "-fno-strict-aliasing", "-fwrapv")
+"""``-fwrapv``: generated arithmetic is checked before it overflows, but wrapping is defined anyway."""
+SANITIZE_FLAGS = ("-O1", "-g", "-fsanitize=address,undefined", "-fno-omit-frame-pointer",
+                  "-fno-sanitize-recover=all")
+BUILD_TIMEOUT = 300.0
+
+
+class BuildError(Exception):
+    """The C compiler is missing or failed (the message says which, with the compiler's output)."""
+
+
+@dataclass(frozen=True)
+class Compiler:
+    path: str
+    version: str
+
+
+@functools.lru_cache(maxsize=1)
+def find_compiler() -> Compiler | None:
+    """The system C compiler: ``$CC`` (a bare name or absolute path), else ``cc``, ``gcc``, ``clang``; or None."""
+    names = [os.environ["CC"]] if os.environ.get("CC") else ["cc", "gcc", "clang"]
+    for name in names:
+        path = shutil.which(name)
+        if path is None:
+            continue
+        try:
+            out = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=30, check=False)
+        except (OSError, subprocess.SubprocessError):
+            continue
+        if out.returncode == 0:
+            return Compiler(path, out.stdout.strip())
+    return None
+
+
+def compiler_missing_reason() -> str | None:
+    """Why no native module can be built here (None: it can)."""
+    try:
+        import cffi  # type: ignore[import-untyped]  # noqa: F401
+    except ImportError:
+        return "the Python package cffi is not installed"
+    if find_compiler() is None:
+        return "no C compiler found (set CC, or install cc, gcc or clang)"
+    if not Path(sysconfig.get_paths()["include"], "Python.h").is_file():
+        return "Python's C headers (Python.h) are not installed"
+    return None
+
+
+def full_source(game_source: str) -> str:
+    """The whole translation unit: the ABI header, the game, the solvers."""
+    return "\n".join([solver_native.source_text(), game_source, solver_native.solver_text()])
+
+
+def digest(game_source: str, flags: tuple[str, ...] = DEFAULT_FLAGS) -> str:
+    from gdl import __version__
+
+    compiler = find_compiler()
+    parts = [full_source(game_source), solver_native.CDEF, __version__,
+             compiler.path if compiler else "", compiler.version if compiler else "", " ".join(flags),
+             sysconfig.get_config_var("EXT_SUFFIX") or "", sys.version]
+    return hashlib.sha256("\0".join(parts).encode("utf-8")).hexdigest()
+
+
+_loaded: dict[str, ModuleType] = {}
+
+
+def build(game_source: str, *, flags: tuple[str, ...] = DEFAULT_FLAGS) -> ModuleType:
+    """The built module of ``game_source`` (``module.ffi``, ``module.lib``): from this process, the cache, or built.
+
+    :raises BuildError: no compiler, or it failed.
+    """
+    reason = compiler_missing_reason()
+    if reason is not None:
+        raise BuildError(reason)
+    name = "_gdl_c_" + digest(game_source, flags)[:32]
+    module = _loaded.get(name)
+    if module is not None:
+        return module
+    directory = _open_private_directory()
+    if directory is None:
+        with tempfile.TemporaryDirectory(prefix="gdl-native-") as temp:
+            fd = os.open(temp, os.O_RDONLY | os.O_DIRECTORY)
+            try:
+                module = _build_and_load(fd, temp, name, game_source, flags)
+            finally:
+                os.close(fd)
+    else:
+        try:
+            path = str(cache_directory())
+            module = _load(directory, path, name) or _build_and_load(directory, path, name, game_source, flags)
+        finally:
+            os.close(directory)
+    _loaded[name] = module
+    return module
+
+
+def cache_directory() -> Path | None:
+    """Where built modules are cached (None: the cache is turned off with an empty ``GDL_CACHE_DIR``)."""
+    from gdl.parser_cache import cache_directory as gdl_cache
+
+    base = gdl_cache()
+    return None if base is None else base / CACHE_SUBDIR
+
+
+def _open_private_directory() -> int | None:
+    """A descriptor of the cache directory, if it is ours alone; None otherwise."""
+    path = cache_directory()
+    if path is None or not hasattr(os, "O_NOFOLLOW") or os.open not in os.supports_dir_fd:
+        return None
+    try:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        with contextlib.suppress(FileExistsError):
+            path.mkdir(mode=0o700)
+        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    except OSError:
+        return None
+    info = os.fstat(fd)
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o022:
+        os.close(fd)
+        return None
+    return fd
+
+
+def _filename(name: str) -> str:
+    return name + (sysconfig.get_config_var("EXT_SUFFIX") or ".so")
+
+
+def _load(directory: int, path: str, name: str) -> ModuleType | None:
+    """The cached module ``name``, if its file passes the checks; None if there is none (or a bad one)."""
+    try:
+        fd = os.open(_filename(name), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=directory)
+    except OSError:
+        return None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o022:
+            return None
+        if not os.path.exists(f"/proc/self/fd/{fd}"):  # no /proc: the directory is private, its path will do
+            return _import_or_none(name, os.path.join(path, _filename(name)))
+        fresh = _fresh_descriptor(fd)
+        try:
+            return _import_or_none(name, f"/proc/self/fd/{fresh}")
+        finally:
+            os.close(fresh)
+    finally:
+        os.close(fd)
+
+
+_used_descriptors: set[int] = set()
+
+
+def _fresh_descriptor(fd: int) -> int:
+    """A duplicate of ``fd`` whose number no earlier load used: the dynamic loader knows a library by its
+    path, so ``/proc/self/fd/N`` must never name two libraries in one process."""
+    held = []
+    fresh = os.dup(fd)
+    while fresh in _used_descriptors:
+        held.append(fresh)
+        fresh = os.dup(fd)
+    for extra in held:
+        os.close(extra)
+    _used_descriptors.add(fresh)
+    return fresh
+
+
+def _import_or_none(name: str, path: str) -> ModuleType | None:
+    try:
+        return _import(name, path)
+    except ImportError:
+        return None  # damaged or foreign: built again
+
+
+def _import(name: str, path: str) -> ModuleType:
+    loader = importlib.machinery.ExtensionFileLoader(name, path)
+    spec = importlib.util.spec_from_file_location(name, path, loader=loader)
+    if spec is None:
+        raise ImportError(name)
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    return module
+
+
+def _build_and_load(directory: int, path: str, name: str, game_source: str, flags: tuple[str, ...]) -> ModuleType:
+    """Compile in a private temporary directory inside ``directory`` (at ``path``), rename the result in, load it.
+
+    The compiler gets the path (it is another process); the directory is private, so the path
+    names the directory that was checked.
+    """
+    temp = _make_temp_dir(directory)
+    temp_path = os.path.join(path, temp)
+    try:
+        out = _compile(name, game_source, flags, temp_path)
+        final = _filename(name)
+        os.replace(os.path.join(temp, os.path.basename(out)), final, src_dir_fd=directory, dst_dir_fd=directory)
+    finally:
+        _remove_temp(directory, temp)
+    module = _load(directory, path, name)
+    if module is None:
+        raise BuildError(f"the module built for this game could not be loaded ({name})")
+    return module
+
+
+def _make_temp_dir(directory: int) -> str:
+    for attempt in range(100):
+        temp = f".build-{os.getpid()}-{attempt}-{os.urandom(4).hex()}"
+        try:
+            os.mkdir(temp, 0o700, dir_fd=directory)
+            return temp
+        except FileExistsError:
+            continue
+    raise BuildError("could not make a temporary build directory in the cache")
+
+
+def _remove_temp(directory: int, temp: str) -> None:
+    with contextlib.suppress(OSError):
+        fd = os.open(temp, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=directory)
+        try:
+            for entry in os.listdir(fd):
+                with contextlib.suppress(OSError):
+                    os.unlink(entry, dir_fd=fd)
+        finally:
+            os.close(fd)
+        os.rmdir(temp, dir_fd=directory)
+
+
+def _compile(name: str, game_source: str, flags: tuple[str, ...], workdir: str) -> str:
+    """Write the cffi C source into ``workdir`` and compile it there; returns the output file's path."""
+    import cffi
+
+    compiler = find_compiler()
+    assert compiler is not None
+    ffi = cffi.FFI()
+    ffi.cdef(solver_native.CDEF)
+    ffi.set_source(name, full_source(game_source))
+    c_file = os.path.join(workdir, name + ".c")
+    with contextlib.redirect_stdout(io.StringIO()):  # cffi says "generating ..."
+        ffi.emit_c_code(c_file)
+    out = os.path.join(workdir, _filename(name))
+    include = sysconfig.get_paths()["include"]
+    command = [compiler.path, *flags, "-I", include, c_file, "-o", out, "-lm"]
+    try:
+        result = subprocess.run(command, capture_output=True, text=True, timeout=BUILD_TIMEOUT, check=False)
+    except (OSError, subprocess.SubprocessError) as error:
+        raise BuildError(f"the C compiler could not run: {error}") from None
+    if result.returncode != 0:
+        raise BuildError(f"the C compiler failed ({compiler.path}):\n{result.stderr.strip()[-4000:]}")
+    return out
+
+
+def compile_executable(game_source: str, driver: str, out: Path, flags: tuple[str, ...] = SANITIZE_FLAGS) -> None:
+    """A standalone program (no Python): the game, the solvers and ``driver`` (a C ``main``); for sanitizer runs.
+
+    :raises BuildError: no compiler, or it failed.
+    """
+    compiler = find_compiler()
+    if compiler is None:
+        raise BuildError("no C compiler found (set CC, or install cc, gcc or clang)")
+    c_file = out.with_suffix(".c")
+    c_file.write_text(full_source(game_source) + "\n" + driver, encoding="utf-8")
+    command = [compiler.path, *flags, str(c_file), "-o", str(out), "-lm"]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=BUILD_TIMEOUT, check=False)
+    if result.returncode != 0:
+        raise BuildError(f"the C compiler failed ({compiler.path}):\n{result.stderr.strip()[-4000:]}")

@@ -1,0 +1,173 @@
+"""A game whose rules run in C: :class:`NativeGame`, built from the IR by :mod:`gdl.native.emit_c`.
+
+States are the Python back end's state tuples (the IR's state layout), so a state moves freely
+between the two back ends; moves are :class:`solver.game.Move` objects named as the Python back end
+names them, carrying their C move code. Every rule question (legal moves, apply, end status,
+utilities, heuristic, keys) is answered by the C module; rendering and the lenient parsing of move
+names are the Python game's. ``native()`` gives the solvers the module, so :func:`solver.exact.solve`
+and :func:`solver.mcts.mcts` run their inner loops in C.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from gdl.native.build import build
+from gdl.native.emit_c import Emitted, MoveCode, SymmetryMap, emit
+from gdl.runtime import RuleRuntimeError
+from solver.game import CHANCE, IllegalMoveError, Move
+from solver.native.rules import NativeRules
+
+if TYPE_CHECKING:
+    from gdl.compiler import ir
+    from gdl.runtime import CompiledGame
+
+ERROR_WHAT = {1: "index out of range", 2: "value out of its domain", 3: "division by zero",
+              4: "integer overflow", 5: "not a legal move", 6: "too many moves", 7: "a state value out of range",
+              8: "`none` used as a value", 9: "no end rule gives this state's utilities", 10: "out of memory"}
+
+
+class NativeGame:
+    """:class:`solver.game.Game` with its rules in C (see the module docstring)."""
+
+    def __init__(self, python: CompiledGame, program: ir.Program, emitted: Emitted, module: Any) -> None:
+        self.python = python
+        self.program = program
+        self.emitted = emitted
+        self.rules = NativeRules(module, self._error)
+        self.ffi, self.lib = module.ffi, module.lib
+        self.state_len = emitted.state_len
+        self.name = python.name
+        self.players = python.players
+        self.parameters: Mapping[str, Any] = python.parameters
+        self.zero_sum = python.zero_sum
+        self.utility_bounds = python.utility_bounds
+        self.has_chance = python.has_chance
+        self.simultaneous = False  # the C emitter has no simultaneous moves
+        self.fingerprint = python.fingerprint
+        self.backend = "c"
+        self._decision_len = program.layout.nvars + 2
+        self._moves: dict[int, Move] = {}
+        self._displays = [[_displayer(python, param.var.type) for param in move.params] for move in program.moves]
+
+    @property
+    def symmetries(self) -> tuple[str, ...]:
+        return self.python.symmetries
+
+    # -------------------------------------------------------------- the Game interface
+
+    def initial_state(self) -> tuple[int, ...]:
+        return self._state(self.rules.initial())
+
+    def to_move(self, state: tuple[int, ...]) -> int:
+        return self.rules.to_move(self.cells(state))
+
+    def legal_moves(self, state: tuple[int, ...]) -> list[Move]:
+        return [self.move(code) for code in self.rules.legal(self.cells(state))]
+
+    def chance_outcomes(self, state: tuple[int, ...]) -> list[tuple[Move, float]]:
+        return [(self.move(code), p) for code, p in self.rules.chance(self.cells(state))]
+
+    def apply(self, state: tuple[int, ...], move: Hashable) -> tuple[int, ...]:
+        return self._state(self.rules.apply(self.cells(state), self.code(move)))
+
+    def utilities(self, state: tuple[int, ...]) -> tuple[float, ...]:
+        return self.rules.utilities(self.cells(state))
+
+    def heuristic(self, state: tuple[int, ...]) -> tuple[float, ...] | None:
+        return self.rules.heuristic(self.cells(state))
+
+    def key(self, state: tuple[int, ...]) -> Hashable:
+        if self.python.symmetries:
+            self.python.verify_symmetry()  # checked, not trusted: the Python game's check of the declaration
+        return self._state(self.rules.key(self.cells(state))[0])
+
+    def parse_move(self, state: tuple[int, ...], text: str) -> Move:
+        name = str(self.python.parse_move(state, text))  # its lenient matching and its errors
+        player = self.to_move(state)
+        moves = [m for m, _ in self.chance_outcomes(state)] if player == CHANCE else self.legal_moves(state)
+        for move in moves:
+            if str(move) == name:
+                return move
+        raise IllegalMoveError(f"{text!r} is not a legal move here")
+
+    def render(self, state: tuple[int, ...]) -> str:
+        return self.python.render(state)
+
+    # -------------------------------------------------------------- the native handle (solver.native)
+
+    def native(self) -> NativeGame:
+        return self
+
+    def cells(self, state: Sequence[int]) -> list[int]:
+        """A state as the C array's cells (a decision state is padded with zeros to the layout's length)."""
+        cells = list(state)
+        if len(cells) > self.state_len:
+            raise ValueError(f"a state of this game has at most {self.state_len} values, not {len(cells)}")
+        return cells + [0] * (self.state_len - len(cells))
+
+    def _state(self, cells: Sequence[int]) -> tuple[int, ...]:
+        """The Python back end's tuple of C cells (a decision or terminal state has no chance extras)."""
+        if self.has_chance and cells[self.program.layout.turn_slot] == CHANCE:
+            return tuple(cells)
+        return tuple(cells[:self._decision_len])
+
+    def key_of_cells(self, cells: Sequence[int]) -> Hashable:
+        return self._state(cells)
+
+    def move(self, code: int) -> Move:
+        move = self._moves.get(code)
+        if move is None:
+            move = self._moves[code] = self._make_move(code, self.emitted.codes[code])
+        return move
+
+    def _make_move(self, code: int, which: MoveCode) -> Move:
+        ir_move = self.program.moves[which.move]
+        shown = tuple(display(v) for display, v in zip(self._displays[which.move], which.args, strict=True))
+        return Move(ir_move.name, shown, data=code)
+
+    def code(self, move: Hashable) -> int:
+        data = getattr(move, "data", None)
+        if isinstance(data, int) and 0 <= data < len(self.emitted.codes) and self.move(data) == move:
+            return data
+        raise IllegalMoveError(f"{move!s} is not a move of the C back end of {self.name}")
+
+    def _error(self, error: Any) -> Exception:
+        return self.error(error)
+
+    def error(self, error: Any, moves: Sequence[Hashable] = ()) -> Exception:
+        what = ERROR_WHAT.get(int(error.code), "a rule failed")
+        where = f"{self.python.filename}:{int(error.line)}:{int(error.col)}: " if error.line else ""
+        after = f" (after the moves {','.join(map(str, moves))})" if moves else ""
+        return RuleRuntimeError(f"{where}{what}{after}")
+
+
+def _displayer(game: CompiledGame, typ: Any) -> Callable[[int], str]:
+    """How the Python back end shows a move parameter of type ``typ`` (cells as ``b2``, columns as letters)."""
+    displayers = game.program.displayers
+    if typ.kind == "cell":
+        return displayers["cell"]
+    if typ.kind == "int" and typ.name in ("column", "row"):
+        return displayers[f"@{typ.name}"]
+    if typ.kind == "player":
+        return displayers["player"]
+    if typ.kind in ("enum", "dir") and (typ.name or typ.kind) in displayers:
+        return displayers[typ.name or typ.kind]
+    return str
+
+
+def symmetry_maps(game: CompiledGame) -> list[SymmetryMap]:
+    """The Python game's symmetries (its slot maps), as the C emitter takes them."""
+    return [SymmetryMap(tuple(m.src), tuple((slot, dict(vmap)) for slot, vmap in m.value_maps))
+            for _, m in game._symmetry_maps]
+
+
+def compile_native(python: CompiledGame, program: ir.Program) -> NativeGame:
+    """The C back end of ``python`` (the same rule file and parameters), from its IR ``program``.
+
+    :raises gdl.native.emit_c.Unsupported: a construct the C emitter does not translate yet.
+    :raises gdl.native.build.BuildError: no C compiler, or it failed.
+    """
+    emitted = emit(program, symmetry_maps(python))
+    return NativeGame(python, program, emitted, build(emitted.source))

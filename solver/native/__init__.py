@@ -1,0 +1,122 @@
+"""The solvers' inner loops in C, over the C game ABI (``gdl_abi.h``).
+
+A game that is compiled to C (by ``gdl.native``, or written by hand as in the tests) is one C
+translation unit: the game's functions, then the sources listed in :data:`SOURCES`, built as one
+cffi extension module whose C declarations are :data:`CDEF`. The game object exposes that module
+through :class:`SupportsNative` (a declared method, ``native()``), and the public searches
+(``solver.exact.solve``, ``solver.mcts.mcts``) run their inner loops in C when it returns a handle.
+Python keeps the orchestration: budgets, progress, Ctrl-C, results.
+
+This package never imports ``gdl``: building and caching modules is the caller's business.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+HERE = Path(__file__).resolve().parent
+HEADER = "gdl_abi.h"
+SOURCES = ("glue.c", "negamax.c", "mcts.c")
+"""Solver sources appended (in this order) after a game's own C source."""
+
+CDEF = """
+typedef struct gdl_error { int32_t code; int32_t line; int32_t col; int32_t detail; } gdl_error;
+void gdl_setup(void);
+int gdl_info(int64_t *info, int n);
+double gdl_bound(int which);
+void gdl_ranges(int32_t *lo, int32_t *hi);
+int gdl_py_initial(int32_t *out, gdl_error *e);
+int gdl_py_to_move(const int32_t *in, gdl_error *e);
+int gdl_py_legal(const int32_t *in, int32_t *moves, gdl_error *e);
+int gdl_py_chance(const int32_t *in, int32_t *outcomes, double *probs, gdl_error *e);
+int gdl_py_apply(int32_t *inout, int32_t move, gdl_error *e);
+int gdl_py_utilities(const int32_t *in, double *u, gdl_error *e);
+int gdl_py_heuristic(const int32_t *in, double *h, gdl_error *e);
+int gdl_py_key(const int32_t *in, int32_t *canon, uint64_t *hash, gdl_error *e);
+
+typedef struct ab_ctx ab_ctx;
+ab_ctx *gdl_ab_new(int64_t entries);
+void gdl_ab_free(ab_ctx *c);
+int64_t gdl_ab_capacity(ab_ctx *c);
+int gdl_ab_start(ab_ctx *c, const int32_t *root, double alpha, double beta);
+int gdl_ab_run(ab_ctx *c, int64_t slice);
+void gdl_ab_stats(ab_ctx *c, int64_t *out);
+double gdl_ab_result(ab_ctx *c);
+void gdl_ab_error(ab_ctx *c, gdl_error *e);
+int64_t gdl_ab_path(ab_ctx *c, int32_t *moves, int64_t cap, int32_t *state);
+int gdl_ab_lookup(ab_ctx *c, const int32_t *cells, double *lo, double *hi, int32_t *move, int32_t *side);
+int64_t gdl_ab_entries(ab_ctx *c, int64_t start, int64_t cap, int32_t *cells, double *lo, double *hi,
+                       int32_t *moves, int32_t *sides, int64_t *count);
+
+typedef struct mc_ctx mc_ctx;
+mc_ctx *gdl_mc_new(const int32_t *root, double exploration, int32_t max_rollout, int32_t solver, uint64_t seed,
+                   int64_t heuristic_rollout, gdl_error *e);
+void gdl_mc_free(mc_ctx *c);
+int gdl_mc_run(mc_ctx *c, int64_t iterations, int64_t stop_nodes);
+void gdl_mc_stats(mc_ctx *c, int64_t *out);
+int gdl_mc_root(mc_ctx *c, double *value, int64_t *visits);
+int gdl_mc_children(mc_ctx *c, int64_t node, int32_t *moves, int64_t *visits, double *values, int32_t *proven,
+                    int cap);
+int gdl_mc_line(mc_ctx *c, int32_t *moves, int cap);
+void gdl_mc_error(mc_ctx *c, gdl_error *e);
+int gdl_mc_path(mc_ctx *c, int32_t *moves, int cap, int32_t *state);
+
+"""
+"""The C functions a native module exports to Python (cffi declarations)."""
+
+
+def source_text() -> str:
+    """The ABI header, to put before a game's source."""
+    return (HERE / HEADER).read_text(encoding="utf-8")
+
+
+def solver_text() -> str:
+    """The solver sources, to put after a game's source."""
+    return "\n".join((HERE / name).read_text(encoding="utf-8") for name in SOURCES)
+
+
+class NativeHandle(Protocol):
+    """What a C-backed game gives the native solvers: its built module and the conversions they need.
+
+    States cross the boundary as lists of ``state_len`` ints (``cells``); moves as int codes.
+    """
+
+    ffi: Any
+    lib: Any
+    state_len: int
+
+    def cells(self, state: Hashable) -> Sequence[int]:
+        """A state of the game as its cells."""
+        ...
+
+    def key_of_cells(self, cells: Sequence[int]) -> Hashable:
+        """The game's ``key`` of the canonical image ``cells`` (what ``game.key`` returns for its states)."""
+        ...
+
+    def move(self, code: int) -> Hashable:
+        """The move (or chance outcome) object of a code, as ``game.legal_moves`` returns it."""
+        ...
+
+    def code(self, move: Hashable) -> int:
+        """The code of a move object."""
+        ...
+
+    def error(self, error: Any, moves: Sequence[Hashable] = ()) -> Exception:
+        """The exception for a rule error the C code reported (a ``gdl_error``), after ``moves`` from the root."""
+        ...
+
+
+@runtime_checkable
+class SupportsNative(Protocol):
+    """A game whose rules are compiled to C: ``native()`` returns its handle (None: use Python)."""
+
+    def native(self) -> NativeHandle | None: ...
+
+
+def handle_of(game: object) -> NativeHandle | None:
+    """The native handle of ``game``, or None when it has none (the Python loops are used)."""
+    if isinstance(game, SupportsNative):
+        return game.native()
+    return None

@@ -1,0 +1,130 @@
+/* The checked entry points Python calls (one per ABI function), and the generic key packing.
+ *
+ * Included after the game's definitions. States from Python arrive as int32 arrays and are
+ * checked cell by cell against g_lo/g_hi before the game sees them; a move from Python is
+ * applied only if g_legal (or g_chance) lists it. So no value from outside reaches the
+ * rules unchecked, and the rules' own range proofs hold.
+ */
+#include <stdlib.h>
+
+/* Packing: cell i takes g_pack_bits[i] bits at bit g_pack_shift[i] of word g_pack_word[i] (value - g_lo[i]). */
+static inline void gdl_pack(const g_cell *s, uint64_t *w) {
+    for (int i = 0; i < G_KEY_WORDS; i++) w[i] = 0;
+    for (int i = 0; i < G_STATE_LEN; i++)
+        w[g_pack_word[i]] |= (uint64_t)((int64_t)s[i] - g_lo[i]) << g_pack_shift[i];
+}
+
+static inline void gdl_unpack(const uint64_t *w, g_cell *s) {
+    for (int i = 0; i < G_STATE_LEN; i++) {
+        uint64_t mask = g_pack_bits[i] >= 64 ? ~0ULL : ((1ULL << g_pack_bits[i]) - 1);
+        s[i] = (g_cell)((int64_t)((w[g_pack_word[i]] >> g_pack_shift[i]) & mask) + g_lo[i]);
+    }
+}
+
+static int gdl_import(const int32_t *in, g_cell *s, gdl_error *e) {
+    for (int i = 0; i < G_STATE_LEN; i++) {
+        if (in[i] < g_lo[i] || in[i] > g_hi[i]) return gdl_fail(e, GDL_E_STATE, 0, 0, i);
+        s[i] = (g_cell)in[i];
+    }
+    return 0;
+}
+
+static void gdl_export(const g_cell *s, int32_t *out) {
+    for (int i = 0; i < G_STATE_LEN; i++) out[i] = s[i];
+}
+
+/* Once, before anything else (the game's tables that C cannot initialise statically). */
+void gdl_setup(void) { g_setup(); }
+
+/* info[]: abi version, state length, players, max moves, max outcomes, key words, has chance, zero sum,
+   has bounds, has heuristic, symmetric, sizeof(g_cell) */
+int gdl_info(int64_t *info, int n) {
+    int64_t all[12] = {GDL_ABI_VERSION, G_STATE_LEN, G_PLAYERS, G_MAX_MOVES, G_MAX_OUTCOMES, G_KEY_WORDS,
+                       G_HAS_CHANCE, G_ZERO_SUM, G_HAS_BOUNDS, G_HAS_HEURISTIC, G_SYMMETRIC, sizeof(g_cell)};
+    for (int i = 0; i < n && i < 12; i++) info[i] = all[i];
+    return 12;
+}
+
+double gdl_bound(int which) { return which ? (double)(G_UTIL_HIGH) : (double)(G_UTIL_LOW); }
+
+void gdl_ranges(int32_t *lo, int32_t *hi) {
+    for (int i = 0; i < G_STATE_LEN; i++) {
+        lo[i] = g_lo[i];
+        hi[i] = g_hi[i];
+    }
+}
+
+int gdl_py_initial(int32_t *out, gdl_error *e) {
+    g_cell s[G_STATE_LEN];
+    memset(s, 0, sizeof s);
+    if (g_initial(s, e) < 0) return GDL_ERROR;
+    gdl_export(s, out);
+    return 0;
+}
+
+int gdl_py_to_move(const int32_t *in, gdl_error *e) {
+    g_cell s[G_STATE_LEN];
+    if (gdl_import(in, s, e) < 0) return GDL_ERROR;
+    return g_to_move(s, e);
+}
+
+int gdl_py_legal(const int32_t *in, int32_t *moves, gdl_error *e) {
+    g_cell s[G_STATE_LEN];
+    if (gdl_import(in, s, e) < 0) return GDL_ERROR;
+    int p = g_to_move(s, e);
+    if (p == GDL_ERROR) return GDL_ERROR;
+    if (p < 0) return 0;
+    return g_legal(s, moves, e);
+}
+
+int gdl_py_chance(const int32_t *in, int32_t *outcomes, double *probs, gdl_error *e) {
+    g_cell s[G_STATE_LEN];
+    if (gdl_import(in, s, e) < 0) return GDL_ERROR;
+    int p = g_to_move(s, e);
+    if (p == GDL_ERROR) return GDL_ERROR;
+    if (p != GDL_CHANCE) return 0;
+    return g_chance(s, outcomes, probs, e);
+}
+
+/* Applies `move` to the state in place if it is one of the state's moves (or outcomes). */
+int gdl_py_apply(int32_t *inout, int32_t move, gdl_error *e) {
+    g_cell s[G_STATE_LEN];
+    int32_t moves[G_MAX_MOVES > G_MAX_OUTCOMES ? G_MAX_MOVES : G_MAX_OUTCOMES];
+    double probs[G_MAX_OUTCOMES];
+    if (gdl_import(inout, s, e) < 0) return GDL_ERROR;
+    int p = g_to_move(s, e), n;
+    if (p == GDL_ERROR) return GDL_ERROR;
+    if (p == GDL_TERMINAL) return gdl_fail(e, GDL_E_MOVE, 0, 0, move);
+    n = p == GDL_CHANCE ? g_chance(s, moves, probs, e) : g_legal(s, moves, e);
+    if (n < 0) return GDL_ERROR;
+    int found = 0;
+    for (int i = 0; i < n; i++) found |= moves[i] == move;
+    if (!found) return gdl_fail(e, GDL_E_MOVE, 0, 0, move);
+    if (g_apply(s, move, e) < 0) return GDL_ERROR;
+    gdl_export(s, inout);
+    return 0;
+}
+
+int gdl_py_utilities(const int32_t *in, double *u, gdl_error *e) {
+    g_cell s[G_STATE_LEN];
+    if (gdl_import(in, s, e) < 0) return GDL_ERROR;
+    return g_utilities(s, u, e);
+}
+
+int gdl_py_heuristic(const int32_t *in, double *h, gdl_error *e) {
+    g_cell s[G_STATE_LEN];
+    if (gdl_import(in, s, e) < 0) return GDL_ERROR;
+    return g_heuristic(s, h, e);
+}
+
+/* The canonical image (cells) and the 64-bit hash of a state's key. */
+int gdl_py_key(const int32_t *in, int32_t *canon, uint64_t *hash, gdl_error *e) {
+    g_cell s[G_STATE_LEN];
+    uint64_t w[G_KEY_WORDS];
+    if (gdl_import(in, s, e) < 0) return GDL_ERROR;
+    if (g_key(s, w, e) < 0) return GDL_ERROR;
+    *hash = gdl_hash_words(w, G_KEY_WORDS);
+    gdl_unpack(w, s);
+    gdl_export(s, canon);
+    return 0;
+}

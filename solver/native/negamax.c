@@ -1,0 +1,462 @@
+/* Exact alpha-beta (fail-soft negamax) over the C game ABI, with a fixed-size transposition table.
+ *
+ * The same algorithm as solver/alphabeta.py's NegamaxSearch at unlimited depth (Python keeps MTD(f),
+ * the root-move tests and the principal variation, calling this for each null-window search):
+ *   - the transposition table keeps a lower and an upper bound per state (values from the side to
+ *     move's point of view), so MTD(f)'s null-window passes narrow them instead of overwriting;
+ *   - the first pass over the children ends the node at an immediate refutation: a terminal child, or
+ *     a child whose table entry proves a bound >= beta (enhanced transposition cutoff);
+ *   - move ordering: the table's move, two killers per ply, then the history heuristic;
+ *   - a child's value is negated only when the side to move changes (a player may move twice).
+ * The recursion is an explicit stack, so gdl_ab_run can stop after a slice of nodes and resume where
+ * it stopped: Python checks its budget, reports progress and sees Ctrl-C between slices.
+ *
+ * Table: buckets of two entries, found by the 64-bit hash and confirmed by the whole packed key (no
+ * hash collision can give a wrong value). Slot 0 keeps the entry whose subtree cost the most work;
+ * slot 1 takes whatever slot 0 refuses (depth-preferred + always-replace, Breuker et al. 1994).
+ */
+#include <math.h>
+#include <stdlib.h>
+
+#define AB_DONE 0
+#define AB_SLICE 1
+#define AB_DEAD_END 2
+#define AB_CYCLE 3
+#define AB_ERROR 4
+#define AB_CHANCE 5
+#define AB_MEMORY 6
+
+#define AB_HISTORY 4096
+#define AB_PATHSET 65536
+
+typedef struct ab_entry {
+    uint64_t hash;
+    uint64_t key[G_KEY_WORDS]; /* the whole packed key, in the entry: one probe touches one place */
+    double lo, hi;
+    int32_t move;
+    int8_t side;
+    uint8_t used;
+    uint16_t work;
+} ab_entry;
+
+typedef struct ab_frame {
+    int phase;
+    int player, side;
+    double alpha, beta, alpha0, best;
+    int32_t best_move, tt_move, cur_move;
+    int npend, next, child_same;
+    int64_t nodes0;
+    uint64_t hash;
+} ab_frame;
+
+typedef struct ab_ctx {
+    /* the table */
+    ab_entry *tt;
+    int64_t tt_buckets, tt_used;
+    /* the stack: frames of frame_size bytes, each a header and its arrays */
+    char *arena;
+    int64_t frame_size, frames_cap;
+    int64_t depth;
+    /* results and statistics */
+    double ret, result;
+    int32_t root_best;
+    int64_t nodes, tt_hits;
+    gdl_error err;
+    int64_t err_depth;
+    /* ordering */
+    int64_t history[AB_HISTORY];
+    int32_t *killers; /* 2 per ply */
+    int64_t killers_cap;
+    uint32_t pathset[AB_PATHSET];
+} ab_ctx;
+
+/* A frame's arrays, in order: state, key, moves, pending child states, their keys, moves and players. */
+#define F_HDR(c, d) ((ab_frame *)((c)->arena + (d) * (c)->frame_size))
+#define F_STATE(f) ((g_cell *)((char *)(f) + sizeof(ab_frame)))
+#define F_KEY(f) ((uint64_t *)((char *)(f) + sizeof(ab_frame) + AB_ALIGN8(G_STATE_LEN * sizeof(g_cell))))
+#define F_MOVES(f) ((int32_t *)(F_KEY(f) + G_KEY_WORDS))
+#define F_PKEYS(f) ((uint64_t *)(F_MOVES(f) + AB_ALIGN2(G_MAX_MOVES)))
+#define F_PMOVES(f) ((int32_t *)(F_PKEYS(f) + (int64_t)G_MAX_MOVES * G_KEY_WORDS))
+#define F_PPLAYERS(f) (F_PMOVES(f) + G_MAX_MOVES)
+#define F_PSTATES(f) ((g_cell *)(F_PPLAYERS(f) + AB_ALIGN2(G_MAX_MOVES)))
+#define AB_ALIGN8(n) (((n) + 7) / 8 * 8)
+#define AB_ALIGN2(n) (((n) + 1) / 2 * 2)
+
+static int64_t ab_frame_bytes(void) {
+    int64_t n = sizeof(ab_frame) + AB_ALIGN8(G_STATE_LEN * sizeof(g_cell)) + 8 * G_KEY_WORDS;
+    n += 4 * AB_ALIGN2(G_MAX_MOVES) + (int64_t)8 * G_MAX_MOVES * G_KEY_WORDS + 4 * G_MAX_MOVES + 4 * AB_ALIGN2(G_MAX_MOVES);
+    n += (int64_t)G_MAX_MOVES * G_STATE_LEN * sizeof(g_cell);
+    return AB_ALIGN8(n);
+}
+
+ab_ctx *gdl_ab_new(int64_t entries) {
+    ab_ctx *c = calloc(1, sizeof(ab_ctx));
+    if (!c) return NULL;
+    int64_t buckets = 1;
+    while (buckets * 2 * 2 <= entries) buckets *= 2;
+    c->tt_buckets = buckets;
+    c->tt = calloc((size_t)buckets * 2, sizeof(ab_entry));
+    c->frame_size = ab_frame_bytes();
+    c->frames_cap = 64;
+    c->arena = malloc((size_t)(c->frame_size * c->frames_cap));
+    c->killers_cap = 64;
+    c->killers = malloc(sizeof(int32_t) * 2 * c->killers_cap);
+    if (!c->tt || !c->arena || !c->killers) {
+        free(c->tt); free(c->arena); free(c->killers); free(c);
+        return NULL;
+    }
+    for (int64_t i = 0; i < 2 * c->killers_cap; i++) c->killers[i] = -1;
+    c->depth = -1;
+    return c;
+}
+
+void gdl_ab_free(ab_ctx *c) {
+    if (!c) return;
+    free(c->tt); free(c->arena); free(c->killers); free(c);
+}
+
+int64_t gdl_ab_capacity(ab_ctx *c) { return c->tt_buckets * 2; }
+
+static ab_entry *ab_probe(ab_ctx *c, uint64_t h, const uint64_t *key) {
+    int64_t b = (int64_t)(h & (uint64_t)(c->tt_buckets - 1)) * 2;
+    for (int i = 0; i < 2; i++) {
+        ab_entry *e = &c->tt[b + i];
+        if (e->used && e->hash == h && memcmp(e->key, key, 8 * G_KEY_WORDS) == 0) return e;
+    }
+    return NULL;
+}
+
+static uint16_t ab_work(int64_t nodes) {
+    uint16_t w = 1;
+    while (nodes > 1 && w < 60000) { nodes >>= 1; w++; }
+    return w;
+}
+
+static void ab_store(ab_ctx *c, uint64_t h, const uint64_t *key, double lo, double hi, int32_t move, int side,
+                     int64_t nodes) {
+    int64_t b = (int64_t)(h & (uint64_t)(c->tt_buckets - 1)) * 2;
+    uint16_t work = ab_work(nodes);
+    int64_t slot;
+    ab_entry *e0 = &c->tt[b], *e1 = &c->tt[b + 1];
+    if (e0->used && e0->hash == h && memcmp(e0->key, key, 8 * G_KEY_WORDS) == 0) slot = b;
+    else if (e1->used && e1->hash == h && memcmp(e1->key, key, 8 * G_KEY_WORDS) == 0) slot = b + 1;
+    else if (!e0->used) slot = b;
+    else if (work >= e0->work) {
+        /* the new entry cost more than slot 0's: slot 0 moves down to slot 1 (replacing it) */
+        if (!e1->used) c->tt_used++;
+        *e1 = *e0;
+        e0->used = 0;
+        c->tt_used--;
+        slot = b;
+    } else slot = b + 1;
+    ab_entry *e = &c->tt[slot];
+    if (!e->used) c->tt_used++;
+    if (e->used && work < e->work) work = e->work;
+    e->hash = h;
+    e->lo = lo;
+    e->hi = hi;
+    e->move = move;
+    e->side = (int8_t)side;
+    e->used = 1;
+    e->work = work;
+    memcpy(e->key, key, 8 * G_KEY_WORDS);
+}
+
+static int ab_grow(ab_ctx *c, int64_t depth) {
+    if (depth >= c->frames_cap) {
+        int64_t cap = c->frames_cap * 2;
+        char *arena = realloc(c->arena, (size_t)(c->frame_size * cap));
+        if (!arena) return -1;
+        c->arena = arena;
+        c->frames_cap = cap;
+    }
+    if (depth >= c->killers_cap) {
+        int64_t cap = c->killers_cap * 2;
+        int32_t *k = realloc(c->killers, sizeof(int32_t) * 2 * cap);
+        if (!k) return -1;
+        for (int64_t i = 2 * c->killers_cap; i < 2 * cap; i++) k[i] = -1;
+        c->killers = k;
+        c->killers_cap = cap;
+    }
+    return 0;
+}
+
+/* Moves: by history (stable), then killer 2, killer 1 and the table's move to the front. */
+static void ab_order(ab_ctx *c, int32_t *moves, int n, int32_t first, int64_t ply) {
+    for (int i = 1; i < n; i++) {
+        int32_t m = moves[i];
+        int64_t hm = c->history[(uint32_t)m % AB_HISTORY];
+        int j = i;
+        while (j > 0 && c->history[(uint32_t)moves[j - 1] % AB_HISTORY] < hm) {
+            moves[j] = moves[j - 1];
+            j--;
+        }
+        moves[j] = m;
+    }
+    int32_t front[3] = {c->killers[2 * ply + 1], c->killers[2 * ply], first};
+    for (int k = 0; k < 3; k++) {
+        int32_t m = front[k];
+        if (m < 0 || moves[0] == m) continue;
+        for (int i = 1; i < n; i++)
+            if (moves[i] == m) {
+                memmove(moves + 1, moves, sizeof(int32_t) * i);
+                moves[0] = m;
+                break;
+            }
+    }
+}
+
+static int ab_on_path(ab_ctx *c, uint64_t h, const uint64_t *key) {
+    if (!c->pathset[h % AB_PATHSET]) return 0;
+    for (int64_t d = 0; d < c->depth; d++) {
+        ab_frame *f = F_HDR(c, d);
+        if (f->hash == h && memcmp(F_KEY(f), key, 8 * G_KEY_WORDS) == 0) return 1;
+    }
+    return 0;
+}
+
+/* Starts a search of `root` (player `player` to move) with the window (alpha, beta) for that side. */
+int gdl_ab_start(ab_ctx *c, const int32_t *root, double alpha, double beta) {
+    c->depth = -1;
+    memset(c->pathset, 0, sizeof c->pathset);
+    c->err.code = 0;
+    ab_frame *f = F_HDR(c, 0);
+    if (gdl_import(root, F_STATE(f), &c->err) < 0) return AB_ERROR;
+    int p = g_to_move(F_STATE(f), &c->err);
+    if (p == GDL_ERROR) return AB_ERROR;
+    if (p < 0) return AB_CHANCE;
+    if (g_key(F_STATE(f), F_KEY(f), &c->err) < 0) return AB_ERROR;
+    f->phase = 0;
+    f->player = p;
+    f->side = p == 0 ? 1 : -1;
+    f->alpha = alpha;
+    f->beta = beta;
+    c->depth = 0;
+    c->root_best = -1;
+    return AB_DONE;
+}
+
+static void ab_finish(ab_ctx *c, ab_frame *f) {
+    const uint64_t *key = F_KEY(f);
+    c->pathset[f->hash % AB_PATHSET]--;
+    ab_entry *e = ab_probe(c, f->hash, key);
+    double lo = -INFINITY, hi = INFINITY;
+    int32_t best_move = f->best_move;
+    if (e) {
+        lo = e->lo;
+        hi = e->hi;
+    }
+    if (f->best <= f->alpha0) {
+        hi = f->best;
+        if (best_move < 0) best_move = f->tt_move;
+    } else if (f->best >= f->beta) lo = f->best;
+    else lo = hi = f->best;
+    ab_store(c, f->hash, key, lo, hi, best_move, f->side, c->nodes - f->nodes0);
+    if (c->depth == 0) c->root_best = best_move;
+    c->ret = f->best;
+    c->depth--;
+}
+
+static void ab_push(ab_ctx *c, ab_frame *f, int i) {
+    ab_frame *g = F_HDR(c, c->depth + 1);
+    memcpy(F_STATE(g), F_PSTATES(f) + (int64_t)i * G_STATE_LEN, sizeof(g_cell) * G_STATE_LEN);
+    memcpy(F_KEY(g), F_PKEYS(f) + (int64_t)i * G_KEY_WORDS, 8 * G_KEY_WORDS);
+    g->player = F_PPLAYERS(f)[i];
+    g->side = g->player == 0 ? 1 : -1;
+    f->child_same = g->side == f->side;
+    f->cur_move = F_PMOVES(f)[i];
+    if (f->child_same) {
+        g->alpha = f->alpha;
+        g->beta = f->beta;
+    } else {
+        g->alpha = -f->beta;
+        g->beta = -f->alpha;
+    }
+    g->phase = 0;
+    c->depth++;
+}
+
+/* One node's entry: table, cycle check, moves, the first pass over the children. */
+static int ab_enter(ab_ctx *c, ab_frame *f) {
+    g_cell *s = F_STATE(f);
+    const uint64_t *key = F_KEY(f);
+    c->nodes++;
+    f->nodes0 = c->nodes;
+    f->hash = gdl_hash_words(key, G_KEY_WORDS);
+    f->alpha0 = f->alpha;
+    f->tt_move = -1;
+    ab_entry *e = ab_probe(c, f->hash, key);
+    if (e) {
+        f->tt_move = e->move;
+        if (e->lo >= f->beta || e->hi <= f->alpha || e->lo == e->hi) {
+            c->tt_hits++;
+            if (c->depth == 0) c->root_best = e->move;
+            c->ret = (e->lo >= f->beta || e->lo == e->hi) ? e->lo : e->hi;
+            c->depth--;
+            return AB_DONE;
+        }
+    }
+    if (ab_on_path(c, f->hash, key)) return AB_CYCLE;
+    c->pathset[f->hash % AB_PATHSET]++;
+    if (ab_grow(c, c->depth + 1) < 0) return AB_MEMORY;
+    f = F_HDR(c, c->depth); /* the arena may have moved */
+    s = F_STATE(f);
+    int32_t *moves = F_MOVES(f);
+    int n = g_legal(s, moves, &c->err);
+    if (n < 0) return AB_ERROR;
+    if (n == 0) return AB_DEAD_END;
+    if (n > 1) ab_order(c, moves, n, f->tt_move, c->depth);
+    f->best = -INFINITY;
+    f->best_move = -1;
+    f->npend = 0;
+    int side = f->side;
+    /* First pass, part one: make every child; a terminal child that refutes ends the node at once. The
+       table buckets of the others are prefetched, so that their misses overlap. */
+    for (int i = 0; i < n; i++) {
+        g_cell *child = F_PSTATES(f) + (int64_t)f->npend * G_STATE_LEN;
+        memcpy(child, s, sizeof(g_cell) * G_STATE_LEN);
+        if (g_apply(child, moves[i], &c->err) < 0) return AB_ERROR;
+        int p = g_to_move(child, &c->err);
+        if (p == GDL_ERROR) return AB_ERROR;
+        if (p == GDL_CHANCE) return AB_CHANCE;
+        if (p == GDL_TERMINAL) {
+            double u[G_PLAYERS];
+            c->nodes++;
+            if (g_utilities(child, u, &c->err) < 0) return AB_ERROR;
+            double v = side * u[0];
+            if (v > f->best) {
+                f->best = v;
+                f->best_move = moves[i];
+                if (v >= f->beta) break;
+            }
+            continue;
+        }
+        uint64_t *ck = F_PKEYS(f) + (int64_t)f->npend * G_KEY_WORDS;
+        if (g_key(child, ck, &c->err) < 0) return AB_ERROR;
+        __builtin_prefetch(&c->tt[(int64_t)(gdl_hash_words(ck, G_KEY_WORDS) & (uint64_t)(c->tt_buckets - 1)) * 2]);
+        F_PMOVES(f)[f->npend] = moves[i];
+        F_PPLAYERS(f)[f->npend] = p;
+        f->npend++;
+    }
+#ifndef AB_NO_ETC
+    /* Part two: a child whose table entry proves a refutation ends the node (enhanced transposition cutoff). */
+    for (int i = 0; i < f->npend && f->best < f->beta; i++) {
+        uint64_t *ck = F_PKEYS(f) + (int64_t)i * G_KEY_WORDS;
+        ab_entry *known = ab_probe(c, gdl_hash_words(ck, G_KEY_WORDS), ck);
+        if (!known) continue;
+        int child_side = F_PPLAYERS(f)[i] == 0 ? 1 : -1;
+        double v = child_side != side ? -known->hi : known->lo;
+        if (v < f->beta) continue;
+        c->tt_hits++;
+        f->best = v;
+        f->best_move = F_PMOVES(f)[i];
+    }
+#endif
+    if (f->best > f->alpha) f->alpha = f->best;
+    if (f->best >= f->beta || f->npend == 0) {
+        ab_finish(c, f);
+        return AB_DONE;
+    }
+    f->phase = 1;
+    f->next = 0;
+    ab_push(c, f, 0);
+    return AB_DONE;
+}
+
+/* Runs the search for at most about `slice` more nodes. AB_DONE: c->result holds the value for the
+   root's side to move; AB_SLICE: call again; anything else: the search cannot go on. */
+int gdl_ab_run(ab_ctx *c, int64_t slice) {
+    int64_t stop_at = c->nodes + slice;
+    while (c->depth >= 0) {
+        ab_frame *f = F_HDR(c, c->depth);
+        if (f->phase == 0) {
+            if (c->nodes >= stop_at) return AB_SLICE;
+            int status = ab_enter(c, f);
+            if (status != AB_DONE) {
+                c->err_depth = c->depth;
+                return status;
+            }
+            continue;
+        }
+        double v = f->child_same ? c->ret : -c->ret;
+        if (v > f->best) {
+            f->best = v;
+            f->best_move = f->cur_move;
+            if (v > f->alpha) {
+                f->alpha = v;
+                if (f->alpha >= f->beta) {
+                    int64_t ply = c->depth;
+                    c->history[(uint32_t)f->cur_move % AB_HISTORY] += ply < 30 ? (1LL << (30 - ply)) : 1;
+                    if (c->killers[2 * ply] != f->cur_move) {
+                        c->killers[2 * ply + 1] = c->killers[2 * ply];
+                        c->killers[2 * ply] = f->cur_move;
+                    }
+                    ab_finish(c, f);
+                    continue;
+                }
+            }
+        }
+        f->next++;
+        if (f->next < f->npend) ab_push(c, f, f->next);
+        else ab_finish(c, f);
+    }
+    c->result = c->ret;
+    return AB_DONE;
+}
+
+/* Statistics: nodes, table hits, entries in use, the stack depth, the root's best move. */
+void gdl_ab_stats(ab_ctx *c, int64_t *out) {
+    out[0] = c->nodes;
+    out[1] = c->tt_hits;
+    out[2] = c->tt_used;
+    out[3] = c->depth;
+    out[4] = c->root_best;
+}
+
+double gdl_ab_result(ab_ctx *c) { return c->result; }
+
+void gdl_ab_error(ab_ctx *c, gdl_error *e) { *e = c->err; }
+
+/* The moves from the root to the frame where the search stopped (a dead end, cycle or error); their count. */
+int64_t gdl_ab_path(ab_ctx *c, int32_t *moves, int64_t cap, int32_t *state) {
+    int64_t n = c->err_depth < cap ? c->err_depth : cap;
+    for (int64_t d = 0; d < n; d++) moves[d] = F_HDR(c, d)->cur_move;
+    gdl_export(F_STATE(F_HDR(c, c->err_depth)), state);
+    return n;
+}
+
+/* The table entry of a state (by its cells; the key is made here): 1 and its fields, or 0. */
+int gdl_ab_lookup(ab_ctx *c, const int32_t *cells, double *lo, double *hi, int32_t *move, int32_t *side) {
+    g_cell s[G_STATE_LEN];
+    uint64_t key[G_KEY_WORDS];
+    gdl_error e;
+    if (gdl_import(cells, s, &e) < 0 || g_key(s, key, &e) < 0) return 0;
+    ab_entry *en = ab_probe(c, gdl_hash_words(key, G_KEY_WORDS), key);
+    if (!en) return 0;
+    *lo = en->lo;
+    *hi = en->hi;
+    *move = en->move;
+    *side = en->side;
+    return 1;
+}
+
+/* Entries from slot `start` on, at most `cap`: canonical cells, bounds, moves, sides; returns the next slot
+   (or -1 at the end) and the number written in *count. */
+int64_t gdl_ab_entries(ab_ctx *c, int64_t start, int64_t cap, int32_t *cells, double *lo, double *hi,
+                       int32_t *moves, int32_t *sides, int64_t *count) {
+    int64_t n = 0, i = start, total = c->tt_buckets * 2;
+    g_cell s[G_STATE_LEN];
+    for (; i < total && n < cap; i++) {
+        ab_entry *e = &c->tt[i];
+        if (!e->used) continue;
+        gdl_unpack(e->key, s);
+        gdl_export(s, cells + n * G_STATE_LEN);
+        lo[n] = e->lo;
+        hi[n] = e->hi;
+        moves[n] = e->move;
+        sides[n] = e->side;
+        n++;
+    }
+    *count = n;
+    return i < total ? i : -1;
+}

@@ -1,0 +1,267 @@
+"""The exact alpha-beta searcher with its inner loop in C (``negamax.c``), behind NegamaxSearch's interface.
+
+:func:`solver.exact.solve` drives it as it drives :class:`solver.alphabeta.NegamaxSearch`: MTD(f), the
+null-window tests of the root moves, the principal variation and the solved table are the same Python
+code; each ``negamax`` call runs in C, in slices of nodes between which the budget is checked (time,
+nodes, progress about every 0.1 s, and Ctrl-C, which Python sees when a slice returns).
+
+The transposition table is C's: a fixed number of entries (``table_entries``, else
+:data:`DEFAULT_ENTRIES`) with a replacement scheme, so a full table never stops the search.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Hashable, Iterator
+from typing import Any
+
+from solver.alphabeta import UNLIMITED_DEPTH, CycleFound, NegamaxSearch
+from solver.auto import Algorithm
+from solver.game import Game, State, dead_end
+from solver.limits import Budget
+from solver.native import NativeHandle, handle_of
+from solver.table import SolvedTable
+
+DEFAULT_ENTRIES = 1 << 20
+"""Table entries when the caller sets no ``table_entries`` (40 bytes and the packed key each). A bigger
+table costs more cache misses per probe; big solves set ``table_entries`` (``--memory``)."""
+SLICE_SECONDS = 0.02
+"""A slice of C search lasts about this long: the budget is checked (and Ctrl-C seen) that often."""
+AB_DONE, AB_SLICE, AB_DEAD_END, AB_CYCLE, AB_ERROR, AB_CHANCE, AB_MEMORY = range(7)
+
+
+def native_search(game: Game, budget: Budget, table_entries: int | None) -> NativeSearch | None:
+    """A C searcher for ``game`` if it has a native handle (a deterministic two-player zero-sum game), else None."""
+    handle = handle_of(game)
+    if handle is None:
+        return None
+    return NativeSearch(game, handle, budget, table_entries)
+
+
+class NativeSearch(NegamaxSearch):
+    """NegamaxSearch's interface (exact searches only: ``depth`` is always unlimited), searching in C."""
+
+    def __init__(self, game: Game, handle: NativeHandle, budget: Budget, table_entries: int | None) -> None:
+        self.game = game
+        self.handle = handle
+        self.budget = budget
+        self.reference = 0
+        self.sides = (1, -1)
+        self.use_tt = True
+        self.ordering = True
+        self.detect_cycles = True
+        self.horizon_hits = 0
+        self.root_best: Any = None
+        ffi, lib = handle.ffi, handle.lib
+        self._ffi, self._lib = ffi, lib
+        ctx = lib.gdl_ab_new(max(4, table_entries or DEFAULT_ENTRIES))
+        if ctx == ffi.NULL:
+            raise MemoryError("no memory for the transposition table")
+        self._ctx = ffi.gc(ctx, lib.gdl_ab_free)
+        self._stats = ffi.new("int64_t[5]")
+        self._slice = 4096
+        self._table = NativeTable(self)
+        self.tt = self._table  # type: ignore[assignment]
+
+    def _read_stats(self) -> Any:
+        self._lib.gdl_ab_stats(self._ctx, self._stats)
+        return self._stats
+
+    @property
+    def nodes(self) -> int:
+        return int(self._read_stats()[0])
+
+    @nodes.setter
+    def nodes(self, value: int) -> None:
+        pass  # counted in C
+
+    @property
+    def tt_hits(self) -> int:
+        return int(self._read_stats()[1])
+
+    @tt_hits.setter
+    def tt_hits(self, value: int) -> None:
+        pass
+
+    def negamax(self, state: State, player: int, depth: int, alpha: float, beta: float, ply: int = 0,
+                k: Hashable = None) -> float:
+        """The fail-soft value of ``state`` for the side to move, searched to the end in the window (alpha, beta)."""
+        del depth, ply, k  # exact only; the key is made in C
+        ffi, lib, ctx, budget = self._ffi, self._lib, self._ctx, self.budget
+        root = ffi.new("int32_t[]", list(self.handle.cells(state)))
+        status = lib.gdl_ab_start(ctx, root, alpha, beta)
+        if status != AB_DONE:
+            self._fail(status, state)
+        stats = self._stats
+        while True:
+            started = time.perf_counter()
+            nodes = int(self._read_stats()[0])
+            step = self._slice
+            if budget.limits.nodes is not None:
+                step = max(1, min(step, budget.limits.nodes - nodes))
+            status = lib.gdl_ab_run(ctx, step)
+            if status == AB_DONE:
+                break
+            if status != AB_SLICE:
+                self._fail(status, state)
+            lib.gdl_ab_stats(ctx, stats)
+            budget.tt_size = int(stats[2])
+            budget.check(int(stats[0]))
+            spent = time.perf_counter() - started
+            self._slice = max(256, min(1 << 24, int(self._slice * (1.5 if spent < SLICE_SECONDS else 0.7))))
+        lib.gdl_ab_stats(ctx, stats)
+        budget.nodes = int(stats[0])
+        best = int(stats[4])
+        self.root_best = self.handle.move(best) if best >= 0 else None
+        return float(lib.gdl_ab_result(ctx))
+
+    def solved_table(self, game: Game, fill: Callable[[Any], SolvedTable]) -> SolvedTable:
+        """The solved table of this search, converted from the C table when first read: ``fill(view)``
+        builds it from a view that has only ``tt``."""
+        view = _TableView(self._table)
+        return lazy_table(SolvedTable.for_game(game, Algorithm.ALPHABETA, complete=False), lambda: fill(view))
+
+    def _fail(self, status: int, root: State) -> None:
+        """Raise what the C search met, with the line of moves from ``root`` where it applies."""
+        ffi, lib, handle = self._ffi, self._lib, self.handle
+        if status == AB_CYCLE:
+            raise CycleFound(root)
+        if status == AB_CHANCE:
+            raise ValueError("alpha-beta met a chance node; use expectimax")
+        if status == AB_MEMORY:
+            raise MemoryError("the alpha-beta search ran out of memory for its stack")
+        cap = 1 << 20
+        moves = ffi.new("int32_t[]", cap)
+        cells = ffi.new("int32_t[]", handle.state_len)
+        n = lib.gdl_ab_path(self._ctx, moves, cap, cells)
+        line = [handle.move(int(m)) for m in moves[0:n]]
+        if status == AB_ERROR:
+            error = ffi.new("gdl_error *")
+            lib.gdl_ab_error(self._ctx, error)
+            raise handle.error(error[0], line)
+        game = self.game
+        state = root
+        for move in line:
+            state = game.apply(state, move)
+        error_ = dead_end(game, state, game.to_move(state))
+        for move in reversed(line):
+            error_.prepend(move)
+        raise error_
+
+
+class _TableView:
+    def __init__(self, tt: NativeTable) -> None:
+        self.tt = tt
+
+
+class NativeTable:
+    """A read-only mapping view of the C transposition table, in NegamaxSearch's entry format.
+
+    Keys are the game's keys (``game.key``); entries ``(depth, lower, upper, move, side)`` as
+    NegamaxSearch stores them (every C entry is exact-depth: the search has no horizon).
+    """
+
+    def __init__(self, search: NativeSearch) -> None:
+        self.search = search
+        handle = search.handle
+        self._cells = search._ffi.new("int32_t[]", handle.state_len)
+        self._out = search._ffi.new("double[2]")
+        self._move = search._ffi.new("int32_t[2]")
+
+    def __len__(self) -> int:
+        return int(self.search._read_stats()[2])
+
+    def get(self, key: Hashable, default: Any = None) -> Any:
+        search = self.search
+        handle = search.handle
+        self._cells[0:handle.state_len] = list(handle.cells(key))
+        found = search._lib.gdl_ab_lookup(search._ctx, self._cells, self._out, self._out + 1, self._move,
+                                          self._move + 1)
+        if not found:
+            return default
+        move = int(self._move[0])
+        return (UNLIMITED_DEPTH, float(self._out[0]), float(self._out[1]),
+                handle.move(move) if move >= 0 else None, int(self._move[1]))
+
+    def __contains__(self, key: Hashable) -> bool:
+        return self.get(key) is not None
+
+    def items(self) -> Iterator[tuple[Hashable, tuple[int, float, float, Any, int]]]:
+        search = self.search
+        ffi, lib, handle = search._ffi, search._lib, search.handle
+        batch = 4096
+        n = handle.state_len
+        cells = ffi.new("int32_t[]", batch * n)
+        lo, hi = ffi.new("double[]", batch), ffi.new("double[]", batch)
+        moves, sides = ffi.new("int32_t[]", batch), ffi.new("int32_t[]", batch)
+        count = ffi.new("int64_t *")
+        start = 0
+        while start >= 0:
+            start = lib.gdl_ab_entries(search._ctx, start, batch, cells, lo, hi, moves, sides, count)
+            flat = cells[0:count[0] * n]
+            for i in range(count[0]):
+                move = moves[i]
+                yield (handle.key_of_cells(flat[i * n:(i + 1) * n]),
+                       (UNLIMITED_DEPTH, lo[i], hi[i], handle.move(move) if move >= 0 else None, sides[i]))
+
+
+class _LazyTable:
+    """Fills a solved table's ``values`` and ``best`` from the C table when either is first read.
+
+    An exact solve's table can hold millions of entries; most callers only want the root's value.
+    Writes made before the fill (the root's own entry) win over the filled ones.
+    """
+
+    def __init__(self, fill: Callable[[], SolvedTable]) -> None:
+        self.fill = fill
+        self.dicts: list[_LazyDict] = []
+
+    def run(self) -> None:
+        if self.fill is None:
+            return
+        fill, self.fill = self.fill, None  # type: ignore[assignment]
+        source = fill()
+        sources: tuple[dict[Hashable, Any], ...] = (source.values, source.best)
+        for target, values in zip(self.dicts, sources, strict=True):
+            for key, value in values.items():
+                if not dict.__contains__(target, key):
+                    dict.__setitem__(target, key, value)
+            target.filled = True
+
+
+class _LazyDict(dict):
+    """A dict that asks its :class:`_LazyTable` to fill it before the first read."""
+
+    def __init__(self, lazy: _LazyTable) -> None:
+        super().__init__()
+        self.lazy = lazy
+        self.filled = False
+        lazy.dicts.append(self)
+
+    def _ready(self) -> None:
+        if not self.filled:
+            self.lazy.run()
+
+
+def _reader(name: str) -> Callable[..., Any]:
+    method = getattr(dict, name)
+
+    def read(self: _LazyDict, *args: Any, **kwargs: Any) -> Any:
+        self._ready()
+        return method(self, *args, **kwargs)
+
+    read.__name__ = name
+    return read
+
+
+for _name in ("__getitem__", "__contains__", "__iter__", "__len__", "__eq__", "__repr__", "get", "items", "keys",
+              "values", "copy", "__reversed__"):
+    setattr(_LazyDict, _name, _reader(_name))
+
+
+def lazy_table(table: SolvedTable, fill: Callable[[], SolvedTable]) -> SolvedTable:
+    """``table`` (empty) with ``values`` and ``best`` filled by ``fill()`` when first read."""
+    lazy = _LazyTable(fill)
+    table.values = _LazyDict(lazy)
+    table.best = _LazyDict(lazy)
+    return table

@@ -1,0 +1,166 @@
+"""Building native modules: the cache (content-addressed, private, safe under concurrency) and the ABI's checks."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gdl.native import build as native_build
+from solver.native.rules import NativeRules
+from tests.native_games import HERE, RuleError, skip_reason, source
+
+pytestmark = pytest.mark.skipif(skip_reason() is not None, reason=skip_reason() or "")
+
+TTT = source("tictactoe.c")
+
+
+def cached_files(directory: Path) -> list[Path]:
+    return sorted(p for p in (directory / "native").iterdir() if p.name.startswith("_gdl_c_"))
+
+
+def fresh(monkeypatch: pytest.MonkeyPatch, directory: Path) -> None:
+    monkeypatch.setenv("GDL_CACHE_DIR", str(directory))
+    monkeypatch.setattr(native_build, "_loaded", {})
+
+
+def test_cache_hit_loads_the_same_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    fresh(monkeypatch, tmp_path)
+    native_build.build(TTT)
+    (first,) = cached_files(tmp_path)
+    stamp = first.stat().st_mtime_ns
+    monkeypatch.setattr(native_build, "_loaded", {})
+
+    def no_compiler(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a cache hit must not compile")
+
+    monkeypatch.setattr(native_build, "_compile", no_compiler)
+    module = native_build.build(TTT)
+    assert module.lib.gdl_info(module.ffi.new("int64_t[12]"), 12) == 12
+    assert [p.stat().st_mtime_ns for p in cached_files(tmp_path)] == [stamp]
+    assert (tmp_path / "native").stat().st_mode & 0o777 == 0o700
+
+
+def test_other_source_other_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    fresh(monkeypatch, tmp_path)
+    native_build.build(TTT)
+    native_build.build(source("connect4.c", {"C4_COLS": 3, "C4_ROWS": 3}))
+    assert len(cached_files(tmp_path)) == 2
+    assert not [p for p in (tmp_path / "native").iterdir() if p.name.startswith(".build-")]
+
+
+def test_damaged_cache_file_is_rebuilt(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    fresh(monkeypatch, tmp_path)
+    native_build.build(TTT)
+    (first,) = cached_files(tmp_path)
+    first.write_bytes(b"not a library")
+    monkeypatch.setattr(native_build, "_loaded", {})
+    module = native_build.build(TTT)
+    assert module.lib.gdl_bound(1) == 1.0
+    assert first.read_bytes()[:4] == b"\x7fELF"
+
+
+def test_link_in_the_cache_is_not_followed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    fresh(monkeypatch, tmp_path)
+    native_build.build(TTT)
+    (first,) = cached_files(tmp_path)
+    elsewhere = tmp_path / "elsewhere.so"
+    first.rename(elsewhere)
+    first.symlink_to(elsewhere)
+    monkeypatch.setattr(native_build, "_loaded", {})
+    native_build.build(TTT)
+    assert not first.is_symlink()  # replaced by a fresh build, never loaded through the link
+
+
+def test_unsafe_cache_directory_is_not_used(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    shared = tmp_path / "shared"
+    (shared / "native").mkdir(parents=True)
+    (shared / "native").chmod(0o777)
+    fresh(monkeypatch, shared)
+    module = native_build.build(TTT)  # built in a private temporary directory instead
+    assert module.lib.gdl_bound(0) == -1.0
+    assert not list((shared / "native").iterdir())
+
+
+def test_cache_turned_off(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GDL_CACHE_DIR", "")
+    monkeypatch.setattr(native_build, "_loaded", {})
+    assert native_build.cache_directory() is None
+    assert native_build.build(TTT).lib.gdl_bound(1) == 1.0
+
+
+@pytest.mark.slow
+def test_concurrent_builds_of_one_game(tmp_path: Path) -> None:
+    """Four processes build the same game into an empty cache at once: all load it; one file remains."""
+    script = ("import sys; sys.path.insert(0, sys.argv[1]); from gdl.native.build import build; "
+              "from tests.native_games import source; m = build(source('connect4.c', {'C4_COLS': 4, 'C4_ROWS': 3})); "
+              "print(m.lib.gdl_bound(1))")
+    env = {**os.environ, "GDL_CACHE_DIR": str(tmp_path)}
+    root = str(HERE.parent.parent)
+    procs = [subprocess.Popen([sys.executable, "-c", script, root], env=env, stdout=subprocess.PIPE, text=True)
+             for _ in range(4)]
+    outputs = [p.communicate(timeout=300)[0].strip() for p in procs]
+    assert [p.returncode for p in procs] == [0] * 4
+    assert outputs == ["1.0"] * 4
+    assert len(cached_files(tmp_path)) == 1
+    assert not [p for p in (tmp_path / "native").iterdir() if p.name.startswith(".build-")]
+
+
+def test_no_compiler_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CC", "/nonexistent/cc")
+    native_build.find_compiler.cache_clear()
+    try:
+        assert "no C compiler" in (native_build.compiler_missing_reason() or "")
+        monkeypatch.setattr(native_build, "_loaded", {})
+        with pytest.raises(native_build.BuildError, match="no C compiler"):
+            native_build.build(TTT + "\n/* another */\n")
+    finally:
+        monkeypatch.delenv("CC")
+        native_build.find_compiler.cache_clear()
+
+
+def test_compiler_error_is_reported(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    fresh(monkeypatch, tmp_path)
+    with pytest.raises(native_build.BuildError, match="C compiler failed"):
+        native_build.build("this is not C;")
+
+
+# ------------------------------------------------------------------ the checked entry points
+
+
+def rules() -> NativeRules:
+    return NativeRules(native_build.build(TTT), lambda e: RuleError(e.code, e.line))
+
+
+def test_states_from_outside_are_checked() -> None:
+    r = rules()
+    with pytest.raises(RuleError) as caught:
+        r.legal((0, 0, 0, 0, 7, 0, 0, 0, 0, 0))  # cell 4 holds 7: outside 0..2
+    assert caught.value.code == 7  # GDL_E_STATE
+    with pytest.raises(RuleError):
+        r.to_move((0,) * 9 + (-1,))
+    with pytest.raises(ValueError, match="10 cells"):
+        r.legal((0,) * 3)
+
+
+def test_illegal_move_from_outside_is_refused() -> None:
+    r = rules()
+    state = r.apply(r.initial(), 4)
+    with pytest.raises(RuleError) as caught:
+        r.apply(state, 4)  # taken
+    assert caught.value.code == 5  # GDL_E_MOVE
+    with pytest.raises(RuleError):
+        r.apply(state, 1 << 30)
+    assert r.legal(state) == [0, 1, 2, 3, 5, 6, 7, 8]
+
+
+def test_keys_are_canonical_images() -> None:
+    r = rules()
+    corner = r.apply(r.initial(), 8)
+    other = r.apply(r.initial(), 0)
+    assert r.key(corner) == r.key(other)
+    assert r.key(corner)[0] == min(corner, other)
+    assert r.key(r.apply(r.initial(), 4)) != r.key(corner)
