@@ -125,6 +125,21 @@ def _outcomes_equal(a: list[tuple[str, Any]], b: list[tuple[str, Any]]) -> bool:
     return [n for n, _ in a] == [n for n, _ in b] and _numbers_equal([p for _, p in a], [p for _, p in b])
 
 
+def _load(text: str, filename: str, params: Mapping[str, str] | None, checked: bool) -> Any:
+    """The compiled game; a rule error met while the declared symmetries were compared with the rules at load
+    (not in ``setup``) is left to the playouts: the game is loaded without its symmetries, which change only
+    its keys, and the interpreter has none."""
+    try:
+        return gdl.load_source(text, filename, params, checked)
+    except gdl.RuleFileError as error:
+        if not any(d.code == "runtime-error" for d in error.diagnostics):
+            raise
+        try:
+            return gdl.load_source(text, filename, params, checked, symmetry=False)
+        except gdl.RuleFileError:
+            raise error from None
+
+
 def compare_source(text: str, params: Mapping[str, str] | None = None, *, seed: int = 0, playouts: int = 3,
                    plies: int = 60, checked: bool = False, filename: str = "case.gdl") -> Report:
     """Play ``playouts`` seeded random games of ``text`` in both engines and compare every position.
@@ -133,7 +148,7 @@ def compare_source(text: str, params: Mapping[str, str] | None = None, *, seed: 
     """
     report = Report()
     try:
-        game = gdl.load_source(text, filename, params, checked)
+        game = _load(text, filename, params, checked)
         rules = parse(text, filename)
     except gdl.RuleFileError as error:
         if not any(d.code == "runtime-error" for d in error.diagnostics):

@@ -34,8 +34,9 @@ properties below.
 
 The properties checked (a violation is a *crash*):
 
-1. loading raises nothing but :class:`gdl.GdlError` subclasses (``RuleFileError``,
-   ``ParameterError``, ``RuleRuntimeError`` from ``setup``);
+1. loading raises nothing but ``RuleFileError`` (a rule that fails in ``setup`` or while the declared
+   symmetries are compared is one, with a ``runtime-error`` diagnostic) or ``ParameterError``: the CLI shows any
+   other exception, a ``RuleRuntimeError`` included, as a traceback;
 2. every diagnostic (and warning) lies inside the file: ``1 <= line <= lines`` and the
    column within that line (or one past its end);
 3. a game that loads (in checked mode) survives random playouts, or raises only
@@ -82,7 +83,7 @@ import grammar_strategy  # noqa: E402
 
 import gdl  # noqa: E402
 import gdl.check  # noqa: E402
-from gdl.diagnostics import GdlError, RuleFileError, has_controls  # noqa: E402
+from gdl.diagnostics import RuleFileError, has_controls  # noqa: E402
 from gdl.parser import parse  # noqa: E402
 from gdl.runtime import rule_budget  # noqa: E402
 from solver.exact import StuckStateError, solve  # noqa: E402
@@ -613,18 +614,29 @@ RULE_SECONDS = 2.0
 """The rule budget of the playouts and of the solver in :func:`run_case`."""
 
 
-def run_case(text: str, seed: int) -> None:
-    """Check every property on ``text``; raise on a violation (Violation or the raw exception)."""
-    rng = random.Random(seed)
+def load_case(text: str, checked: bool) -> gdl.CompiledGame | None:
+    """The game of ``text``, or None when loading refuses it with diagnostics inside the file.
+
+    Loading may raise only ``RuleFileError`` (or ``ParameterError``): the CLI shows those as diagnostics or one
+    line, and any other exception -- a ``RuleRuntimeError`` included -- as a traceback.
+    """
     try:
-        game = gdl.load_source(text, "fuzz.gdl", checked=True)
+        return gdl.load_source(text, "fuzz.gdl", checked=checked)
     except RuleFileError as error:
         if not error.diagnostics:
             raise Violation("RuleFileError without diagnostics") from None
         for diagnostic in error.diagnostics:
             inside(diagnostic, text)
-        return
-    except GdlError:
+        return None
+    except gdl.ParameterError:
+        return None
+
+
+def run_case(text: str, seed: int) -> None:
+    """Check every property on ``text``; raise on a violation (Violation or the raw exception)."""
+    rng = random.Random(seed)
+    game = load_case(text, checked=True)
+    if game is None:
         return
     for warning in game.warnings:
         inside(warning, text)
@@ -636,8 +648,10 @@ def run_case(text: str, seed: int) -> None:
     except SearchStopped:
         pass
     # the exact solver under a small budget (the unchecked game: the solver's real path)
+    fast = load_case(text, checked=False)
+    if fast is None:
+        return
     try:
-        fast = gdl.load_source(text, "fuzz.gdl")
         with rule_budget(seconds=RULE_SECONDS):  # as `gdl solve --time` does
             solve(fast, limits=Limits(nodes=2000, seconds=2, table_entries=20_000))
     except SearchStopped:
@@ -751,8 +765,8 @@ def run_all(seeds: list[int], timeout: float, generator: str, jobs: int,
             os.environ[INFLIGHT] = folder
             pool = multiprocessing.Pool(jobs, maxtasksperchild=2000)
             try:
-                chunk = 1 if generator in ("tables", "hostile") else 50
-                results = pool.imap_unordered(_checked, [(s, timeout, generator) for s in pending], chunksize=chunk)
+                # one seed per task: with chunks, imap_unordered returns a plain generator (no next(timeout))
+                results = pool.imap_unordered(_checked, [(s, timeout, generator) for s in pending])
                 while len(done) < len(pending):
                     try:
                         result = results.next(timeout=4 * timeout + 30)

@@ -489,7 +489,7 @@ def check_library(game: Any, path: Path, rng: random.Random, book: bool = False)
 
 def _cli_output_ok(code: int, out: str, err: str, what: str) -> None:
     if "Traceback" in out + err:
-        raise TableViolation(f"{what}: a traceback")
+        raise TableViolation(f"{what}: a traceback ({err.strip().splitlines()[-1][:100]!r})")
     if has_controls(out + err, keep="\n"):
         raise TableViolation(f"{what}: a raw control character in the output")
     if code == 0:

@@ -178,8 +178,11 @@ class CompiledGame:
         """
         if not self._symmetry_maps:
             return
-        violation = find_violation(self, self._symmetry_maps, playouts=playouts, max_states=max_states,
-                                   max_work=max_work, seed=seed)
+        try:
+            violation = find_violation(self, self._symmetry_maps, playouts=playouts, max_states=max_states,
+                                       max_work=max_work, seed=seed)
+        except RuleRuntimeError as error:  # a rule failed in a state the comparison reached (fuzz, issue 12)
+            raise RuleFileError([self.explain(error)], self.source) from None
         if violation is not None:
             moves = ",".join(violation.moves)
             diagnostic = Diagnostic(

@@ -121,10 +121,11 @@ class Book:
     def check_game(self, game: Game) -> None:
         """:raises StaleTableError: the book was built for another game, other parameters or other rules."""
         if self.game != game.name:
-            raise StaleTableError(f"this book was built for the game {self.game!r}, not {game.name!r}")
+            raise StaleTableError(f"this book was built for the game {tables._shown(self.game)}, not {game.name!r}")
         ours, theirs = canonical_json(dict(game.parameters)), canonical_json(dict(self.parameters))
         if ours != theirs:
-            raise StaleTableError(f"this book was built for parameters {theirs}, not {ours}; build it again")
+            raise StaleTableError(f"this book was built for parameters {tables._shown(theirs, 200)}, not {ours}; "
+                                  "build it again")
         if len(self.players) != len(game.players):
             raise BookError(f"damaged book: {len(self.players)} players, but the game has {len(game.players)}")
         if self.fingerprint != game.fingerprint:
@@ -545,7 +546,7 @@ def is_book(path: str | os.PathLike[str]) -> bool:
         _check_schema(connection, path)
         row = connection.execute("SELECT substr(value, 1, 100) FROM header WHERE name = 'format'").fetchone()
         return row is not None and row[0] == FORMAT
-    except (sqlite3.Error, BookError):
+    except (sqlite3.Error, BookError, ValueError):  # ValueError: text that is not UTF-8 (a damaged file; fuzz)
         return False
     finally:
         connection.close()

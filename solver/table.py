@@ -142,10 +142,11 @@ class SolvedTable:
     def check_game(self, game: Game) -> None:
         """:raises StaleTableError: the table belongs to another game, parameters or rules."""
         if self.game != game.name:
-            raise StaleTableError(f"this table was solved for the game {self.game!r}, not {game.name!r}")
+            raise StaleTableError(f"this table was solved for the game {_shown(self.game)}, not {game.name!r}")
         ours, theirs = canonical_json(dict(game.parameters)), canonical_json(dict(self.parameters))
         if ours != theirs:
-            raise StaleTableError(f"this table was solved for parameters {theirs}, not {ours}; solve again")
+            raise StaleTableError(f"this table was solved for parameters {_shown(theirs, 200)}, not {ours}; "
+                                  "solve again")
         if len(self.players) != len(game.players):
             raise CorruptTableError(f"damaged solved table: {len(self.players)} players, but the game has "
                                     f"{len(game.players)}")

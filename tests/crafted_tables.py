@@ -204,3 +204,10 @@ def one_of_each_kind() -> list[str]:
     for name in sorted(CRAFTED):
         sample.setdefault(kind_of(name), name)
     return sorted(sample.values())
+
+# ------------------------------------------------------------------ text that is not UTF-8
+# (found by the table generator: `is_book` let the UnicodeDecodeError out, so `alphabeta:table=FILE` failed
+# with a bare codec message instead of the damaged-table error)
+_case("format not UTF-8", _sql("UPDATE header SET value = CAST(x'67646cf0ff' AS TEXT) WHERE name = 'format'"))
+_case("root value not UTF-8", lambda db, root: db.execute(
+    "UPDATE states SET value = CAST(x'5b31f0ff5d' AS TEXT) WHERE key = ?", (root,)))

@@ -209,3 +209,46 @@ def test_the_text_property_sees_a_raw_escape(monkeypatch) -> None:
                 and _loads(fuzz.make_case(s, "hostile")[1]))
     with pytest.raises(fuzz.Violation, match="raw control character"):
         fuzz.run_text_case(fuzz.make_case(seed, "hostile")[1], seed)
+
+
+def test_a_rule_error_met_while_the_symmetry_is_verified_at_load_is_a_diagnostic(capsys, tmp_path) -> None:
+    # found by `bench/differential.py --generator grammar` (seed 3001530): connect4 with `top((3))` in the
+    # guard; the declared symmetry is compared with the rules when the game loads, a playout of that
+    # comparison fills column 3 and `disc[top(x)]` fails: `gdl info`, `solve` and `play` printed a traceback
+    from gdl.cli import main
+    from gdl.loader import games_dir
+
+    source = (games_dir() / "connect4.gdl").read_text(encoding="utf-8")
+    broken = source.replace("when top(x) != none", "when top((3)) != none")
+    assert broken != source and "symmetry" in source
+    with pytest.raises(gdl.RuleFileError) as info:
+        gdl.load_source(broken, "connect4.gdl")
+    assert [d.code for d in info.value.diagnostics] == ["runtime-error"]
+    assert fuzz.load_case(broken, checked=False) is None  # the campaign's property 1 holds
+    path = tmp_path / "c4.gdl"
+    path.write_text(broken, encoding="utf-8")
+    assert main(["info", str(path)]) == 1
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.err and "error[runtime-error]" in captured.err
+
+
+@pytest.mark.parametrize("name", ["format not UTF-8", "root value not UTF-8"])
+def test_text_that_is_not_utf8_is_a_damaged_table_for_every_reader(tmp_path, name) -> None:
+    import sqlite3
+
+    from crafted_tables import CRAFTED
+
+    from solver.book import is_book, load_exact_table
+    from solver.exact import solve
+    from solver.table import CorruptTableError, encode_key, save_table
+
+    game = gdl.load("nim")
+    path = tmp_path / "t.sqlite"
+    save_table(solve(game).table, path)
+    db = sqlite3.connect(path)
+    with db:
+        CRAFTED[name](db, encode_key(game.key(game.initial_state())))
+    db.close()
+    assert not is_book(path)
+    with pytest.raises(CorruptTableError, match=r"damaged solved table|not a gdl solved table"):
+        load_exact_table(path, game)  # the reader of `alphabeta:table=FILE`
