@@ -72,7 +72,9 @@ class ChancePass(CompilerBase):
     def emit_chance_state(self, span: Span) -> None:
         """The start of ``_co<k>(st)``: the outcomes and weights are computed inside the move, so
         ``mover`` and ``turn`` are the mover there (the chance state's own turn slot says CHANCE)."""
-        self.emit(f"    s = st; me = st[{self.extra_base + 1}]", span)
+        # A def's body reads `turn` from the state (it is compiled once, for every caller): in the move it
+        # is the mover, so it must be here too, not the chance state's CHANCE.
+        self.emit(f"    me = st[{self.extra_base + 1}]; s = list(st[:{self.extra_base}]); s[_T] = me", span)
 
     def continuation_body(self, first: Sequence[ast.Stmt], kctx: Ctx,
                           after: list[tuple[list[ast.Stmt], Ctx]], span: Span) -> list[Any]:
