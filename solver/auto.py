@@ -135,8 +135,17 @@ def heuristic_search(game: Game[Any, Any]) -> Algorithm:
     return Algorithm.ALPHABETA if is_two_player_zero_sum(game) else Algorithm.MINIMAX
 
 
-fallback = heuristic_search
-"""The search that guesses a move when an exact solve stopped before it learned anything about the root."""
+def fallback(game: Game[Any, Any], state: Any = None) -> Algorithm:
+    """The search that guesses a move when an exact solve stopped before it learned anything about ``state``.
+
+    MCTS for a game without a heuristic (``game.heuristic(state)`` is None): a depth-limited search of
+    such a game sees nothing short of the end, every move scores the horizon's 0 and it would play the
+    first legal move, where random playouts (Kocsis & Szepesvári 2006) still tell a move that wins or
+    blocks from one that does not. Otherwise the depth-limited search that fits (:func:`heuristic_search`).
+    """
+    if state is not None and game.to_move(state) >= 0 and game.heuristic(state) is None:
+        return Algorithm.MCTS
+    return heuristic_search(game)
 
 
 def choose(game: Game[Any, Any], *, heuristic: bool = False, depth: bool = False) -> Algorithm:

@@ -1,9 +1,9 @@
 """The answer of an exact solve stopped before it learned anything about the root: a quick heuristic guess.
 
 The search that guesses is the one :func:`solver.auto.fallback` names for the game
-(expectimax with chance, alpha-beta for a deterministic two-player zero-sum game, max^n
-otherwise), deepened within ``GUESS_SECONDS`` and ``GUESS_NODES``; the result says in its
-``note`` that the move is a guess.
+(MCTS for a game without a heuristic; expectimax with chance, alpha-beta for a deterministic
+two-player zero-sum game, max^n otherwise), within ``GUESS_SECONDS`` and ``GUESS_NODES``; the
+result says in its ``note`` that the move is a guess.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from solver.auto import Algorithm, fallback
 from solver.expectimax import expectimax
 from solver.game import DeadEndError, Game, State
 from solver.limits import Budget, Limits, StopReason, iterative_deepening
+from solver.mcts import mcts
 from solver.minimax import minimax
 from solver.solution import Solution
 
@@ -39,8 +40,10 @@ def stopped(game: Game, root: State, budget: Budget, reason: str, limits: Limits
     entries = None if limits.table_entries is None else min(limits.table_entries, cap)
     slice_ = Limits(seconds=seconds, nodes=cap, table_entries=entries)
     try:
-        algorithm = fallback(game)
-        if algorithm == Algorithm.EXPECTIMAX:
+        algorithm = fallback(game, root)
+        if algorithm == Algorithm.MCTS:  # seeded: the same position gets the same guess
+            guess = mcts(game, root, Limits(seconds=seconds, iterations=max(500, cap // 2)), seed=0)
+        elif algorithm == Algorithm.EXPECTIMAX:
             guess = iterative_deepening(lambda lim: expectimax(game, root, lim), slice_, max_depth=50)
         elif algorithm == Algorithm.ALPHABETA:
             guess = alphabeta(game, root, slice_)
@@ -52,8 +55,12 @@ def stopped(game: Game, root: State, budget: Budget, reason: str, limits: Limits
         return Solution(zeros, (), (), False, stats, Algorithm.EXACT, True, reason)
     if guess.best_move is None:
         return Solution(zeros, (), (), False, stats, Algorithm.EXACT, True, reason)
-    note = (f"heuristic guess: the solver stopped before it learned anything about this position; a depth-"
-            f"{guess.stats.depth} {guess.algorithm} search ({guess.stats.nodes:,} more nodes) chose "
+    if algorithm == Algorithm.MCTS:
+        how = (f"MCTS ({guess.stats.iterations:,} random playouts: the game has no heuristic for a depth-limited "
+               "search)")
+    else:
+        how = f"a depth-{guess.stats.depth} {guess.algorithm} search ({guess.stats.nodes:,} more nodes)"
+    note = (f"heuristic guess: the solver stopped before it learned anything about this position; {how} chose "
             f"{guess.best_move} (value not proven)")
     return Solution(tuple(guess.value), (guess.best_move,), tuple(guess.principal_variation), False, stats,
                     Algorithm.EXACT, True, reason, note=note)

@@ -142,7 +142,14 @@ def _exact_then_deepen(game: CompiledGame, state: Any, algorithm: str, limits: L
     stopped = f"not solved: the exact solver stopped after {first.stats.seconds:.3g} s ({first.stats.nodes:,} nodes)"
     if seconds <= 0 or (nodes is not None and nodes <= 0):  # no budget left for a second search
         return replace(first, note=f"{stopped}; {first.note or 'no time was left for a heuristic search'}")
-    result = search(game, state, algorithm, replace(limits, seconds=seconds, nodes=nodes), progress)
+    no_heuristic = auto.fallback(game, state) == auto.Algorithm.MCTS
+    if no_heuristic:  # a depth-limited search would see nothing short of the end: random playouts do
+        from solver.mcts import mcts
+
+        result = mcts(game, state, replace(limits, seconds=seconds, nodes=nodes, iterations=None), seed=0,
+                      progress=progress)
+    else:
+        result = search(game, state, algorithm, replace(limits, seconds=seconds, nodes=nodes), progress)
     if result.exact:
         return result
     stats = replace(result.stats, nodes=result.stats.nodes + first.stats.nodes,
@@ -151,8 +158,10 @@ def _exact_then_deepen(game: CompiledGame, state: Any, algorithm: str, limits: L
     if first.bounds is not None and tuple(first.bounds) != tuple(game.utility_bounds or ()):
         low, high = first.bounds
         proof = f"; it proved {game.players[0]}'s value lies between {low:g} and {high:g}"
-    note = (f"{stopped}{proof}; {algorithm} then searched to depth {result.stats.depth} in the rest of --time: "
-            "the value is a heuristic estimate, not proven")
+    then = (f"MCTS then ran {result.stats.iterations:,} random playouts in the rest of --time (the game has no "
+            "heuristic for a depth-limited search)" if no_heuristic
+            else f"{algorithm} then searched to depth {result.stats.depth} in the rest of --time")
+    note = f"{stopped}{proof}; {then}: the value is a heuristic estimate, not proven"
     return replace(result, stats=stats, note=note)
 
 
