@@ -317,3 +317,34 @@ def test_play_kalah_shows_pits_and_stores():
             "          4 4 0 5 5 5 [1] South\n"
             "          0 1 2 3 4 5\n"
             "to move: South") in drawn, drawn
+
+
+# ------------------------------------------------------------ a game without a heuristic (issue 16)
+
+
+@needs_gdl
+def test_hint_in_a_game_without_a_heuristic_blocks_by_mcts_not_the_first_column():
+    # Yellow has three in column g; Red must block. Connect-Four has no heuristic: a depth-limited
+    # search would score every move 0 and hint the first column; the hint's fallback is MCTS.
+    child = spawn("play", "connect4", "--vs", "random", "--moves", "a,g,b,g,a,g")
+    try:
+        child.expect(r"Red> ")
+        child.sendline("hint")
+        child.expect(r"hint: (\S+)", timeout=60)
+        hinted = child.match.group(1)
+        child.sendline("quit")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close()
+    assert plain(hinted).startswith("drop(g)"), hinted
+
+
+@needs_gdl
+def test_info_race_explains_sprint_in_a_terminal():
+    child = spawn("info", "race", "--playouts", "0")
+    try:
+        child.expect(pexpect.EOF)
+    finally:
+        child.close()
+    text = " ".join(plain(child.before).split())
+    assert "sprint" in text and "roll one die and move twice its value" in text
