@@ -84,6 +84,8 @@ class CompilerBase:
         self.loop_weight = 1  # the product of the sizes of the run-time loops around the code being compiled
         self.unrolled = 0
         self.inline_memo: dict[tuple[Any, ...], Code | None] = {}
+        self.table_rows: dict[tuple[str, int], int | None] = {}
+        """The longest row of each board table at each depth (one board per compile: keyed by function name)."""
         self.def_depth = 0
         self.loop_depth = 0
         self.after_every: tuple[ast.Stmt, ...] = ()  # the `after every move:` block

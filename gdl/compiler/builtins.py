@@ -165,7 +165,13 @@ def _board_table(name: str, arg_types: tuple[Type, ...], result: Type, table: Ca
             size = len(data[0]) if size and isinstance(data[0], tuple | list) else size
         lookup = ir.Table(result, name=call.func, table=data, args=tuple(node(a) for a in args), checked=tuple(checks),
                           span=call.span)
-        return derived(src, result, args, fails=True, rows=_longest_row(data, len(args)) if plain else None,
+        rows = None
+        if plain:
+            key = (call.func, len(args))
+            if key not in compiler.table_rows:  # (every use of a table would otherwise walk all of it again)
+                compiler.table_rows[key] = _longest_row(data, len(args))
+            rows = compiler.table_rows[key]
+        return derived(src, result, args, fails=True, rows=rows,
                        node=lambda: lookup)
 
 
