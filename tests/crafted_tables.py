@@ -211,3 +211,14 @@ def one_of_each_kind() -> list[str]:
 _case("format not UTF-8", _sql("UPDATE header SET value = CAST(x'67646cf0ff' AS TEXT) WHERE name = 'format'"))
 _case("root value not UTF-8", lambda db, root: db.execute(
     "UPDATE states SET value = CAST(x'5b31f0ff5d' AS TEXT) WHERE key = ?", (root,)))
+
+
+SLOW = frozenset({"a generated column building a huge string"})
+"""Cases that take seconds each (SQLite must be stopped by the read's progress budget): run in the slow suite."""
+
+
+def params() -> list:
+    """Every case name for ``pytest.mark.parametrize``, the ones in ``SLOW`` marked slow."""
+    import pytest
+
+    return [pytest.param(name, marks=pytest.mark.slow) if name in SLOW else name for name in sorted(CRAFTED)]

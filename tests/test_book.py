@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 from crafted_tables import CRAFTED
+from crafted_tables import params as crafted_params
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from refgames import GraphGame
@@ -263,7 +264,7 @@ def nim_book(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-@pytest.mark.parametrize("name", sorted(CRAFTED))
+@pytest.mark.parametrize("name", crafted_params())
 def test_crafted_book_is_refused(tmp_path, nim_book, name):
     """Every crafted solved table of tests/crafted_tables.py, made from a book: a damaged book, one line."""
     path = tmp_path / "crafted.book"

@@ -80,6 +80,7 @@ NESTED_UNROLLED = (HEAD + "state x: 0..3 = 0\nmove m when (sum a in 0..127: sum 
 # ------------------------------------------------------------ run-time budgets
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("text", [TWO_HUGE_PARAMETERS, doubling_defs(40), NESTED_RUNTIME_AGGREGATES, NESTED_UNROLLED],
                          ids=["two-huge-parameters", "doubling-defs", "nested-runtime-aggregates",
                               "nested-unrolled-aggregates"])
@@ -322,6 +323,7 @@ AGENT_BOUND = (HEAD + "state x: 0..3 = 0\nmove m(a: 0..999999, b: 0..999999) whe
                "    x = 1\nmove n when x == 0: x = 2\nwin A when x == 1\ndraw when x == 2\n")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", [["play", "--as", "none", "--vs", "alphabeta:seconds=1"],
                                      ["match", "alphabeta:seconds=1", "random", "--games", "1"]],
                          ids=["play", "match"])

@@ -121,6 +121,7 @@ def test_long_solve_shows_progress_on_a_terminal_and_stops_cleanly_on_ctrl_c():
     assert "Traceback" not in (child.before or "")
 
 
+@pytest.mark.slow
 def test_long_solve_without_a_terminal_has_no_progress_and_stops_on_sigint():
     process = subprocess.Popen([GDL, *LONG_SOLVE], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                env=ENV)

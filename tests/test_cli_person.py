@@ -322,6 +322,7 @@ def test_play_kalah_shows_pits_and_stores():
 # ------------------------------------------------------------ a game without a heuristic (issue 16)
 
 
+@pytest.mark.slow
 @needs_gdl
 def test_hint_in_a_game_without_a_heuristic_blocks_by_mcts_not_the_first_column():
     # Yellow has three in column g; Red must block. Connect-Four has no heuristic: a depth-limited

@@ -25,6 +25,7 @@ from pathlib import Path
 import pytest
 from busy import wait_until_busy
 from crafted_tables import CRAFTED, one_of_each_kind
+from crafted_tables import params as crafted_params
 
 import gdl
 from gdl.cli import main
@@ -291,7 +292,7 @@ def test_there_are_about_a_hundred_crafted_tables():
     assert len(CRAFTED) >= 99
 
 
-@pytest.mark.parametrize("name", sorted(CRAFTED))
+@pytest.mark.parametrize("name", crafted_params())
 def test_crafted_table_is_refused_by_the_library(tmp_path, nim_table, name):
     path = _crafted(tmp_path, nim_table, name)
     game = gdl.load("nim")
@@ -302,7 +303,7 @@ def test_crafted_table_is_refused_by_the_library(tmp_path, nim_table, name):
     assert "\n" not in message and "\x1b" not in message and len(message) < 400, message
 
 
-@pytest.mark.parametrize("name", sorted(CRAFTED))
+@pytest.mark.parametrize("name", crafted_params())
 def test_crafted_table_is_one_line_from_gdl_play(tmp_path, capsys, nim_table, name):
     path = _crafted(tmp_path, nim_table, name)
     with alarm():
@@ -321,6 +322,7 @@ def test_crafted_table_through_the_executable(tmp_path, nim_table, name):
     assert "table" in one_line_error(result, (1, 2))
 
 
+@pytest.mark.slow
 @needs_gdl
 def test_every_kind_of_crafted_table_through_the_executable(tmp_path, nim_table):
     # One case of each kind (31 kinds: each header field, values, best moves, distances, keys, views,
@@ -580,6 +582,7 @@ def test_watching_a_game_that_never_ends_stops(tmp_path):
     assert "default 100,000" in gdl_run("play", "--help").stdout  # the bound without the option
 
 
+@pytest.mark.slow
 @needs_gdl
 @pytest.mark.parametrize("args", [("play", "connect4", "--as", "none", "--vs", "alphabeta:depth=12"),
                                   ("play", "connect4", "--as", "none", "--vs", "perfect"),

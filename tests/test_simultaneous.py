@@ -328,6 +328,7 @@ def their_state(game, actions: list):
     return state
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("cards", "order"), [(3, "random"), (3, "descending"), (4, "descending")])
 def test_goofspiel_agrees_with_openspiel_in_every_first_round(cards: int, order: str) -> None:
     theirs, values = openspiel_values("goofspiel", {"num_cards": cards, "points_order": order})
