@@ -82,9 +82,9 @@ def test_match_json_and_table(capsys):
     code, out, _ = run(capsys, "match", "tictactoe", "random", "perfect", "--games", "6", "--json")
     assert code == 0
     report = json.loads(out)
-    assert report["results"]["perfect"]["losses"] == 0
+    assert report["results"]["perfect:seconds=60"]["losses"] == 0  # (labelled with its cap per move)
     assert sum(report["results"]["random"].values()) > 0
-    assert [g["seats"]["X"] for g in report["game_log"][:2]] == ["random", "perfect"]  # seats alternate
+    assert [g["seats"]["X"] for g in report["game_log"][:2]] == ["random", "perfect:seconds=60"]  # seats alternate
     code, out, _ = run(capsys, "match", "nim", "-p", "heaps=[1,2]", "alphabeta:depth=3", "random", "--games", "4")
     assert code == 0 and "Elo difference" in out and "95% CI" in out
 
@@ -125,7 +125,8 @@ def test_agent_specs():
     game = gdl.load("tictactoe")
     assert parse_spec("alphabeta:depth=6,time=1") == ("alphabeta", {"depth": 6, "seconds": 1.0})
     assert make_agent("alphabeta", game).search  # a depth-limited default (4 plies), not an endless search
-    assert make_agent("perfect", game).name == "perfect"
+    assert make_agent("perfect", game).name == "perfect:seconds=60"  # its default cap per move, stated
+    assert make_agent("perfect:nodes=100", game).name == "perfect:nodes=100"
     for bad in ("", "perfect:table", "mcts:depth=3", "alphabeta:time=-1"):
         with pytest.raises(EngineError):
             make_agent(bad, game)

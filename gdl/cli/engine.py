@@ -322,6 +322,10 @@ def make_agent(spec: str, game: CompiledGame, seed: int | None = None) -> agents
     spec = spec.strip()
     if name in ("minimax", "alphabeta", "expectimax") and not any(k in options for k in SEARCH_BUDGETS):
         spec += ("," if ":" in spec else ":") + "depth=4"
+    if name == "perfect" and not any(k in options for k in ("table", "seconds", "nodes", "tt")):
+        from solver.agents import PERFECT_SECONDS  # stated in the label: `perfect:seconds=60`, its cap per move
+
+        spec += ":" + f"seconds={PERFECT_SECONDS:g}"
     if name == "mcts" and not any(k in options for k in ("iterations", "seconds", "nodes", "tt")):
         from solver.mcts import DEFAULT_ITERATIONS  # stated in the label: `mcts:iterations=1000`
 
