@@ -77,12 +77,22 @@ def cached_lark(grammar: str, options: dict[str, Any], postlex: Any) -> Lark:
 
 
 def _open_private_directory() -> int | None:
-    """A descriptor of the cache directory, if it is ours alone; None otherwise."""
-    path = cache_directory()
+    """A descriptor of the parser's cache directory, if it is ours alone; None otherwise."""
+    return open_private_directory(cache_directory())
+
+
+def open_private_directory(path: Path | None) -> int | None:
+    """A descriptor of directory ``path`` (made with mode 0700 if missing), if it is ours alone: a real
+    directory, not a link, owned by this user and writable by nobody else; None otherwise (or for None).
+
+    Every cache of gdl's (the parser's tables, :mod:`gdl.native`'s built modules) is used only through
+    such a descriptor, so that no later path lookup can be redirected.
+    """
     if path is None or not hasattr(os, "O_NOFOLLOW") or os.open not in os.supports_dir_fd:
         return None
     try:
-        path.mkdir(mode=0o700, parents=True, exist_ok=True)
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        path.mkdir(mode=0o700, exist_ok=True)
         fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
     except OSError:
         return None

@@ -148,21 +148,9 @@ def cache_directory() -> Path | None:
 
 def _open_private_directory() -> int | None:
     """A descriptor of the cache directory, if it is ours alone; None otherwise."""
-    path = cache_directory()
-    if path is None or not hasattr(os, "O_NOFOLLOW") or os.open not in os.supports_dir_fd:
-        return None
-    try:
-        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        with contextlib.suppress(FileExistsError):
-            path.mkdir(mode=0o700)
-        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
-    except OSError:
-        return None
-    info = os.fstat(fd)
-    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o022:
-        os.close(fd)
-        return None
-    return fd
+    from gdl.parser_cache import open_private_directory
+
+    return open_private_directory(cache_directory())
 
 
 def _filename(name: str) -> str:
