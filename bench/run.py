@@ -398,7 +398,15 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="fewer runs; skip the long exact solves")
     ap.add_argument("--only", default="", help="run only the workload groups whose name contains this")
     ap.add_argument("--out", default=str(ROOT / "bench" / "RESULTS.md"))
+    ap.add_argument("--against", metavar="COMMIT",
+                    help="instead: every bundled game, this checkout against COMMIT (bench/against.py)")
     args = ap.parse_args()
+    if args.against:
+        from against import against
+
+        rows = against(args.against, only=args.only)
+        print("\n".join(rows))
+        sys.exit(1 if any("FAILED" in r or "SLOWER" in r for r in rows) else 0)
     runs = 3 if args.quick else 7
     groups: list[tuple[str, Callable[[], list[Row]]]] = [
         ("tictactoe", lambda: ttt_rows(runs)),
