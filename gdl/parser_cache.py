@@ -103,6 +103,31 @@ def open_private_directory(path: Path | None) -> int | None:
     return fd
 
 
+def open_private_subdirectory(name: str) -> int | None:
+    """A descriptor of the subdirectory ``name`` of gdl's cache directory (made with mode 0700 if missing),
+    if both are ours alone (see :func:`open_private_directory`); None otherwise.
+
+    The subdirectory is made and opened relative to the parent's descriptor, never by its path, so a
+    cache directory that is a link (or sits behind one) is not written through.
+    """
+    parent = open_private_directory(cache_directory())
+    if parent is None:
+        return None
+    try:
+        with contextlib.suppress(FileExistsError):
+            os.mkdir(name, 0o700, dir_fd=parent)
+        fd = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=parent)
+    except OSError:
+        return None
+    finally:
+        os.close(parent)
+    info = os.fstat(fd)
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o022:
+        os.close(fd)
+        return None
+    return fd
+
+
 def _read(directory: int, digest: str, postlex: Any) -> Lark | None:
     try:
         fd = os.open(CACHE_NAME, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=directory)

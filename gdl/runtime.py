@@ -15,7 +15,9 @@ from operator import itemgetter
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
+from gdl import symmetry_cache
 from gdl.board import COLUMN_LETTERS
+from gdl.code_cache import compile_cached
 from gdl.diagnostics import Diagnostic, RuleFileError, Span, did_you_mean
 from gdl.rule_helpers import (  # noqa: F401 (re-exported: the public names of the generated code's helpers)
     GENERATED_FILENAME,
@@ -76,7 +78,7 @@ class CompiledGame:
         namespace: dict[str, Any] = dict(program.namespace)
         namespace["__builtins__"] = SAFE_BUILTINS
         try:
-            code = compile(program.source, GENERATED_FILENAME, "exec")
+            code = compile_cached(program.source, GENERATED_FILENAME)  # (the byte-code is kept between runs)
         except (SyntaxError, RecursionError, MemoryError):  # Python's own nesting limits, past the compiler's
             raise RuleFileError([Diagnostic("error", "too-deep", "the rules nest too deeply for Python to run them",
                                             Span(1, 1, 1, 2), filename, "flatten the deepest expressions or "
@@ -142,10 +144,20 @@ class CompiledGame:
     def verify_symmetry(self) -> None:
         """The short check of the declared symmetries, after which ``key`` uses them (:func:`gdl.load` runs it).
 
+        A program that passed it before is not checked again (:mod:`gdl.symmetry_cache`).
+
         :raises RuleFileError: a ``symmetry-broken`` diagnostic (see :meth:`check_symmetry`).
         """
-        if self._symmetry_unchecked:
-            self.check_symmetry(SYMMETRY_CHECK_PLAYOUTS, SYMMETRY_CHECK_STATES, SYMMETRY_CHECK_WORK)
+        if not self._symmetry_unchecked:
+            return
+        budget = (SYMMETRY_CHECK_PLAYOUTS, SYMMETRY_CHECK_STATES, SYMMETRY_CHECK_WORK)
+        key = symmetry_cache.digest(self.program.fingerprint, self.program.source, budget)
+        if symmetry_cache.passed(key):  # the same program passed this check before (it is deterministic)
+            self._symmetry_unchecked = False
+            self.key = self._canonical
+            return
+        self.check_symmetry(*budget)
+        symmetry_cache.remember(key)
 
     @property
     def symmetries(self) -> tuple[str, ...]:

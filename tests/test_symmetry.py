@@ -190,6 +190,30 @@ def test_a_symmetry_the_rules_break_is_reported_with_moves() -> None:
     assert solve(load_source(BROKEN, symmetry=False)).exact
 
 
+def test_a_passed_symmetry_check_is_remembered_and_a_failed_one_never(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    from gdl import symmetry_cache
+
+    monkeypatch.setenv("GDL_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(symmetry_cache, "_passed_here", set())
+    for _ in range(2):  # the second time from the record, with the same keys
+        with pytest.raises(RuleFileError):
+            load_source(BROKEN, "broken.gdl")
+    assert not (tmp_path / "cache" / "symmetry-checked.txt").exists()
+    fixed = BROKEN.replace(" or disc[cell(2, 0)] == p", "")
+    first = load_source(fixed, "fixed.gdl")
+    assert len((tmp_path / "cache" / "symmetry-checked.txt").read_text().split()) == 1
+    monkeypatch.setattr(symmetry_cache, "_passed_here", set())  # as a new process would
+    again = load_source(fixed, "fixed.gdl")
+    state = again.apply(again.initial_state(), again.parse_move(again.initial_state(), "drop(0)"))
+    mirror = again.apply(again.initial_state(), again.parse_move(again.initial_state(), "drop(3)"))
+    assert again.key(state) == again.key(mirror) == first.key(state)  # the keys use the symmetry
+    # Other rules are another record.
+    other = fixed.replace("lines(3)", "lines(4)")
+    load_source(other, "other.gdl")
+    assert len((tmp_path / "cache" / "symmetry-checked.txt").read_text().split()) == 2
+
+
 def test_gdl_check_and_gdl_solve_report_a_broken_symmetry(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from gdl.cli import main
 

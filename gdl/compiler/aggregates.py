@@ -8,7 +8,7 @@ from typing import Any
 from gdl import ast
 from gdl import types as T
 from gdl.compiler import ir
-from gdl.compiler.base import CompilerBase
+from gdl.compiler.base import CompilerBase, local_var
 from gdl.compiler.common import (
     INLINE_LIMIT,
     UNROLL_BUDGET,
@@ -165,9 +165,10 @@ class AggregatePass(CompilerBase):
         loop = f"for {pyname} in {self.loop_source(domain, e.domain.span)}"
         kind = e.kind
         parts = [domain, filt, body]  # (every form below is a call: it may fail)
+        var_ids = self.var_ids  # (not `self`: the IR, made later, must not keep the compiler alive)
 
         def aggregate(typ: Type) -> ir.Aggregate:
-            return ir.Aggregate(typ, kind=kind, var=self.local_var(binder, e.var), domain=node(domain),
+            return ir.Aggregate(typ, kind=kind, var=local_var(binder, e.var, var_ids), domain=node(domain),
                                 filter=node(filt) if filt is not None else None, body=node(body), poll=poll,
                                 span=e.span)
 

@@ -129,16 +129,11 @@ class CompilerBase:
 
     def local_node(self, local: Local, name: str) -> ir.Expr:
         """The IR of a local's value: an :class:`ir.Local` of its own variable, made on first use."""
-        if local.node is None:
-            local.node = ir.Local(local.type, var=ir.Var(next(self.var_ids), name, local.type, local.bounds,
-                                                           local.mutable))
-        return local.node
+        return local_node(local, name, self.var_ids)
 
     def local_var(self, local: Local, name: str) -> ir.Var:
         """The IR variable a binder (loop, aggregate, chance, parameter) binds."""
-        node = self.local_node(local, name)
-        assert isinstance(node, ir.Local) and node.var is not None
-        return node.var
+        return local_var(local, name, self.var_ids)
 
     def fail(self, code: str, message: str, span: Span, hint: str | None = None) -> CompileFailed:
         self.error(code, message, span, hint)
@@ -354,3 +349,18 @@ class CompilerBase:
         def compile_heuristic(self, heuristics: list[ast.HeuristicDecl]) -> None: ...
         def compile_render(self, renders: list[ast.RenderDecl]) -> tuple[str | None, dict[int, str]]: ...
         def warn_unused(self) -> None: ...
+
+
+def local_node(local: Local, name: str, var_ids: Iterator[int]) -> ir.Expr:
+    """The IR of a local's value: an :class:`ir.Local` of its own variable (numbered from ``var_ids``), made
+    on first use. (A function, not a method: the IR made later must not keep the compiler alive.)"""
+    if local.node is None:
+        local.node = ir.Local(local.type, var=ir.Var(next(var_ids), name, local.type, local.bounds, local.mutable))
+    return local.node
+
+
+def local_var(local: Local, name: str, var_ids: Iterator[int]) -> ir.Var:
+    """The IR variable a binder (loop, aggregate, chance, parameter) binds."""
+    node = local_node(local, name, var_ids)
+    assert isinstance(node, ir.Local) and node.var is not None
+    return node.var

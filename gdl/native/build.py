@@ -148,9 +148,9 @@ def cache_directory() -> Path | None:
 
 def _open_private_directory() -> int | None:
     """A descriptor of the cache directory, if it is ours alone; None otherwise."""
-    from gdl.parser_cache import open_private_directory
+    from gdl.parser_cache import open_private_subdirectory
 
-    return open_private_directory(cache_directory())
+    return open_private_subdirectory(CACHE_SUBDIR)
 
 
 def _filename(name: str) -> str:

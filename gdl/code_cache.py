@@ -1,0 +1,105 @@
+"""Byte-code of generated game modules, kept between runs (as Python keeps ``.pyc`` files).
+
+Building a loaded game compiles its generated Python (:class:`gdl.runtime.CompiledGame`); for a game
+with large unrolled rules that is the biggest part of loading it (Connect-Four: 30 of its 57 ms). The
+byte-code depends only on the generated source and the Python version, so it is kept in the
+subdirectory ``code`` of gdl's private cache directory (the parser cache's: ``$GDL_CACHE_DIR``, else
+``$XDG_CACHE_HOME/gdl``, else ``~/.cache/gdl``; an empty ``GDL_CACHE_DIR`` turns it off), one file per
+generated module, named by a digest of the source, and reused when the same source is built again.
+
+Safety: the generated source contains no rule-file text (identifiers are mangled, constants travel in
+the module's namespace), and a cached file is used only when it was read through the private directory's
+descriptor (:func:`gdl.parser_cache.open_private_subdirectory`: a real directory, owned by this user, writable
+by nobody else), is a regular file owned by this user, starts with this Python's byte-code magic number,
+and records the SHA-256 of exactly the source being built. Anything else -- a damaged, foreign or stale
+file -- is ignored and the source compiled again. At most :data:`MAX_FILES` modules are kept (the least
+recently written are removed first).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import importlib.util
+import marshal
+import os
+import stat
+from types import CodeType
+
+from gdl.parser_cache import open_private_subdirectory
+
+MAX_FILES = 256
+MAX_FILE_BYTES = 64_000_000
+_MAGIC = importlib.util.MAGIC_NUMBER
+_HEADER = len(_MAGIC) + 32  # the magic number, then the SHA-256 of the source
+_SUFFIX = ".code"
+_in_process: dict[bytes, CodeType] = {}
+
+
+def compile_cached(source: str, filename: str) -> CodeType:
+    """``compile(source, filename, "exec")``, or the same byte-code from the cache.
+
+    :raises SyntaxError, RecursionError, MemoryError: as :func:`compile` (nothing is cached then).
+    """
+    source_digest = hashlib.sha256(f"{filename}\n{source}".encode()).digest()
+    code = _in_process.get(source_digest)
+    if code is not None:
+        return code
+    name = (_MAGIC + source_digest).hex()[:40] + _SUFFIX
+    directory = open_private_subdirectory("code")
+    try:
+        code = _read(directory, name, source_digest) if directory is not None else None
+        if code is None:
+            code = compile(source, filename, "exec")
+            if directory is not None:
+                _write(directory, name, source_digest, code)
+    finally:
+        if directory is not None:
+            os.close(directory)
+    if len(_in_process) >= 64:
+        _in_process.clear()
+    _in_process[source_digest] = code
+    return code
+
+
+def _read(directory: int, name: str, source_digest: bytes) -> CodeType | None:
+    try:
+        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=directory)
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as file:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_uid != os.getuid() or info.st_size > MAX_FILE_BYTES:
+            return None
+        data = file.read(MAX_FILE_BYTES + 1)
+    if data[:_HEADER] != _MAGIC + source_digest:
+        return None
+    try:
+        code = marshal.loads(data[_HEADER:])
+    except (EOFError, ValueError, TypeError):
+        return None
+    return code if isinstance(code, CodeType) else None
+
+
+def _write(directory: int, name: str, source_digest: bytes, code: CodeType) -> None:
+    """Best effort: a cache that cannot be written costs the next load a compile, nothing more."""
+    temp = f".{name}.{os.getpid()}.tmp"
+    try:
+        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600, dir_fd=directory)
+        with os.fdopen(fd, "wb") as file:
+            file.write(_MAGIC + source_digest + marshal.dumps(code))
+        os.replace(temp, name, src_dir_fd=directory, dst_dir_fd=directory)
+        _prune(directory)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(temp, dir_fd=directory)
+
+
+def _prune(directory: int) -> None:
+    names = [n for n in os.listdir(directory) if n.endswith(_SUFFIX)]
+    if len(names) <= MAX_FILES:
+        return
+    written = sorted(names, key=lambda n: os.stat(n, dir_fd=directory, follow_symlinks=False).st_mtime)
+    for old in written[:len(names) - MAX_FILES]:
+        with contextlib.suppress(OSError):
+            os.unlink(old, dir_fd=directory)

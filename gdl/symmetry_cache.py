@@ -1,0 +1,110 @@
+"""Remembering which compiled games passed the check of their declared symmetries.
+
+:func:`gdl.load` checks a game's ``symmetry`` declaration along seeded random playouts before its keys
+use it (:meth:`gdl.runtime.CompiledGame.verify_symmetry`). The check is deterministic: the same compiled
+program always passes or always fails. So a pass is remembered -- in this process, and in the file
+``symmetry-checked.txt`` of gdl's private cache directory (the parser cache's: ``$GDL_CACHE_DIR``, else
+``$XDG_CACHE_HOME/gdl``, else ``~/.cache/gdl``; an empty ``GDL_CACHE_DIR`` turns it off) -- and the next
+load of the same program skips it (othello: 17 of its 50 ms; ``bench/load_time.py``).
+
+A pass is keyed by a digest of the rule text and parameters (the program's fingerprint), the generated
+code, the check's budget and the source of the modules that run the check (so another version of gdl, or
+an edited checkout, never trusts an older check): any change to one of them is a new key. Failures are never
+remembered. The file holds digests only (at most :data:`MAX_ENTRIES`, the oldest dropped first), is
+read and replaced only through the private directory's descriptor (:func:`gdl.parser_cache.
+open_private_directory`), and anything unexpected in it is ignored: a damaged file costs a check, no more.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import stat
+from functools import cache
+from pathlib import Path
+
+from gdl.parser_cache import cache_directory, open_private_directory
+
+FILE_NAME = "symmetry-checked.txt"
+MAX_ENTRIES = 2048
+DIGEST_CHARS = 32
+_MAX_BYTES = MAX_ENTRIES * (DIGEST_CHARS + 1)
+
+_passed_here: set[str] = set()
+
+
+def digest(fingerprint: str, generated: str, budget: tuple[int, ...]) -> str:
+    """The key of one program's check."""
+    text = "\n".join((_checker_digest(), fingerprint, repr(budget), generated))
+    return hashlib.sha256(text.encode()).hexdigest()[:DIGEST_CHARS]
+
+
+@cache
+def _checker_digest() -> str:
+    """The source of the modules that run the check (read once per process)."""
+    here = Path(__file__).resolve().parent
+    parts = [(here / name).read_text(encoding="utf-8") for name in ("symmetry.py", "runtime.py")]
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+
+def passed(key: str) -> bool:
+    """True when the check of ``key`` passed before (in this process, or remembered on disk)."""
+    if key in _passed_here:
+        return True
+    if key in _read():
+        _passed_here.add(key)
+        return True
+    return False
+
+
+def remember(key: str) -> None:
+    """Remember that the check of ``key`` passed (best effort: a cache that cannot be written is skipped)."""
+    _passed_here.add(key)
+    directory = open_private_directory(cache_directory())
+    if directory is None:
+        return
+    try:
+        keys = [*[k for k in _read_from(directory) if k != key][-(MAX_ENTRIES - 1):], key]
+        _write(directory, keys)
+    except OSError:
+        pass
+    finally:
+        os.close(directory)
+
+
+def _read() -> list[str]:
+    directory = open_private_directory(cache_directory())
+    if directory is None:
+        return []
+    try:
+        return _read_from(directory)
+    finally:
+        os.close(directory)
+
+
+def _read_from(directory: int) -> list[str]:
+    try:
+        fd = os.open(FILE_NAME, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=directory)
+    except OSError:
+        return []
+    with os.fdopen(fd, "rb") as file:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_uid != os.getuid() or info.st_size > _MAX_BYTES:
+            return []
+        data = file.read(_MAX_BYTES + 1)
+    lines = data.decode("ascii", errors="replace").split("\n")
+    return [k for k in lines if len(k) == DIGEST_CHARS and all(c in "0123456789abcdef" for c in k)]
+
+
+def _write(directory: int, keys: list[str]) -> None:
+    temp = f".{FILE_NAME}.{os.getpid()}.tmp"
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600, dir_fd=directory)
+    try:
+        with os.fdopen(fd, "w", encoding="ascii") as file:
+            file.write("".join(k + "\n" for k in keys))
+        os.replace(temp, FILE_NAME, src_dir_fd=directory, dst_dir_fd=directory)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp, dir_fd=directory)
+        raise
