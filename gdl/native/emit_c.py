@@ -401,24 +401,31 @@ class CEmitter:
         return "\n".join([f"{signature} {{", *prologue, *decl, *body, "}"])
 
     def finish_lines(self, single_write: bool = False) -> list[str]:
-        """After a move's effects (or setup): the next player, then the end rules in order.
+        """After a move's effects (or setup): the next player, then the end rules (``g_ends``)."""
+        written = "_w" if single_write else "-1"
+        return ["  s[G_TURN] = (g_cell)(nt == NO_TURN ? g_next[me] : nt);", f"  return g_ends(s, me, {written}, e);"]
 
-        After a move that writes at most one slot (``_w``), only the terms of the end rules that can
+    def ends_function(self) -> str:
+        """``g_ends``: the end rules in order, written once for every move.
+
+        After a move that wrote only slot ``w`` (``w >= 0``), only the terms of the end rules that can
         have become true are tested: those that read that slot, the turn, or slots known only at run
         time (the state before the move was not over, so no other term holds). As in the Python back end.
         """
-        out = ["  s[G_TURN] = (g_cell)(nt == NO_TURN ? g_next[me] : nt);"]
-        if single_write and self.p.ends:
+        self.fn = _Function()
+        out: list[str] = []
+        if self.p.ends:
             slots = sorted({s for rule in self.p.ends for term in _terms(rule.condition)
                             for s in (term.reads.slots if not (term.reads.turn or term.reads.dynamic) else ())})
-            out.append("  switch (_w) {")
+            out.append("  switch (w) {")
             for k in slots:
                 out.append(f"  case {k}:")
                 out.extend("  " + line for line in self.end_tests(k))
             out.append("  default: break;")
             out.append("  }")
         out.extend(self.end_tests(None))
-        return out
+        return self.function("static int g_ends(g_cell *s, int64_t me, int64_t w, gdl_error *e)",
+                             ["  (void)me; (void)w;", *out, "fail:", "  return GDL_ERROR;"])
 
     def end_tests(self, written: int | None) -> list[str]:
         """The end rules' tests (only the terms that read slot ``written`` or anything unknown; all if None)."""
@@ -448,8 +455,9 @@ class CEmitter:
         dispatch: list[str] = []
         legal_fn = _Function()  # g_legal's locals, collected across the moves
         for move in self.p.moves:
-            if move.specialised is not None and move.effect is None:
-                raise Unsupported("a move known only in specialised form")
+            if move.specialised is not None:
+                self.specialised_move(move, parts, codes, otherwise if move.otherwise else legal, dispatch, legal_fn)
+                continue
             domains = [_values(param.domain) for param in move.params]
             base = len(codes)
             combos = list(product(*domains))
@@ -482,6 +490,33 @@ class CEmitter:
                                 "  int64_t args[GDL_MAX_PARAMS + 1];", *dispatch,
                                 "  return gdl_fail(e, GDL_E_MOVE, 0, 0, code);", "}"]))
         return parts, codes
+
+    def specialised_move(self, move: ir.Move, parts: list[str], codes: list[MoveCode], legal: list[str],
+                         dispatch: list[str], legal_fn: _Function) -> None:
+        """A move the compiler wrote out per constant parameter combination: one function, one guard and
+        one code each, in the Python back end's order."""
+        assert move.specialised is not None
+        for j, (values, guard, effect) in enumerate(move.specialised):
+            code = len(codes)
+            codes.append(MoveCode(move.index, tuple(values)))
+            self.fn = _Function()
+            body = [f"  {self.fn.local(param.var)} = {_int(value)}LL;"
+                    for param, value in zip(move.params, values, strict=True)]
+            body.append("  int64_t me = s[G_TURN], nt = NO_TURN, _w = -1; (void)_w;")
+            body.extend(self.stmts(effect.body, "  "))
+            body.extend(self.finish_lines(effect.single_write))
+            name = f"mv{int(move.index)}_{j}"
+            signature = f"static int {name}(g_cell *s, gdl_error *e)"
+            parts.append(self.function(signature, [*body, "fail:", "  return GDL_ERROR;"]))
+            self.fn = legal_fn
+            binds = " ".join(f"{self.fn.local(param.var)} = {_int(value)}LL;"
+                             for param, value in zip(move.params, values, strict=True))
+            test = self.ex(guard) if guard is not None else "1"
+            legal.append(f"  {{ {binds} if ({test}) {{")
+            legal.append("    if (n >= G_MAX_MOVES) { gdl_fail(e, GDL_E_CAPACITY, 0, 0, n); goto fail; }")
+            legal.append(f"    moves[n++] = {code};")
+            legal.append("  } }")
+            dispatch.append(f"  if (code == {code}) return {name}(s, e);")
 
     def legal_loops(self, move: ir.Move, domains: list[list[int]], names: list[str], base: int) -> list[str]:
         lines: list[str] = []
@@ -593,6 +628,7 @@ class CEmitter:
         initial = [_int(v) for v in p.initial]
         if len(initial) != n:
             raise Unsupported("an initial state of another length than the layout")
+        ends = self.ends_function()
         move_parts, codes = self.moves()
         if not codes:
             raise Unsupported("a game without moves")
@@ -634,6 +670,7 @@ class CEmitter:
         ]
         body = [
             "static void g_setup(void) {}",
+            ends,
             setup,
             *move_parts,
             "static int g_to_move(const g_cell *s, gdl_error *e) { (void)e; return s[G_TURN]; }",
