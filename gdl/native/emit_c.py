@@ -128,6 +128,7 @@ class CEmitter:
         self.statics: list[str] = []
         self.fn = _Function()
         self.nstatus = max(len(program.end_utilities), 1)
+        self.def_index = {d.name: i for i, d in enumerate(program.defs)}
 
     # ------------------------------------------------------------------ layout
 
@@ -255,12 +256,12 @@ class CEmitter:
             name = self.static_array(sorted(_int(v) for v in node.allowed))
             return (f"({{ int64_t _a = {value}; if (!gdl_member(_a, {name}, {len(node.allowed)})) "
                     f"{{ gdl_fail(e, GDL_E_DOMAIN, {line}, {col}, _a); goto fail; }} _a; }})")
+        if node.kind in ("number", "float"):  # (a utility or heuristic: the C side returns it as a double)
+            return value
         raise Unsupported(f"the check {node.kind!r}")
 
     def ex_Aggregate(self, node: ir.Aggregate) -> str:
-        assert node.var is not None
-        values = _values(node.domain)
-        name = self.static_array(values) if values else None
+        assert node.var is not None and node.domain is not None
         var = self.fn.local(node.var)
         test = f"({self.ex(node.filter)})" if node.filter is not None else "1"
         body = self.ex(node.body) if node.body is not None else "1"
@@ -275,10 +276,50 @@ class CEmitter:
             "sum": f"_r = GDL_ADD(_r, {body}, 0, 0);",
             "first": f"if ({body}) {{ _r = {var}; break; }}",
         }[kind]
-        if name is None:
+        if node.domain.is_const and not _values(node.domain):
             return f"((int64_t){start})"
-        return (f"({{ int64_t _r = {start}; for (int _k = 0; _k < {len(values)}; _k++) {{ {var} = {name}[_k]; "
-                f"if (!{test}) continue; {step} }} _r; }})")
+        head, tail = self.iterate(node.domain, var)
+        return f"({{ int64_t _r = {start}; {head} if (!{test}) continue; {step} {tail} _r; }})"
+
+    def iterate(self, domain: ir.Expr, var: str) -> tuple[str, str]:
+        """A C loop over ``domain`` that sets ``var`` to each value in order: its head and its tail
+        (``break`` and ``continue`` in between act on it). A constant list, a range computed at run time,
+        or a table lookup whose entries are lists."""
+        if domain.is_const:
+            values = _values(domain)
+            name = self.static_array(values) if values else "K_EMPTY"
+            return f"for (int _k = 0; _k < {len(values)}; _k++) {{ {var} = {name}[_k];", "}"
+        if isinstance(domain, ir.Range):
+            lo, hi = self.ex(domain.lo), self.ex(domain.hi)
+            return f"for (int64_t _k = {lo}, _h = {hi}; _k <= _h; _k++) {{ {var} = _k;", "}"
+        if isinstance(domain, ir.Table):
+            offsets, items, index = self.jagged(domain)
+            return (f"{{ int64_t _j = {index}; for (int64_t _k = {offsets}[_j]; _k < {offsets}[_j + 1]; _k++) "
+                    f"{{ {var} = {items}[_k];", "} }")
+        raise Unsupported("a domain computed at run time")
+
+    def jagged(self, node: ir.Table) -> tuple[str, str, str]:
+        """A table whose entries are lists, as one array of items and one of offsets; and the C index
+        of the entry ``node`` looks up (checked)."""
+        dims: list[int] = []
+        level: Any = node.table
+        for _ in node.args:
+            if not isinstance(level, tuple | list) or not level:
+                raise Unsupported("a table that is not rectangular")
+            dims.append(len(level))
+            level = level[0]
+        entries = _flatten(node.table, len(node.args), dims)
+        offsets, items = [0], []
+        for entry in entries:
+            if not isinstance(entry, tuple | list | range):
+                raise Unsupported("a table of lists with an entry that is not a list")
+            items.extend(_int(v) for v in entry)
+            offsets.append(len(items))
+        line, col = _pos(node.span)
+        index = "0"
+        for arg, size in zip(node.args, dims, strict=True):
+            index = f"({index}) * {size} + GDL_CHECK({self.ex(arg)}, 0, {size - 1}, GDL_E_INDEX, {line}, {col})"
+        return self.static_array(offsets), self.static_array(items), index
 
     def ex_Table(self, node: ir.Table) -> str:
         table = node.table
@@ -297,6 +338,28 @@ class CEmitter:
             index = f"({index}) * {size} + GDL_CHECK({self.ex(arg)}, 0, {size - 1}, GDL_E_INDEX, {line}, {col})"
         return f"((int64_t){name}[{index}])"
 
+    def ex_Call(self, node: ir.Call) -> str:
+        index = self.def_index.get(node.name)
+        if index is None:
+            raise Unsupported(f"a call of the unknown def #{len(self.def_index)}")
+        args = "".join(f"{self.ex(a)}, " for a in node.args)
+        return f"({{ int64_t _d = D{index}(s, me, {args}e); if (e->code) goto fail; _d; }})"
+
+    def defs(self) -> tuple[list[str], list[str]]:
+        """One C function per def that stayed a function: prototypes first (defs call defs), then bodies.
+        A failure inside records the rule error and returns; the caller sees ``e->code`` and fails too."""
+        protos, bodies = [], []
+        for i, d in enumerate(self.p.defs):
+            params = "".join(f"int64_t A{k}, " for k in range(len(d.params)))
+            signature = f"static int64_t D{i}(const g_cell *s, int64_t me, {params}gdl_error *e)"
+            protos.append(signature + ";")
+            self.fn = _Function()
+            binds = [f"  {self.fn.local(v)} = A{k};" for k, v in enumerate(d.params)]
+            value = self.ex(d.body)
+            body = ["  (void)me;", *binds, f"  return {value};", "fail:", "  return 0;"]
+            bodies.append(self.function(signature, body))
+        return protos, bodies
+
     def ex_Builtin(self, node: ir.Builtin) -> str:
         args = [self.ex(a) for a in node.args]
         if node.name == "abs" and len(args) == 1:
@@ -304,6 +367,12 @@ class CEmitter:
         if node.name in ("min", "max") and len(args) == 2:
             op = "<" if node.name == "min" else ">"
             return f"({{ int64_t _x = {args[0]}, _y = {args[1]}; _x {op}= _y ? _x : _y; }})"
+        if node.name == "next" and len(args) == 1:
+            line, col = _pos(node.span)
+            checked = f"GDL_CHECK({args[0]}, 0, {self.nplayers - 1}, GDL_E_DOMAIN, {line}, {col})"
+            return f"(({checked} + 1) % {self.nplayers})"
+        if node.name == "int" and len(args) == 1:
+            return f"((int64_t)({args[0]}))"
         if node.name == "opponent" and len(args) == 1:
             line, col = _pos(node.span)
             return (f"(({self.nplayers - 1}) - GDL_CHECK({args[0]}, 0, {self.nplayers - 1}, GDL_E_DOMAIN, "
@@ -377,16 +446,10 @@ class CEmitter:
         return out
 
     def st_For(self, stmt: ir.For, indent: str) -> list[str]:
-        values = _values(stmt.domain)
-        if not values:
+        if stmt.domain.is_const and not _values(stmt.domain):
             return []
-        name = self.static_array(values)
-        var = self.fn.local(stmt.var)
-        k = f"_f{len(self.statics)}"
-        out = [f"{indent}for (int {k} = 0; {k} < {len(values)}; {k}++) {{", f"{indent}  {var} = {name}[{k}];"]
-        out.extend(self.stmts(stmt.body, indent + "  "))
-        out.append(f"{indent}}}")
-        return out
+        head, tail = self.iterate(stmt.domain, self.fn.local(stmt.var))
+        return [f"{indent}{head}", *self.stmts(stmt.body, indent + "  "), f"{indent}{tail}"]
 
     def st_Break(self, stmt: ir.Break, indent: str) -> list[str]:
         return [f"{indent}break;"]
@@ -549,7 +612,7 @@ class CEmitter:
     def scoring(self) -> list[str]:
         p = self.p
         parts = []
-        body = ["  int64_t st = s[G_STATUS];"]
+        body = ["  int64_t st = s[G_STATUS], me = s[G_TURN]; (void)me;"]
         for status, fixed in enumerate(p.end_utilities):
             if fixed is not None:
                 values = " ".join(f"u[{i}] = {_real(v)};" for i, v in enumerate(fixed))
@@ -566,7 +629,8 @@ class CEmitter:
         if p.heuristic is not None:
             var = self.fn.local(p.heuristic.var)
             value = self.ex(p.heuristic.expr)
-            body = [f"  for (int _q = 0; _q < G_PLAYERS; _q++) {{ {var} = _q; h[_q] = (double)({value}); }}",
+            body = ["  int64_t me = s[G_TURN]; (void)me;",
+                    f"  for (int _q = 0; _q < G_PLAYERS; _q++) {{ {var} = _q; h[_q] = (double)({value}); }}",
                     "  return 1;"]
         else:
             body = ["  (void)s; (void)h; (void)e;", "  return 0;"]
@@ -628,6 +692,7 @@ class CEmitter:
         initial = [_int(v) for v in p.initial]
         if len(initial) != n:
             raise Unsupported("an initial state of another length than the layout")
+        def_protos, def_bodies = self.defs()
         ends = self.ends_function()
         move_parts, codes = self.moves()
         if not codes:
@@ -670,6 +735,8 @@ class CEmitter:
         ]
         body = [
             "static void g_setup(void) {}",
+            *def_protos,
+            *def_bodies,
             ends,
             setup,
             *move_parts,
