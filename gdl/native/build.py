@@ -31,6 +31,7 @@ import importlib.util
 import io
 import os
 import shutil
+import signal
 import stat
 import subprocess
 import sys
@@ -270,13 +271,30 @@ def _compile(name: str, game_source: str, flags: tuple[str, ...], workdir: str) 
     out = os.path.join(workdir, _filename(name))
     include = sysconfig.get_paths()["include"]
     command = [compiler.path, *flags, "-I", include, c_file, "-o", out, "-lm"]
-    try:
-        result = subprocess.run(command, capture_output=True, text=True, timeout=BUILD_TIMEOUT, check=False)
-    except (OSError, subprocess.SubprocessError) as error:
-        raise BuildError(f"the C compiler could not run: {error}") from None
-    if result.returncode != 0:
-        raise BuildError(f"the C compiler failed ({compiler.path}):\n{result.stderr.strip()[-4000:]}")
+    returncode, stderr = _run_compiler(command)
+    if returncode != 0:
+        raise BuildError(f"the C compiler failed ({compiler.path}):\n{stderr.strip()[-4000:]}")
     return out
+
+
+def _run_compiler(command: list[str]) -> tuple[int, str]:
+    """Run the compiler driver in its own process group: on a timeout (or Ctrl-C) the whole group is
+    killed, the driver's `cc1` included (killing only the driver left it running)."""
+    try:
+        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                   start_new_session=True)
+    except OSError as error:
+        raise BuildError(f"the C compiler could not run: {error}") from None
+    try:
+        _, stderr = process.communicate(timeout=BUILD_TIMEOUT)
+    except BaseException as error:
+        with contextlib.suppress(OSError):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
+        if isinstance(error, subprocess.TimeoutExpired):
+            raise BuildError(f"the C compiler took more than {BUILD_TIMEOUT:g} s; gave up") from None
+        raise
+    return process.returncode, stderr
 
 
 def compile_executable(game_source: str, driver: str, out: Path, flags: tuple[str, ...] = SANITIZE_FLAGS) -> None:
@@ -290,6 +308,6 @@ def compile_executable(game_source: str, driver: str, out: Path, flags: tuple[st
     c_file = out.with_suffix(".c")
     c_file.write_text(full_source(game_source) + "\n" + driver, encoding="utf-8")
     command = [compiler.path, *flags, str(c_file), "-o", str(out), "-lm"]
-    result = subprocess.run(command, capture_output=True, text=True, timeout=BUILD_TIMEOUT, check=False)
-    if result.returncode != 0:
-        raise BuildError(f"the C compiler failed ({compiler.path}):\n{result.stderr.strip()[-4000:]}")
+    returncode, stderr = _run_compiler(command)
+    if returncode != 0:
+        raise BuildError(f"the C compiler failed ({compiler.path}):\n{stderr.strip()[-4000:]}")

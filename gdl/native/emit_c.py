@@ -126,6 +126,7 @@ class CEmitter:
         self.nplayers = len(program.players)
         self.symmetries = list(symmetries)
         self.statics: list[str] = []
+        self.static_names: dict[tuple[int, ...], str] = {}
         self.fn = _Function()
         self.nstatus = max(len(program.end_utilities), 1)
         self.def_index = {d.name: i for i, d in enumerate(program.defs)}
@@ -203,12 +204,25 @@ class CEmitter:
         raise Unsupported(f"the unary operator {node.op!r}")
 
     def ex_Binary(self, node: ir.Binary) -> str:
-        a, b = self.ex(node.left), self.ex(node.right)
-        line, col = _pos(node.span)
         ops = {"+": "GDL_ADD", "-": "GDL_SUB", "*": "GDL_MUL", "//": "GDL_FLOORDIV", "%": "GDL_MOD"}
-        if node.op not in ops:
-            raise Unsupported(f"the operator {node.op!r}")
-        return f"{ops[node.op]}({a}, {b}, {line}, {col})"
+        # A left-nested chain (an unrolled sum: ((a + b) + c) + ...) is accumulated statement by statement:
+        # nested checked operations as deep as the chain made C compilers take minutes.
+        chain: list[ir.Binary] = []
+        left: ir.Expr | None = node
+        while isinstance(left, ir.Binary):
+            if left.op not in ops:
+                raise Unsupported(f"the operator {left.op!r}")
+            chain.append(left)
+            left = left.left
+        first = self.ex(left)
+        if len(chain) == 1:
+            line, col = _pos(node.span)
+            return f"{ops[node.op]}({first}, {self.ex(node.right)}, {line}, {col})"
+        steps = []
+        for link in reversed(chain):
+            line, col = _pos(link.span)
+            steps.append(f"_acc = {ops[link.op]}(_acc, {self.ex(link.right)}, {line}, {col});")
+        return f"({{ int64_t _acc = {first}; {' '.join(steps)} _acc; }})"
 
     def ex_Compare(self, node: ir.Compare) -> str:
         parts = []
@@ -371,6 +385,10 @@ class CEmitter:
             line, col = _pos(node.span)
             checked = f"GDL_CHECK({args[0]}, 0, {self.nplayers - 1}, GDL_E_DOMAIN, {line}, {col})"
             return f"(({checked} + 1) % {self.nplayers})"
+        if node.name == "cell_at" and len(args) == 2 and self.p.board is not None:
+            rows, cols = int(self.p.board.rows), int(self.p.board.cols)
+            return (f"({{ int64_t _r = {args[0]}, _c = {args[1]}; "
+                    f"(_r >= 0 && _r < {rows} && _c >= 0 && _c < {cols}) ? _r * {cols} + _c : (int64_t)-1; }})")
         if node.name == "int" and len(args) == 1:
             return f"((int64_t)({args[0]}))"
         if node.name == "opponent" and len(args) == 1:
@@ -380,9 +398,13 @@ class CEmitter:
         raise Unsupported(f"the built-in {node.name}")
 
     def static_array(self, values: Sequence[int]) -> str:
-        name = f"K{len(self.statics)}"
-        body = ", ".join(f"{_int(v)}LL" for v in values)
-        self.statics.append(f"static const int64_t {name}[{max(1, len(values))}] = {{{body or '0'}}};")
+        """The name of a constant array of ``values`` (one array per distinct list)."""
+        key = tuple(_int(v) for v in values)
+        name = self.static_names.get(key)
+        if name is None:
+            name = self.static_names[key] = f"K{len(self.statics)}"
+            body = ", ".join(f"{v}LL" for v in key)
+            self.statics.append(f"static const int64_t {name}[{max(1, len(key))}] = {{{body or '0'}}};")
         return name
 
     # ------------------------------------------------------------------ statements
