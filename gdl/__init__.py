@@ -22,4 +22,4 @@ __all__ = [
     "load",
     "load_source",
 ]
-__version__ = "0.1.0"
+from gdl.version import __version__ as __version__

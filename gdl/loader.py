@@ -120,28 +120,41 @@ def load_source(
     params: Mapping[str, str] | None = None,
     checked: bool = False,
     symmetry: bool = True,
+    backend: str = "python",
 ) -> CompiledGame:
     """Parse, check and compile rule-file text.
 
     ``params`` overrides parameters by name with their text form (``{"rows": "4"}``).
     ``checked`` adds run-time checks of every index and assignment (slower; used by ``gdl check``).
     ``symmetry=False`` ignores the rule file's ``symmetry`` line (keys are then the plain states).
+    ``backend``: ``"python"`` (the reference), ``"c"`` (the rules compiled to C: the solvers' inner
+    loops run there; ``docs/backends.md``) or ``"auto"`` (C when a compiler is found and the rules
+    translate, else Python with a :class:`RuntimeWarning` saying why).
 
     :raises RuleFileError: the rule file has errors (a declared symmetry the rules break included).
     :raises ParameterError: a parameter override is unknown or invalid.
+    :raises gdl.native.select.BackendError: ``backend="c"`` cannot be had here (the message says why).
     """
     rules = parse(source, filename)
     program, warnings = compile_rules(rules, source, filename, dict(params or {}), checked)
     game = CompiledGame(program, filename, source, warnings, use_symmetry=symmetry)
     game.verify_symmetry()  # keys use the declared symmetries only once they pass their check
+    if backend != "python":
+        from gdl.native.select import with_backend
+
+        game, note = with_backend(game, backend)
+        if note is not None:
+            import warnings as warning_module
+
+            warning_module.warn(note, RuntimeWarning, stacklevel=2)
     return game
 
 
 def load(game: str | Path, params: Mapping[str, str] | None = None, checked: bool = False,
-         symmetry: bool = True) -> CompiledGame:
+         symmetry: bool = True, backend: str = "python") -> CompiledGame:
     """Load a rule file by path or bundled name (see :func:`load_source`)."""
     path = resolve(str(game))
-    return load_source(read_source(path), str(path), params, checked, symmetry)
+    return load_source(read_source(path), str(path), params, checked, symmetry, backend)
 
 
 def check_source(source: str, filename: str = "<string>") -> list[Diagnostic]:

@@ -97,7 +97,7 @@ def full_source(game_source: str) -> str:
 
 
 def digest(game_source: str, flags: tuple[str, ...] = DEFAULT_FLAGS) -> str:
-    from gdl import __version__
+    from gdl.version import __version__
 
     compiler = find_compiler()
     parts = [full_source(game_source), solver_native.CDEF, __version__,

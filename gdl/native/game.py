@@ -49,11 +49,19 @@ class NativeGame:
         self.backend = "c"
         self._decision_len = program.layout.nvars + 2
         self._moves: dict[int, Move] = {}
+        self._code_of_name: dict[str, int] | None = None
         self._displays = [[_displayer(python, param.var.type) for param in move.params] for move in program.moves]
 
     @property
     def symmetries(self) -> tuple[str, ...]:
         return self.python.symmetries
+
+    def __getattr__(self, name: str) -> Any:
+        """Everything else (rendering, views, move spellings, descriptions, the program) is the Python
+        game's: states are the same tuples in both back ends."""
+        if name == "python":  # (not set yet: while unpickling or copying)
+            raise AttributeError(name)
+        return getattr(self.python, name)
 
     # -------------------------------------------------------------- the Game interface
 
@@ -131,7 +139,13 @@ class NativeGame:
         data = getattr(move, "data", None)
         if isinstance(data, int) and 0 <= data < len(self.emitted.codes) and self.move(data) == move:
             return data
-        raise IllegalMoveError(f"{move!s} is not a move of the C back end of {self.name}")
+        # A move is its name (solver.game.Move): the Python back end's moves are accepted too.
+        if self._code_of_name is None:
+            self._code_of_name = {str(self.move(c)): c for c in range(len(self.emitted.codes))}
+        code = self._code_of_name.get(str(move))
+        if code is None:
+            raise IllegalMoveError(f"{move!s} is not a move of the C back end of {self.name}")
+        return code
 
     def _error(self, error: Any) -> Exception:
         return self.error(error)

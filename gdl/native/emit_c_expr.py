@@ -1,0 +1,465 @@
+"""The C emitter's expressions and statements (:class:`ExpressionEmitter`, a base of
+:class:`gdl.native.emit_c.CEmitter`), and the checked conversions of IR constants to C.
+
+See :mod:`gdl.native.emit_c` for what is emitted and the safety argument.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from gdl.compiler import ir
+
+LIMIT = 1 << 62
+"""Integer constants must lie strictly inside +-LIMIT (then no sum of two overflows int64 unchecked)."""
+NO_TURN = -100
+"""``nt`` before a move sets the turn (the next player then moves)."""
+
+class Unsupported(Exception):
+    """A construct the C emitter does not translate yet (the message names it)."""
+
+
+@dataclass(frozen=True)
+class SymmetryMap:
+    """A symmetry as it acts on a decision state's first ``len(src)`` slots: ``image[j] = vmap(state[src[j]])``."""
+
+    src: tuple[int, ...]
+    value_maps: tuple[tuple[int, dict[int, int]], ...] = ()
+
+
+@dataclass(frozen=True)
+class MoveCode:
+    """Move code ``code`` is move ``move`` (IR index) with parameter values ``args``."""
+
+    move: int
+    args: tuple[int, ...]
+
+
+@dataclass
+class Emitted:
+    source: str
+    codes: list[MoveCode]
+    state_len: int
+    ranges: list[tuple[int, int]]
+
+
+def _int(value: Any) -> int:
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, Fraction):
+        if value.denominator != 1:
+            raise Unsupported("fractions")
+        value = value.numerator
+    if not isinstance(value, int):
+        raise Unsupported(f"a constant of type {type(value).__name__}")
+    if not -LIMIT < value < LIMIT:
+        raise Unsupported("an integer constant beyond 62 bits")
+    return value
+
+
+def _values(domain: ir.Expr | None) -> list[int]:
+    """The values of a constant domain (a range or a sequence of integers)."""
+    if domain is None or not domain.is_const:
+        raise Unsupported("a domain computed at run time")
+    value = domain.const
+    if isinstance(value, range | tuple | list | frozenset | set):
+        return [_int(v) for v in value]
+    raise Unsupported("a domain that is not a sequence")
+
+
+def _real(value: float) -> str:
+    text = repr(float(value))
+    if text in ("inf", "-inf", "nan"):
+        raise Unsupported("an infinite utility")
+    return f"({text})"
+
+
+def _pos(span: Any) -> tuple[int, int]:
+    if span is None:
+        return (0, 0)
+    return (int(span.line), int(span.column or 0))
+
+
+@dataclass
+class _Function:
+    """The locals one generated function declares."""
+
+    locals: dict[int, str] = field(default_factory=dict)
+
+    def local(self, var: ir.Var) -> str:
+        return self.locals.setdefault(var.id, f"L{int(var.id)}")
+
+
+def _terms(condition: ir.Expr) -> tuple[ir.Expr, ...]:
+    return condition.disjuncts() if isinstance(condition, ir.BoolOp) else (condition,)
+
+
+def _flatten(table: Any, depth: int, dims: list[int]) -> list[Any]:
+    if depth == 0:
+        return [table]
+    if not isinstance(table, tuple | list) or len(table) != dims[0]:
+        raise Unsupported("a table that is not rectangular")
+    out: list[Any] = []
+    for row in table:
+        out.extend(_flatten(row, depth - 1, dims[1:]))
+    return out
+
+
+def _unsupported(what: str) -> str:
+    raise Unsupported(what)
+
+
+class ExpressionEmitter:
+    """Expressions (``ex_*``: a C expression each) and statements (``st_*``: C lines) of one program."""
+
+    p: ir.Program
+    vars: dict[str, ir.StateSlotVar]
+    nplayers: int
+    statics: list[str]
+    static_names: dict[tuple[int, ...], str]
+    fn: _Function
+    def_index: dict[str, int]
+
+    def _var_of_slot(self, name: str) -> ir.StateSlotVar:
+        var = self.vars.get(name)
+        if var is None:
+            raise Unsupported(f"a write to state variable #{len(self.vars)} that the layout does not list")
+        return var
+
+    def function(self, signature: str, body: list[str], prologue: Sequence[str] = ()) -> str:
+        """A function whose locals were collected while ``body`` was emitted (then reset)."""
+        names = sorted(set(self.fn.locals.values()))
+        self.fn = _Function()
+        decl = [f"  int64_t {n} = 0;" for n in names] + [f"  (void){n};" for n in names]
+        return "\n".join([f"{signature} {{", *prologue, *decl, *body, "}"])
+
+    # ------------------------------------------------------------------ expressions
+
+    def ex(self, node: ir.Expr | None) -> str:
+        if node is None:
+            raise Unsupported("a missing expression")
+        if node.is_const and not isinstance(node, ir.Check):
+            value = node.const
+            if value is None:
+                return "((int64_t)-1)"
+            if isinstance(value, range | tuple | list):
+                raise Unsupported("a sequence value")
+            return f"((int64_t){_int(value)}LL)"
+        method = getattr(self, f"ex_{type(node).__name__}", None)
+        if method is None:
+            raise Unsupported(f"the expression {type(node).__name__}")
+        return str(method(node))
+
+    def ex_Local(self, node: ir.Local) -> str:
+        assert node.var is not None
+        return self.fn.local(node.var)
+
+    def ex_Slot(self, node: ir.Slot) -> str:
+        var = self._var_of_slot(node.var)
+        return f"((int64_t)s[{self.slot_index(var, node.index, None)}])"
+
+    def slot_index(self, var: ir.StateSlotVar, index: ir.Expr | None, span: Any) -> str:
+        """A C expression of a slot index inside ``var``'s slots: a constant proved there, or checked."""
+        lo, hi = var.offset, var.offset + var.size - 1
+        if index is not None and index.is_const:
+            i = _int(index.const)
+            if not lo <= i <= hi:
+                raise Unsupported("a constant slot outside its variable (the checker should have refused it)")
+            return str(i)
+        line, col = _pos(span if span is not None else getattr(index, "span", None))
+        return f"GDL_CHECK(({self.ex(index)}), {lo}, {hi}, GDL_E_INDEX, {line}, {col})"
+
+    def ex_Turn(self, node: ir.Turn) -> str:
+        return "((int64_t)s[G_TURN])"
+
+    def ex_Mover(self, node: ir.Mover) -> str:
+        return "me"
+
+    def ex_NoMoves(self, node: ir.NoMoves) -> str:
+        # the player to move (already the next one, in a finish) has no legal move
+        return ("({ int32_t _mv[G_MAX_MOVES]; int _n = g_legal(s, _mv, e); if (_n < 0) goto fail; "
+                "(int64_t)(_n == 0); })")
+
+    def ex_Unary(self, node: ir.Unary) -> str:
+        inner = self.ex(node.operand)
+        if node.op == "not":
+            return f"((int64_t)!({inner}))"
+        if node.op == "-":
+            return f"GDL_NEG({inner}, {', '.join(map(str, _pos(None)))})"
+        raise Unsupported(f"the unary operator {node.op!r}")
+
+    def ex_Binary(self, node: ir.Binary) -> str:
+        ops = {"+": "GDL_ADD", "-": "GDL_SUB", "*": "GDL_MUL", "//": "GDL_FLOORDIV", "%": "GDL_MOD"}
+        # A left-nested chain (an unrolled sum: ((a + b) + c) + ...) is accumulated statement by statement:
+        # nested checked operations as deep as the chain made C compilers take minutes.
+        chain: list[ir.Binary] = []
+        left: ir.Expr | None = node
+        while isinstance(left, ir.Binary):
+            if left.op not in ops:
+                raise Unsupported(f"the operator {left.op!r}")
+            chain.append(left)
+            left = left.left
+        first = self.ex(left)
+        if len(chain) == 1:
+            line, col = _pos(node.span)
+            return f"{ops[node.op]}({first}, {self.ex(node.right)}, {line}, {col})"
+        steps = []
+        for link in reversed(chain):
+            line, col = _pos(link.span)
+            steps.append(f"_acc = {ops[link.op]}(_acc, {self.ex(link.right)}, {line}, {col});")
+        return f"({{ int64_t _acc = {first}; {' '.join(steps)} _acc; }})"
+
+    def ex_Compare(self, node: ir.Compare) -> str:
+        parts = []
+        operands = list(node.operands)
+        for op, left, right in zip(node.ops, operands, operands[1:], strict=False):
+            if op in ("in", "not in"):
+                test = self.membership(self.ex(left), right)
+                parts.append(test if op == "in" else f"(!{test})")
+            elif op in ("==", "!=", "<", "<=", ">", ">="):
+                parts.append(f"({self.ex(left)} {op} {self.ex(right)})")
+            else:
+                raise Unsupported(f"the comparison {op!r}")
+        return "((int64_t)(" + " && ".join(parts) + "))"
+
+    def membership(self, value: str, seq: ir.Expr) -> str:
+        if not seq.is_const:
+            raise Unsupported("`in` a sequence computed at run time")
+        const = seq.const
+        if isinstance(const, range) and const.step == 1:
+            return f"({{ int64_t _m = {value}; _m >= {_int(const.start)} && _m < {_int(const.stop)}; }})"
+        items = [_int(v) for v in const]
+        if not items:
+            return "0"
+        name = self.static_array(items)
+        return f"gdl_member({value}, {name}, {len(items)})"
+
+    def ex_BoolOp(self, node: ir.BoolOp) -> str:
+        if node.op not in ("and", "or"):
+            raise Unsupported(f"the boolean operator {node.op!r}")
+        joiner = " && " if node.op == "and" else " || "
+        return "((int64_t)(" + joiner.join(f"({self.ex(o)})" for o in node.operands) + "))"
+
+    def ex_IfExpr(self, node: ir.IfExpr) -> str:
+        return f"(({self.ex(node.test)}) ? ({self.ex(node.then)}) : ({self.ex(node.orelse)}))"
+
+    def ex_Check(self, node: ir.Check) -> str:
+        line, col = _pos(node.span)
+        value = self.ex(node.value)
+        if node.kind in ("index", "domain"):
+            code = "GDL_E_INDEX" if node.kind == "index" else "GDL_E_DOMAIN"
+            return f"GDL_CHECK({value}, {_int(node.lo)}, {_int(node.hi)}, {code}, {line}, {col})"
+        if node.kind == "some":
+            return f"GDL_SOME({value}, {line}, {col})"
+        if node.kind == "among" and node.allowed is not None:
+            name = self.static_array(sorted(_int(v) for v in node.allowed))
+            return (f"({{ int64_t _a = {value}; if (!gdl_member(_a, {name}, {len(node.allowed)})) "
+                    f"{{ gdl_fail(e, GDL_E_DOMAIN, {line}, {col}, _a); goto fail; }} _a; }})")
+        if node.kind in ("number", "float"):  # (a utility or heuristic: the C side returns it as a double)
+            return value
+        raise Unsupported(f"the check {node.kind!r}")
+
+    def ex_Aggregate(self, node: ir.Aggregate) -> str:
+        assert node.var is not None and node.domain is not None
+        var = self.fn.local(node.var)
+        test = f"({self.ex(node.filter)})" if node.filter is not None else "1"
+        body = self.ex(node.body) if node.body is not None else "1"
+        kind = node.kind
+        start = {"any": "0", "all": "1", "count": "0", "sum": "0", "first": "-1"}.get(kind)
+        if start is None:
+            raise Unsupported(f"the aggregate {kind!r}")
+        step = {
+            "any": f"if ({body}) {{ _r = 1; break; }}",
+            "all": f"if (!({body})) {{ _r = 0; break; }}",
+            "count": f"if ({body}) _r++;",
+            "sum": f"_r = GDL_ADD(_r, {body}, 0, 0);",
+            "first": f"if ({body}) {{ _r = {var}; break; }}",
+        }[kind]
+        if node.domain.is_const and not _values(node.domain):
+            return f"((int64_t){start})"
+        head, tail = self.iterate(node.domain, var)
+        return f"({{ int64_t _r = {start}; {head} if (!{test}) continue; {step} {tail} _r; }})"
+
+    def iterate(self, domain: ir.Expr, var: str) -> tuple[str, str]:
+        """A C loop over ``domain`` that sets ``var`` to each value in order: its head and its tail
+        (``break`` and ``continue`` in between act on it). A constant list, a range computed at run time,
+        or a table lookup whose entries are lists."""
+        if domain.is_const:
+            values = _values(domain)
+            name = self.static_array(values) if values else "K_EMPTY"
+            return f"for (int _k = 0; _k < {len(values)}; _k++) {{ {var} = {name}[_k];", "}"
+        if isinstance(domain, ir.Range):
+            lo, hi = self.ex(domain.lo), self.ex(domain.hi)
+            return f"for (int64_t _k = {lo}, _h = {hi}; _k <= _h; _k++) {{ {var} = _k;", "}"
+        if isinstance(domain, ir.Table):
+            offsets, items, index = self.jagged(domain)
+            return (f"{{ int64_t _j = {index}; for (int64_t _k = {offsets}[_j]; _k < {offsets}[_j + 1]; _k++) "
+                    f"{{ {var} = {items}[_k];", "} }")
+        raise Unsupported("a domain computed at run time")
+
+    def jagged(self, node: ir.Table) -> tuple[str, str, str]:
+        """A table whose entries are lists, as one array of items and one of offsets; and the C index
+        of the entry ``node`` looks up (checked)."""
+        dims: list[int] = []
+        level: Any = node.table
+        for _ in node.args:
+            if not isinstance(level, tuple | list) or not level:
+                raise Unsupported("a table that is not rectangular")
+            dims.append(len(level))
+            level = level[0]
+        entries = _flatten(node.table, len(node.args), dims)
+        offsets, items = [0], []
+        for entry in entries:
+            if not isinstance(entry, tuple | list | range):
+                raise Unsupported("a table of lists with an entry that is not a list")
+            items.extend(_int(v) for v in entry)
+            offsets.append(len(items))
+        line, col = _pos(node.span)
+        index = "0"
+        for arg, size in zip(node.args, dims, strict=True):
+            index = f"({index}) * {size} + GDL_CHECK({self.ex(arg)}, 0, {size - 1}, GDL_E_INDEX, {line}, {col})"
+        return self.static_array(offsets), self.static_array(items), index
+
+    def ex_Table(self, node: ir.Table) -> str:
+        table = node.table
+        dims: list[int] = []
+        level = table
+        for _ in node.args:
+            if not isinstance(level, tuple | list) or not level:
+                raise Unsupported("a table that is not rectangular")
+            dims.append(len(level))
+            level = level[0]
+        flat = [_int(v) for v in _flatten(table, len(node.args), dims)]
+        name = self.static_array(flat)
+        line, col = _pos(node.span)
+        index = "0"
+        for arg, size in zip(node.args, dims, strict=True):
+            index = f"({index}) * {size} + GDL_CHECK({self.ex(arg)}, 0, {size - 1}, GDL_E_INDEX, {line}, {col})"
+        return f"((int64_t){name}[{index}])"
+
+    def ex_Call(self, node: ir.Call) -> str:
+        index = self.def_index.get(node.name)
+        if index is None:
+            raise Unsupported(f"a call of the unknown def #{len(self.def_index)}")
+        args = "".join(f"{self.ex(a)}, " for a in node.args)
+        return f"({{ int64_t _d = D{index}(s, me, {args}e); if (e->code) goto fail; _d; }})"
+
+    def defs(self) -> tuple[list[str], list[str]]:
+        """One C function per def that stayed a function: prototypes first (defs call defs), then bodies.
+        A failure inside records the rule error and returns; the caller sees ``e->code`` and fails too."""
+        protos, bodies = [], []
+        for i, d in enumerate(self.p.defs):
+            params = "".join(f"int64_t A{k}, " for k in range(len(d.params)))
+            signature = f"static int64_t D{i}(const g_cell *s, int64_t me, {params}gdl_error *e)"
+            protos.append(signature + ";")
+            self.fn = _Function()
+            binds = [f"  {self.fn.local(v)} = A{k};" for k, v in enumerate(d.params)]
+            value = self.ex(d.body)
+            body = ["  (void)me;", *binds, f"  return {value};", "fail:", "  return 0;"]
+            bodies.append(self.function(signature, body))
+        return protos, bodies
+
+    def ex_Builtin(self, node: ir.Builtin) -> str:
+        args = [self.ex(a) for a in node.args]
+        if node.name == "abs" and len(args) == 1:
+            return f"({{ int64_t _x = {args[0]}; _x < 0 ? -_x : _x; }})"
+        if node.name in ("min", "max") and len(args) == 2:
+            op = "<" if node.name == "min" else ">"
+            return f"({{ int64_t _x = {args[0]}, _y = {args[1]}; _x {op}= _y ? _x : _y; }})"
+        if node.name == "next" and len(args) == 1:
+            line, col = _pos(node.span)
+            checked = f"GDL_CHECK({args[0]}, 0, {self.nplayers - 1}, GDL_E_DOMAIN, {line}, {col})"
+            return f"(({checked} + 1) % {self.nplayers})"
+        if node.name == "cell_at" and len(args) == 2 and self.p.board is not None:
+            rows, cols = int(self.p.board.rows), int(self.p.board.cols)
+            return (f"({{ int64_t _r = {args[0]}, _c = {args[1]}; "
+                    f"(_r >= 0 && _r < {rows} && _c >= 0 && _c < {cols}) ? _r * {cols} + _c : (int64_t)-1; }})")
+        if node.name == "int" and len(args) == 1:
+            return f"((int64_t)({args[0]}))"
+        if node.name == "opponent" and len(args) == 1:
+            line, col = _pos(node.span)
+            return (f"(({self.nplayers - 1}) - GDL_CHECK({args[0]}, 0, {self.nplayers - 1}, GDL_E_DOMAIN, "
+                    f"{line}, {col}))" if self.nplayers == 2 else _unsupported("opponent with more players"))
+        raise Unsupported(f"the built-in {node.name}")
+
+    def static_array(self, values: Sequence[int]) -> str:
+        """The name of a constant array of ``values`` (one array per distinct list)."""
+        key = tuple(_int(v) for v in values)
+        name = self.static_names.get(key)
+        if name is None:
+            name = self.static_names[key] = f"K{len(self.statics)}"
+            body = ", ".join(f"{v}LL" for v in key)
+            self.statics.append(f"static const int64_t {name}[{max(1, len(key))}] = {{{body or '0'}}};")
+        return name
+
+    # ------------------------------------------------------------------ statements
+
+    def stmts(self, body: Sequence[ir.Stmt], indent: str) -> list[str]:
+        out: list[str] = []
+        for stmt in body:
+            method = getattr(self, f"st_{type(stmt).__name__}", None)
+            if method is None:
+                raise Unsupported(f"the statement {type(stmt).__name__}")
+            out.extend(method(stmt, indent))
+        return out
+
+    def st_AssignSlot(self, stmt: ir.AssignSlot, indent: str) -> list[str]:
+        var = self._var_of_slot(stmt.var)
+        line, col = _pos(stmt.span)
+        index = self.slot_index(var, stmt.slot, stmt.span)
+        value = self.ex(stmt.value)
+        ops = {"+": "GDL_ADD", "-": "GDL_SUB", "*": "GDL_MUL", "//": "GDL_FLOORDIV", "%": "GDL_MOD"}
+        lines = [f"{indent}{{ int64_t _i = {index};"]
+        if stmt.op == "=":
+            lines.append(f"{indent}  int64_t _v = {value};")
+        elif stmt.op.rstrip("=") in ops:
+            lines.append(f"{indent}  int64_t _v = {ops[stmt.op.rstrip('=')]}((int64_t)s[_i], {value}, {line}, {col});")
+        else:
+            raise Unsupported(f"the assignment {stmt.op!r}")
+        # every write keeps the slot in its declared range: what every reader of a state relies on
+        lines.append(f"{indent}  if (_v < g_lo[_i] || _v > g_hi[_i]) {{ gdl_fail(e, GDL_E_DOMAIN, {line}, {col}, _v); "
+                     "goto fail; }")
+        lines.append(f"{indent}  s[_i] = (g_cell)_v; _w = _i; }}")
+        return lines
+
+    def st_AssignLocal(self, stmt: ir.AssignLocal, indent: str) -> list[str]:
+        name = self.fn.local(stmt.var)
+        value = self.ex(stmt.value)
+        if stmt.op == "=":
+            return [f"{indent}{name} = {value};"]
+        ops = {"+": "GDL_ADD", "-": "GDL_SUB", "*": "GDL_MUL", "//": "GDL_FLOORDIV", "%": "GDL_MOD"}
+        op = ops.get(stmt.op.rstrip("="))
+        if op is None:
+            raise Unsupported(f"the assignment {stmt.op!r}")
+        line, col = _pos(stmt.span)
+        return [f"{indent}{name} = {op}({name}, {value}, {line}, {col});"]
+
+    def st_Let(self, stmt: ir.Let, indent: str) -> list[str]:
+        return [f"{indent}{self.fn.local(stmt.var)} = {self.ex(stmt.value)};"]
+
+    def st_SetTurn(self, stmt: ir.SetTurn, indent: str) -> list[str]:
+        line, col = _pos(stmt.span)
+        return [f"{indent}nt = GDL_CHECK({self.ex(stmt.value)}, 0, {self.nplayers - 1}, GDL_E_DOMAIN, {line}, {col});"]
+
+    def st_If(self, stmt: ir.If, indent: str) -> list[str]:
+        out = []
+        for i, (test, body) in enumerate(stmt.branches):
+            out.append(f"{indent}{'if' if i == 0 else '} else if'} ({self.ex(test)}) {{")
+            out.extend(self.stmts(body, indent + "  "))
+        if stmt.orelse is not None:
+            out.append(f"{indent}}} else {{")
+            out.extend(self.stmts(stmt.orelse, indent + "  "))
+        out.append(f"{indent}}}")
+        return out
+
+    def st_For(self, stmt: ir.For, indent: str) -> list[str]:
+        if stmt.domain.is_const and not _values(stmt.domain):
+            return []
+        head, tail = self.iterate(stmt.domain, self.fn.local(stmt.var))
+        return [f"{indent}{head}", *self.stmts(stmt.body, indent + "  "), f"{indent}{tail}"]
+
+    def st_Break(self, stmt: ir.Break, indent: str) -> list[str]:
+        return [f"{indent}break;"]
