@@ -165,6 +165,8 @@ register("bad-turn", ERROR, "the turn is not a player", CHECK)
 register("never-ends", WARNING, "an end rule that ends the game in no reachable state", CHECK)
 register("endless-cycle", INFO, "play can cycle forever without reaching an end", CHECK)
 register("no-end", WARNING, "a random game still going after `--max-plies` plies", CHECK)
+register("backend-disagrees", ERROR,
+         "the C back end plays the rules differently from the Python back end (a bug in gdl)", CHECK)
 
 # ------------------------------------------------------------------ reading the file
 register("encoding", ERROR, "a rule file that is not UTF-8 text", FILE)

@@ -22,6 +22,7 @@ from gdl.check import (
     read_rule_file,
 )
 from gdl.cli.args import add_command, parse_params, seconds
+from gdl.cli.backend import AGREE_PLAYOUTS, AGREE_SECONDS, add_backend_option, compare_backends
 from gdl.cli.errors import EXIT_OK, EXIT_PROBLEM, EXIT_USAGE, UsageError
 from gdl.cli.output import dump_json
 from gdl.cli.progress import DelayedProgress
@@ -63,6 +64,8 @@ def register(sub: Any) -> None:
                         "--max-states decides, the same on any machine)")
     p.add_argument("-p", "--param", action="append", metavar="NAME=VALUE", help="set a parameter (repeatable)")
     p.add_argument("--json", action="store_true", help="print the diagnostics as a JSON list")
+    add_backend_option(p)
+    p.set_defaults(backend_help="with c or auto: also play the C back end against the Python one")
     p.set_defaults(run=cmd_check)
 
 
@@ -75,6 +78,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     if args.max_states < 0 or not 0 <= args.explore_time < math.inf:
         raise UsageError("--max-states must be >= 0 and --explore-time a number >= 0")
     reports: list[CheckReport] = []
+    backend_lines: list[str] = []
     usage_problems = 0
     total_work = len(args.files) * max(1, args.playouts)
     with DelayedProgress(err, "checking", total_work, enabled=not args.json) as progress:
@@ -106,6 +110,13 @@ def cmd_check(args: argparse.Namespace) -> int:
                                       max_states=args.max_states, explore_time=args.explore_time or None)
             except ParameterError as error:
                 raise UsageError(f"{path}: {error}") from None
+            if args.backend != "python" and args.playouts and not any(d.is_error for d in report.diagnostics):
+                budget = max(args.time, AGREE_SECONDS) if args.time else None
+                found, line = compare_backends(source, str(path), params, args.backend,
+                                               AGREE_PLAYOUTS, args.seed, args.max_plies,
+                                               budget)
+                report.diagnostics.extend(found)
+                backend_lines.append(line)
             reports.append(report)
     if not reports and usage_problems:  # nothing was checked: the errors above are all there is to say
         return EXIT_USAGE
@@ -123,6 +134,8 @@ def cmd_check(args: argparse.Namespace) -> int:
                 how = _exploration_text(report, args)
                 if how:
                     out.print(Text(f"{report.file}: {how}", style="dim"))
+        for line in backend_lines:
+            out.print(Text(line, style="dim"))
         checked = len(reports)
         style = "bold red" if errors else "bold yellow" if warnings else "bold green"
         summary = Text(f"{plural(checked, 'file')} checked: ", style="bold")

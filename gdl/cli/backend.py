@@ -1,0 +1,73 @@
+"""``--backend auto|c|python``: one option for every command that loads a game, and ``gdl check``'s
+comparison of the two back ends (``docs/backends.md``)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from gdl.cli.errors import UsageError
+from gdl.diagnostics import Diagnostic, Span
+from gdl.runtime import CompiledGame
+
+AGREE_PLAYOUTS = 2000
+"""``gdl check --backend c``: the most lockstep playouts (``AGREE_SECONDS`` may stop them sooner)."""
+AGREE_SECONDS = 30.0
+"""... and the CPU seconds they may take (``--time 0``: no limit), at least ``--time``."""
+ORACLE_PLAYOUTS = 50
+"""... of which the first are also played by the reference interpreter (it is slow)."""
+
+
+def add_backend_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--backend", choices=("auto", "c", "python"), default="python",
+                   help="run the rules in Python (the reference; the default), in C (compiled from the rule file "
+                        "with the system C compiler; the solvers' inner loops run there), or auto: C when it can be "
+                        "had, else Python with a note (docs/backends.md)")
+
+
+def apply_backend(game: CompiledGame, backend: str, err: Any) -> CompiledGame:
+    """``game`` on ``backend``; a one-line note on ``err`` when ``auto`` keeps Python.
+
+    :raises UsageError: ``--backend c`` cannot be had here (the reason in one line).
+    """
+    from gdl.native.select import BackendError, with_backend
+
+    try:
+        chosen, note = with_backend(game, backend)
+    except BackendError as error:
+        raise UsageError(f"--backend c: {error}") from None
+    if note is not None:
+        err.print(f"note: {note}", markup=False, highlight=False)
+    return chosen
+
+
+def compare_backends(source: str, filename: str, params: dict[str, str], backend: str, playouts: int, seed: int,
+                     max_plies: int, time_budget: float | None) -> tuple[list[Diagnostic], str]:
+    """``gdl check --backend c|auto``: the C back end against the Python one (and the reference interpreter)
+    along seeded random playouts. The diagnostics (a ``backend-disagrees`` error, or why C cannot be
+    used with ``--backend c``) and a one-line summary."""
+    import gdl
+    from gdl.interpreter import Interpreter
+    from gdl.native.agree import agree
+    from gdl.native.select import c_backend_or_reason
+    from gdl.parser import parse
+
+    python = gdl.load_source(source, filename, params)
+    native, reason = c_backend_or_reason(python)
+    if native is None:
+        if backend == "c":
+            raise UsageError(f"--backend c: {filename}: the C back end cannot be used: {reason}")
+        return [], f"{filename}: not compared with C: {reason}"
+    oracle = Interpreter(parse(source, filename), python.parameters)
+    result = agree(python, native, playouts=playouts, seed=seed, max_plies=max_plies, oracle=oracle,
+                   oracle_playouts=ORACLE_PLAYOUTS, time_budget=time_budget)
+    if result.agree:
+        return [], (f"{filename}: the C and Python back ends agree along {result.playouts:,} playouts "
+                    f"({result.states:,} states; the reference interpreter along the first "
+                    f"{min(result.playouts, ORACLE_PLAYOUTS):,})")
+    moves = ", ".join(result.moves) or "(the initial state)"
+    message = f"the C back end disagrees with Python: {result.disagreement}"
+    hint = "a bug in gdl: please report it with these moves (and use --backend python meanwhile)"
+    diagnostic = Diagnostic("error", "backend-disagrees", message, Span(1, 1, 1, 2), filename, hint,
+                            (f"after the moves: {moves}",))
+    return [diagnostic], f"{filename}: the back ends disagree after {len(result.moves)} moves"
