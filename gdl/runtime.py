@@ -140,6 +140,7 @@ class CompiledGame:
         return self._initial
 
     simultaneous = False  # a rule file's players take turns (solver.game.Game.simultaneous)
+    backend = "python"  # where the rules run (gdl.native.game.NativeGame: "c")
 
     def verify_symmetry(self) -> None:
         """The short check of the declared symmetries, after which ``key`` uses them (:func:`gdl.load` runs it).

@@ -95,6 +95,9 @@ class NegamaxSearch:
     :meth:`negamax` returns the score from the point of view of the side to move.
     """
 
+    plies_min_seconds: float | None = None
+    """The least time the walk for the distance to the end gets (None: ``PLIES_MIN_SECONDS``)."""
+
     def __init__(self, game: Game, budget: Budget, *, reference: int = 0, sides: tuple[int, ...] = (1, -1),
                  use_tt: bool = True, ordering: bool = True, detect_cycles: bool = False,
                  table_entries: int | None = None) -> None:

@@ -93,7 +93,8 @@ def solve_alphabeta(game: Game, root: State, budget: Budget, limits: Limits, all
         raise dead_end(game, root, player)
     if plies:
         if plies_seconds is None:
-            plies_seconds = max(PLIES_MIN_SECONDS, PLIES_FACTOR * budget.seconds)
+            floor = PLIES_MIN_SECONDS if search.plies_min_seconds is None else search.plies_min_seconds
+            plies_seconds = max(floor, PLIES_FACTOR * budget.seconds)
         return _alphabeta_with_plies(game, root, search, score, tuple(best_moves), table, plies_seconds)
     pv = _proven_line(game, search, root, score, best_moves[0])
     stats = search.stats(len(pv))

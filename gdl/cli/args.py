@@ -68,8 +68,9 @@ def delay_seconds(text: str) -> float:
     return value
 
 
-def load_game(spec: str, params: dict[str, str], checked: bool = False, symmetry: bool = True) -> gdl.CompiledGame:
-    """Load a game by path or bundled name.
+def load_game(spec: str, params: dict[str, str], checked: bool = False, symmetry: bool = True,
+              backend: str = "python") -> gdl.CompiledGame:
+    """Load a game by path or bundled name, on ``backend`` (``--backend``: :mod:`gdl.cli.backend`).
 
     :raises UsageError: no such game, a bad parameter, an unreadable file.
     :raises Problem: the rule file has errors.
@@ -85,7 +86,6 @@ def load_game(spec: str, params: dict[str, str], checked: bool = False, symmetry
     try:
         game = gdl.load_source(source, str(path), params, checked, symmetry)
         game.verify_symmetry()  # now, so that a broken symmetry is a load error
-        return game
     except ParameterError as error:
         raise UsageError(str(error)) from None
     except RuleFileError as error:
@@ -99,6 +99,12 @@ def load_game(spec: str, params: dict[str, str], checked: bool = False, symmetry
         if not any(d.is_error for d in diagnostics):
             raise error
         raise Problem("", [d for d in diagnostics if d.is_error], source) from None
+    if backend == "python":
+        return game
+    from gdl.cli.backend import apply_backend
+    from gdl.console import make_console
+
+    return apply_backend(game, backend, make_console(stderr=True))
 
 
 def replay(game: CompiledGame, moves_text: str | None) -> tuple[Any, list[str]]:

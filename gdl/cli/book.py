@@ -9,6 +9,7 @@ from typing import Any
 from rich.text import Text
 
 from gdl.cli.args import add_command, game_options, load_game, parse_params
+from gdl.cli.backend import add_backend_option
 from gdl.cli.errors import EXIT_INTERRUPTED, EXIT_OK, UsageError
 from gdl.cli.output import dump_json, error_json, game_label, json_value
 from gdl.cli.progress import DelayedProgress
@@ -49,6 +50,7 @@ def register(sub: Any) -> None:
     p.add_argument("--max-positions", type=int, default=MAX_POSITIONS, metavar="N",
                    help=f"refuse to build a book of more positions than this (default {MAX_POSITIONS:,})")
     p.add_argument("--json", action="store_true", help="print exactly one JSON object")
+    add_backend_option(p)
     p.set_defaults(run=cmd_book)
 
 
@@ -60,7 +62,7 @@ def cmd_book(args: argparse.Namespace) -> int:
     if args.max_positions < 1:
         raise UsageError("--max-positions must be at least 1")
     _check_target(args.save)
-    game: Any = load_game(args.game, parse_params(args.param))  # (a CompiledGame is a solver Game)
+    game: Any = load_game(args.game, parse_params(args.param), backend=args.backend)  # (a CompiledGame is a Game)
     out, err = make_console(), make_console(stderr=True)
     try:
         with rule_errors(game), DelayedProgress(err, "book", None, enabled=not args.json) as display:

@@ -42,9 +42,10 @@ own deadline, so that a search stopped on time still has a moment for its fallba
 
 
 def search(game: CompiledGame, state: Any, algorithm: str = "auto", limits: Limits | None = None,
-           progress: Progress | None = None) -> SearchResult:
+           progress: Progress | None = None, plies: bool = True) -> SearchResult:
     """One search from ``state`` within ``limits``, a single rule evaluation included (see
     :func:`gdl.runtime.rule_budget`): one that outlasts them stops the search like its own budget would.
+    ``plies=False``: an exact solve skips the distance to the end.
     """
     from gdl.runtime import rule_budget
 
@@ -53,7 +54,7 @@ def search(game: CompiledGame, state: Any, algorithm: str = "auto", limits: Limi
     started = time.perf_counter()
     try:
         with rule_budget(seconds, limits.nodes):
-            return _search(game, state, algorithm, limits, progress)
+            return _search(game, state, algorithm, limits, progress, plies)
     except SearchStopped as stop:  # a rule evaluation outlasted the budget where the search could not catch it
         zeros = (0.0,) * len(game.players)
         stats = SearchStats(seconds=time.perf_counter() - started)
@@ -62,7 +63,7 @@ def search(game: CompiledGame, state: Any, algorithm: str = "auto", limits: Limi
 
 
 def _search(game: CompiledGame, state: Any, algorithm: str = "auto", limits: Limits | None = None,
-            progress: Progress | None = None) -> SearchResult:
+            progress: Progress | None = None, plies: bool = True) -> SearchResult:
     """One search from ``state``: exact without depth/time limits, heuristic with them.
 
     With ``algorithm="auto"`` and no depth or time limit, the exact solver
@@ -92,7 +93,7 @@ def _search(game: CompiledGame, state: Any, algorithm: str = "auto", limits: Lim
     try:
         if algorithm == "exact" or (algorithm in EXACT_METHODS and as_method):
             method = "auto" if algorithm == "exact" else algorithm
-            return exact.solve(game, state, limits, method=method, progress=progress, plies=True)
+            return exact.solve(game, state, limits, method=method, progress=progress, plies=plies)
         if algorithm == "alphabeta":
             paranoid = not auto.is_two_player_zero_sum(game)
             return alphabeta.alphabeta(game, state, limits, paranoid=paranoid, progress=progress)
@@ -226,6 +227,8 @@ def solve_with_moves(game: CompiledGame, state: Any, algorithm: str = "auto", li
     if not result.exact or result.stopped or player < 0 or unsolvable(result):
         return solution  # (no goal from the root: none from its children either, as they are reachable from it)
     table = result.table if isinstance(result, ExactSolution) else None  # the exact solver's solved states
+    if game.backend == "c":  # its table is in C: converting it whole costs more than searching each child again
+        table = None
     deadline = time.perf_counter() + min(result.stats.seconds, 10.0) + extra_seconds
     nodes = result.stats.nodes
     best = {str(m) for m in result.best_moves}
@@ -243,7 +246,8 @@ def solve_with_moves(game: CompiledGame, state: Any, algorithm: str = "auto", li
             elif deadline - time.perf_counter() > 0:
                 sub_limits = Limits(seconds=deadline - time.perf_counter(), nodes=limits.nodes,
                                     table_entries=limits.table_entries)  # the same caps as the root search
-                sub = search(game, child, algorithm, sub_limits, progress)
+                # (in C the value is quick and the walk for the distance is not: values first, for every move)
+                sub = search(game, child, algorithm, sub_limits, progress, plies=game.backend != "c")
                 nodes += sub.stats.nodes
                 if sub.stopped and sub.stop_reason == "interrupt":
                     raise KeyboardInterrupt

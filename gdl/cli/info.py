@@ -14,6 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from gdl.cli.args import add_command, game_options, load_game, parse_params, seconds
+from gdl.cli.backend import add_backend_option
 from gdl.cli.errors import EXIT_OK, UsageError
 from gdl.cli.output import dump_json, game_label, json_value, param_text
 from gdl.cli.progress import DelayedProgress
@@ -40,6 +41,7 @@ def register(sub: Any) -> None:
                         "`gdl check --time`, which counts CPU seconds so that its verdict does not depend on "
                         "how busy the machine is")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    add_backend_option(p)
     p.set_defaults(run=cmd_info)
 
 
@@ -114,7 +116,7 @@ def state_space(game: CompiledGame) -> dict[str, Any]:
 def cmd_info(args: argparse.Namespace) -> int:
     out = make_console()
     err = make_console(stderr=True)
-    game = load_game(args.game, parse_params(args.param))
+    game = load_game(args.game, parse_params(args.param), backend=args.backend)
     if args.playouts < 0:
         raise UsageError("--playouts must be >= 0")
     with rule_errors(game), DelayedProgress(err, "random playouts", args.playouts, enabled=not args.json) as progress:

@@ -13,6 +13,7 @@ from rich.text import Text
 from gdl import records
 from gdl.cli.agents import AGENT_HELP, choose_or_stop, make_agent
 from gdl.cli.args import add_command, game_options, load_game, parse_params
+from gdl.cli.backend import add_backend_option
 from gdl.cli.errors import EXIT_INTERRUPTED, EXIT_OK, UsageError
 from gdl.cli.output import dump_json, game_label, json_value
 from gdl.cli.progress import DelayedProgress
@@ -34,6 +35,7 @@ def register(sub: Any) -> None:
                                   "and per seat, Elo with confidence intervals.", EXAMPLES)
     game_options(p)
     add_match_options(p)
+    add_backend_option(p)
     p.set_defaults(run=cmd_match)
 
 
@@ -55,7 +57,7 @@ def add_match_options(p: argparse.ArgumentParser) -> None:
 def cmd_match(args: argparse.Namespace) -> int:
     out = make_console()
     err = make_console(stderr=True)
-    game = load_game(args.game, parse_params(args.param))
+    game = load_game(args.game, parse_params(args.param), backend=args.backend)
     if args.games < 1:
         raise UsageError("--games must be at least 1")
     if args.max_moves < 1:

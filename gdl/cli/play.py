@@ -14,6 +14,7 @@ from rich.text import Text
 import gdl.cli.engine as engine
 from gdl.cli.agents import AGENT_HELP, choose_or_stop, make_agent
 from gdl.cli.args import MAX_DELAY, add_command, delay_seconds, game_options, load_game, parse_params, replay
+from gdl.cli.backend import add_backend_option
 from gdl.cli.errors import EXIT_OK, UsageError
 from gdl.cli.output import game_label
 from gdl.cli.progress import SearchDisplay
@@ -49,6 +50,7 @@ def register(sub: Any) -> None:
                     EXAMPLES)
     game_options(p)
     add_play_options(p)
+    add_backend_option(p)
     p.set_defaults(run=cmd_play)
 
 
@@ -128,7 +130,7 @@ def cmd_play(args: argparse.Namespace) -> int:
 
 def _play(args: argparse.Namespace, watch: Any = None) -> int:
     out = make_console()
-    game = load_game(args.game, parse_params(args.param))
+    game = load_game(args.game, parse_params(args.param), backend=args.backend)
     state, played = replay(game, args.moves)
     human = _human_seat(game, args.human)
     dice = ChanceTape(args.seed)

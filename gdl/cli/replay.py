@@ -10,6 +10,7 @@ from rich.text import Text
 
 from gdl import records
 from gdl.cli.args import add_command, load_game, parse_params
+from gdl.cli.backend import add_backend_option
 from gdl.cli.errors import EXIT_OK, UsageError
 from gdl.cli.output import game_label
 from gdl.cli.render import board_text
@@ -27,6 +28,7 @@ def register(sub: Any) -> None:
     p = add_command(sub, "replay", "Step through a game record written by `play --record` or `match --record`.",
                     EXAMPLES)
     add_replay_options(p)
+    add_backend_option(p)
     p.set_defaults(run=cmd_replay)
 
 
@@ -44,7 +46,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
         names = records.move_names(entry, args.file)
     except records.RecordError as error:
         raise UsageError(str(error)) from None
-    game = load_game(record["source"], parse_params(record.get("parameter_args") or []))
+    game = load_game(record["source"], parse_params(record.get("parameter_args") or []), backend=args.backend)
     try:
         records.check_fits(record, game, args.file)
     except records.RecordError as error:

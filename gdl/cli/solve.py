@@ -10,6 +10,7 @@ from rich.text import Text
 
 import gdl.cli.engine as engine
 from gdl.cli.args import add_command, finite_number, game_options, load_game, parse_params, replay
+from gdl.cli.backend import add_backend_option
 from gdl.cli.errors import EXIT_INTERRUPTED, EXIT_OK, Problem, UsageError
 from gdl.cli.estimate import estimate_text, size_estimate
 from gdl.cli.output import dump_json, game_label, json_value
@@ -46,6 +47,7 @@ def register(sub: Any) -> None:
                                   "variation.", EXAMPLES)
     game_options(p)
     add_solve_options(p)
+    add_backend_option(p)
     p.set_defaults(run=cmd_solve)
 
 
@@ -101,7 +103,7 @@ STOP_REASONS = {"interrupt": "interrupted", "time": "out of time (--time)", "nod
 
 def cmd_solve(args: argparse.Namespace) -> int:
     out = make_console()
-    game = load_game(args.game, parse_params(args.param), symmetry=not args.no_symmetry)
+    game = load_game(args.game, parse_params(args.param), symmetry=not args.no_symmetry, backend=args.backend)
     state, played = replay(game, args.moves)
     limits = solve_limits(args)
     try:

@@ -119,7 +119,7 @@ class NativeGame:
         """The Python back end's tuple of C cells (a decision or terminal state has no chance extras)."""
         if self.has_chance and cells[self.program.layout.turn_slot] == CHANCE:
             return tuple(cells)
-        return tuple(cells[:self._decision_len])
+        return tuple(cells[0:self._decision_len])  # (0: a cffi array slices only from an explicit start)
 
     def key_of_cells(self, cells: Sequence[int]) -> Hashable:
         return self._state(cells)

@@ -41,6 +41,10 @@ def native_search(game: Game, budget: Budget, table_entries: int | None) -> Nati
 class NativeSearch(NegamaxSearch):
     """NegamaxSearch's interface (exact searches only: ``depth`` is always unlimited), searching in C."""
 
+    plies_min_seconds = 0.5
+    """The walk for the distance to the end runs in Python and calls into C at every node: it gets a
+    multiple of the (fast) C value search's time, and half a second at least, not the Python floor."""
+
     def __init__(self, game: Game, handle: NativeHandle, budget: Budget, table_entries: int | None) -> None:
         self.game = game
         self.handle = handle
