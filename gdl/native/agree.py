@@ -15,7 +15,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from gdl.interpreter import InterpreterError
+from gdl.rule_helpers import RuleRuntimeError
 from solver.game import CHANCE, TERMINAL, Game
+
+RULE_ERRORS = (RuleRuntimeError, InterpreterError)
+"""A rule that fails: the back ends' own error, and the reference interpreter's."""
 
 
 @dataclass
@@ -37,8 +42,9 @@ def agree(reference: Game[Any, Any], other: Game[Any, Any], playouts: int = 2000
           time_budget: float | None = None, progress: Callable[[int], object] | None = None) -> Agreement:
     """Play ``playouts`` seeded random games on both back ends at once (``oracle``: a third, the reference
     interpreter, compared on the player to move, the moves and the utilities, in the first
-    ``oracle_playouts`` playouts, all by default: it is slow). Stops at the first disagreement, or when
-    ``time_budget`` CPU seconds are spent."""
+    ``oracle_playouts`` playouts, all by default: it is slow). A rule error must happen in both at the
+    same point (the playout ends there). Stops at the first disagreement, or when ``time_budget`` CPU
+    seconds are spent."""
     rng = random.Random(seed)
     result = Agreement()
     start = time.process_time()
@@ -52,52 +58,92 @@ def agree(reference: Game[Any, Any], other: Game[Any, Any], playouts: int = 2000
         line: list[str] = []
         for _ply in range(max_plies):
             result.states += 1
-            what, choices = _compare(reference, other, a, b, third, o)
+            seen = _observe(reference, a)
+            what = _differs(seen, _observe(other, b))
+            if what is None and third is not None:
+                what = _differs(seen, _observe(third, o), oracle=True)
             if what is not None:
                 result.disagreement, result.moves = what, line
                 return result
-            if not choices:
+            if seen.error or not seen.choices:
+                break  # the end, or a rule error in every back end
+            i = rng.choices(range(len(seen.choices)), [p for _, p in seen.choices])[0]
+            move = seen.choices[i][0]
+            line.append(str(move))
+            a, b = _step(reference, a, move), _step(other, b, move)
+            if (a is None) != (b is None):
+                which = "Python" if a is None else "other"
+                result.disagreement, result.moves = f"a rule error in the {which} back end only", line
+                return result
+            if a is None:
                 break
-            i = rng.choices(range(len(choices)), [p for _, p in choices])[0]
-            line.append(str(choices[i][0]))
-            a = reference.apply(a, choices[i][0])
-            b = other.apply(b, _same_move(other, b, choices[i][0]))
             if third is not None:
-                o = third.apply(o, _same_move(third, o, choices[i][0]))
+                o = _step(third, o, move)
+                if o is None:
+                    result.disagreement, result.moves = "a rule error in the reference interpreter only", line
+                    return result
         if progress is not None:
             progress(result.playouts)
     return result
 
 
-def _compare(reference: Game[Any, Any], other: Game[Any, Any], a: Any, b: Any, oracle: Any, o: Any
-             ) -> tuple[str | None, list[tuple[Any, float]]]:
-    """What differs between the two states (None: nothing), and the choices to continue with."""
-    if tuple(a) != tuple(b):
-        return "the states differ", []
-    player = reference.to_move(a)
-    if other.to_move(b) != player or (oracle is not None and oracle.to_move(o) != player):
-        return "the player to move differs", []
-    if reference.key(a) != other.key(b):
-        return "the keys differ", []
-    if _floats(reference.heuristic(a)) != _floats(other.heuristic(b)):
-        return "the heuristic differs", []
-    if player == TERMINAL:
-        ours = _floats(reference.utilities(a))
-        if _floats(other.utilities(b)) != ours or (oracle is not None and _floats(oracle.utilities(o)) != ours):
-            return "the utilities differ", []
-        return None, []
-    if player == CHANCE:
-        choices = [(m, float(p)) for m, p in reference.chance_outcomes(a)]
-        theirs = [(str(m), float(p)) for m, p in other.chance_outcomes(b)]
-        if [(str(m), p) for m, p in choices] != theirs:
-            return "the chance outcomes or their probabilities differ", []
-        return None, choices
-    moves = list(reference.legal_moves(a))
-    names = [str(m) for m in moves]
-    if [str(m) for m in other.legal_moves(b)] != names or (
-            oracle is not None and [str(m) for m in oracle.legal_moves(o)] != names):
-        return "the legal moves differ", []
-    return None, [(m, 1.0) for m in moves]
+@dataclass
+class _Seen:
+    """What one back end says about a state (``error``: a rule failed while asking)."""
+
+    state: tuple[Any, ...] = ()
+    player: int = 0
+    key: Any = None
+    heuristic: tuple[float, ...] | None = None
+    utilities: tuple[float, ...] | None = None
+    choices: list[tuple[Any, float]] = field(default_factory=list)
+    error: bool = False
+
+
+def _observe(game: Any, state: Any) -> _Seen:
+    seen = _Seen(tuple(state) if isinstance(state, tuple) else ())  # (the interpreter's states are its own)
+    try:
+        seen.player = game.to_move(state)
+        seen.key = game.key(state) if hasattr(game, "key") else None
+        seen.heuristic = _floats(game.heuristic(state)) if hasattr(game, "heuristic") else None
+        if seen.player == TERMINAL:
+            seen.utilities = _floats(game.utilities(state))
+        elif seen.player == CHANCE:
+            seen.choices = [(m, round(float(p), 12)) for m, p in game.chance_outcomes(state)]
+        else:
+            seen.choices = [(m, 1.0) for m in game.legal_moves(state)]
+    except RULE_ERRORS:
+        seen.error = True
+    return seen
+
+
+def _differs(ours: _Seen, theirs: _Seen, oracle: bool = False) -> str | None:
+    """How two back ends' views of one state differ (None: they do not). The oracle (the reference
+    interpreter) is compared on the player to move, the moves, the outcomes and the utilities only."""
+    if ours.error != theirs.error:
+        return f"a rule error in the {'Python' if ours.error else 'other'} back end only"
+    if ours.error:
+        return None
+    checks = [("the player to move differs", ours.player == theirs.player),
+              ("the moves, outcomes or probabilities differ",
+               [(str(m), p) for m, p in ours.choices] == [(str(m), p) for m, p in theirs.choices]),
+              ("the utilities differ", ours.utilities == theirs.utilities)]
+    if not oracle:
+        checks = [("the states differ", ours.state == theirs.state), *checks,
+                  ("the keys differ", ours.key == theirs.key),
+                  ("the heuristic differs", ours.heuristic == theirs.heuristic)]
+    for what, same in checks:
+        if not same:
+            return what
+    return None
+
+
+def _step(game: Any, state: Any, move: Any) -> Any:
+    """The state after ``move`` (named as another back end names it); None on a rule error."""
+    try:
+        return game.apply(state, _same_move(game, state, move))
+    except RULE_ERRORS:
+        return None
 
 
 def _same_move(game: Any, state: Any, move: Any) -> Any:

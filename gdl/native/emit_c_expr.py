@@ -311,7 +311,8 @@ class ExpressionEmitter:
             dims.append(len(level))
             level = level[0]
         entries = _flatten(node.table, len(node.args), dims)
-        offsets, items = [0], []
+        offsets: list[int] = [0]
+        items: list[int] = []
         for entry in entries:
             if not isinstance(entry, tuple | list | range):
                 raise Unsupported("a table of lists with an entry that is not a list")

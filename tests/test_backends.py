@@ -1,0 +1,226 @@
+"""The C back end built from the compiler's real IR, chosen with ``backend=`` / ``--backend``, and its agreement
+with the Python back end (the reference) and the reference interpreter (gdl/native/agree.py)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import pytest
+
+import gdl
+from gdl.cli import main
+from gdl.interpreter import Interpreter
+from gdl.native.agree import agree
+from gdl.native.select import BackendError, c_backend_or_reason
+from gdl.parser import parse
+from solver.exact import solve
+from tests.native_games import skip_reason
+from tests.test_docs import expected_error, gdl_blocks, is_complete
+
+pytestmark = pytest.mark.skipif(skip_reason() is not None, reason=skip_reason() or "")
+ROOT = Path(__file__).resolve().parent.parent
+
+# Every bundled game at the parameters the tests use: the ones the C emitter translates, and why not the others.
+TRANSLATED = [
+    ("tictactoe", {}), ("connect4", {"cols": "4", "rows": "4"}), ("connect4", {}), ("nim", {}),
+    ("takeaway3", {}), ("clobber", {"rows": "3", "cols": "4"}), ("dots_and_boxes", {}),
+    ("dots_and_boxes", {"scoring": "winloss"}), ("kalah", {"pits": "3", "seeds": "3"}), ("kalah", {}),
+    ("othello", {"size": "4"}), ("othello", {}), ("othello", {"scoring": "margin", "ending": "immediate"}),
+]
+NOT_YET = {"pig": "chance", "race": "chance", "breakthrough": "a sequence value", "hexapawn": "a sequence value",
+           "hex": "the aggregate 'select'", "eight_puzzle": "the expression Index"}
+
+
+def _interpreter(game: gdl.CompiledGame) -> Interpreter:
+    return Interpreter(parse(game.source, game.filename), game.parameters)
+
+
+@pytest.mark.parametrize(("name", "params"), TRANSLATED, ids=lambda x: str(x) if isinstance(x, str) else "")
+def test_bundled_games_agree_with_python_and_the_interpreter(name: str, params: dict[str, str]) -> None:
+    python = gdl.load(name, params)
+    native, reason = c_backend_or_reason(python)
+    assert native is not None, reason
+    assert native.backend == "c" and python.backend == "python"
+    result = agree(python, native, playouts=150, seed=11, oracle=_interpreter(python), oracle_playouts=15)
+    assert result.agree, (result.disagreement, result.moves)
+    assert result.playouts == 150 and result.states > 150
+
+
+@pytest.mark.parametrize("name", sorted(NOT_YET))
+def test_the_games_the_c_emitter_does_not_translate_yet_say_why(name: str) -> None:
+    native, reason = c_backend_or_reason(gdl.load(name))
+    assert native is None and reason == f"the C back end does not translate {NOT_YET[name]} yet"
+
+
+def test_every_bundled_game_is_listed_here() -> None:
+    listed = {name for name, _ in TRANSLATED} | set(NOT_YET)
+    assert listed == {p.stem for p in (ROOT / "games").glob("*.gdl")}
+
+
+@pytest.mark.parametrize(("name", "params"), [
+    ("tictactoe", {}), ("connect4", {"cols": "4", "rows": "4"}), ("nim", {}), ("takeaway3", {}),
+    ("clobber", {"rows": "3", "cols": "4"}), ("dots_and_boxes", {}), ("kalah", {"pits": "3", "seeds": "3"}),
+    ("othello", {"size": "4"}),
+], ids=lambda x: str(x) if isinstance(x, str) else "")
+def test_solved_values_and_best_moves_agree(name: str, params: dict[str, str]) -> None:
+    python = gdl.load(name, params)
+    native = gdl.load(name, params, backend="c")
+    ours, theirs = solve(native), solve(python)
+    assert ours.value == theirs.value and ours.exact and theirs.exact
+    assert [str(m) for m in ours.best_moves] == [str(m) for m in theirs.best_moves]
+
+
+def _corpus() -> list[tuple[str, str]]:
+    items = [(f"docs/language.md:{line}", block) for line, block in gdl_blocks()
+             if is_complete(block) and expected_error(block) is None]
+    for folder in ("interp_cases", "solvefiles"):
+        items += [(str(p.relative_to(ROOT)), p.read_text()) for p in sorted((ROOT / "tests" / folder).glob("*.gdl"))]
+    return items
+
+
+@pytest.mark.slow
+def test_the_docs_games_and_the_interpreter_corpus_agree() -> None:
+    translated = 0
+    for name, text in _corpus():
+        try:
+            python = gdl.load_source(text, name)
+        except gdl.RuleFileError:
+            continue  # (a case of a rule-file error: nothing to run)
+        native, reason = c_backend_or_reason(python)
+        if native is None:
+            assert reason is not None and reason.startswith("the C back end does not translate"), (name, reason)
+            continue
+        translated += 1
+        result = agree(python, native, playouts=50, seed=3, oracle=_interpreter(python), oracle_playouts=10)
+        assert result.agree, (name, result.disagreement, result.moves)
+    assert translated >= 30  # (31 of the 51 that load: the rest use chance, `/`, select, min/max over a list)
+
+
+class _Reordered:
+    """A C game whose legal moves come in reverse order: what a broken emitter would do."""
+
+    def __init__(self, native: gdl.CompiledGame) -> None:
+        self.native = native
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.native, name)
+
+    def legal_moves(self, state: tuple[int, ...]) -> list[object]:
+        return list(reversed(self.native.legal_moves(state)))
+
+
+def test_a_disagreement_is_found_with_the_moves_that_show_it() -> None:
+    python = gdl.load("tictactoe")
+    native = gdl.load("tictactoe", backend="c")
+    result = agree(python, _Reordered(native), playouts=10)  # type: ignore[arg-type]
+    assert result.disagreement == "the moves, outcomes or probabilities differ" and result.moves == []
+    assert not result.agree
+
+
+def test_gdl_check_backend_c_reports_a_disagreement(monkeypatch: pytest.MonkeyPatch,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    import gdl.native.select as select
+
+    real = select.c_backend_or_reason
+
+    def broken(game: gdl.CompiledGame) -> tuple[object, str | None]:
+        native, reason = real(game)
+        return _Reordered(native), reason  # type: ignore[arg-type]
+
+    monkeypatch.setattr(select, "c_backend_or_reason", broken)
+    assert main(["check", "tictactoe", "--backend", "c"]) == 1
+    out = capsys.readouterr().out
+    assert "error[backend-disagrees]: the C back end disagrees with Python: the moves, outcomes or probabilities" in out
+    assert "after the moves: (the initial state)" in out
+
+
+def test_gdl_check_backend_c_plays_2000_lockstep_playouts(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", "tictactoe", "nim", "--backend", "c"]) == 0
+    out = capsys.readouterr().out
+    for name in ("tictactoe", "nim"):
+        assert f"{name}.gdl: the C and Python back ends agree along 2,000 playouts" in out
+
+
+def test_load_backend_choices() -> None:
+    assert gdl.load("tictactoe", backend="c").backend == "c"
+    assert gdl.load("tictactoe", backend="auto").backend == "c"
+    assert gdl.load("tictactoe").backend == "python"
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        game = gdl.load("pig", backend="auto")
+    assert game.backend == "python"
+    assert [str(w.message) for w in caught] == ["using the Python back end: the C back end does not translate "
+                                                "chance yet"]
+    with pytest.raises(BackendError, match="cannot be used: the C back end does not translate chance yet"):
+        gdl.load("pig", backend="c")
+    with pytest.raises(BackendError, match="unknown back end 'fortran'"):
+        gdl.load("pig", backend="fortran")
+
+
+def test_a_c_game_renders_parses_and_replays_as_the_python_one() -> None:
+    python, native = gdl.load("connect4"), gdl.load("connect4", backend="c")
+    ours, theirs = native.initial_state(), python.initial_state()
+    for text in ("drop(d)", "drop(c)", "drop(c)"):
+        move = native.parse_move(ours, text)
+        assert str(move) == str(python.parse_move(theirs, text))
+        ours, theirs = native.apply(ours, move), python.apply(theirs, python.parse_move(theirs, text))
+        assert ours == theirs and native.render(ours) == python.render(theirs)
+        assert native.describe_end(ours) == python.describe_end(theirs)
+    first = python.legal_moves(python.initial_state())[0]  # a Python move, played on the C back end by its name
+    assert native.apply(native.initial_state(), first) == python.apply(python.initial_state(), first)
+
+
+def test_solve_backend_c_gives_the_python_answer(capsys: pytest.CaptureFixture[str]) -> None:
+    outputs = []
+    for backend in ("python", "c"):
+        assert main(["solve", "connect4", "-p", "cols=4", "-p", "rows=4", "--json", "--backend", backend]) == 0
+        outputs.append(capsys.readouterr().out)
+    import json
+
+    python, c = (json.loads(o) for o in outputs)
+    assert python["value"] == c["value"] and python["best_moves"] == c["best_moves"]
+    assert [m["value"] for m in python["moves"]] == [m["value"] for m in c["moves"]]
+
+
+def test_backend_c_without_the_c_back_end_is_one_line_and_auto_a_note(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["solve", "pig", "-p", "goal=5", "--backend", "c"]) == 2
+    err = capsys.readouterr().err
+    assert err.strip() == ("gdl solve: error: --backend c: the C back end cannot be used: the C back end does not "
+                           "translate chance yet")
+    assert main(["solve", "pig", "-p", "goal=5", "--backend", "auto"]) == 0
+    captured = capsys.readouterr()
+    assert "note: using the Python back end: the C back end does not translate chance yet" in captured.err
+    assert "exact value" in captured.out
+
+
+def test_without_a_compiler_auto_keeps_python_and_c_is_refused(tmp_path: Path) -> None:
+    env = {**os.environ, "PATH": str(Path(sys.executable).parent), "CC": str(tmp_path / "no-such-cc"),
+           "GDL_CACHE_DIR": str(tmp_path / "cache")}
+    gdl_exe = str(Path(sys.executable).parent / "gdl")
+    auto = subprocess.run([gdl_exe, "solve", "tictactoe", "--backend", "auto"], env=env, capture_output=True,
+                          text=True, timeout=120)
+    assert auto.returncode == 0 and "draw" in auto.stdout
+    assert auto.stderr.startswith("note: using the Python back end: no C compiler found"), auto.stderr
+    c = subprocess.run([gdl_exe, "solve", "tictactoe", "--backend", "c"], env=env, capture_output=True, text=True,
+                       timeout=120)
+    assert c.returncode == 2 and "Traceback" not in c.stderr
+    assert len(c.stderr.strip().splitlines()) == 1 and "no C compiler found" in c.stderr
+
+
+def test_rule_errors_happen_in_both_back_ends_at_the_same_point() -> None:
+    source = """game Overflow
+players A, B
+state n: 0..5 = 0
+move up when true:
+    n += 2
+win A when n == 5
+"""
+    python = gdl.load_source(source, "overflow.gdl")
+    native, reason = c_backend_or_reason(python)
+    assert native is not None, reason
+    result = agree(python, native, playouts=20, seed=1, oracle=_interpreter(python))
+    assert result.agree and result.playouts == 20 and result.states == 20 * 3  # n = 0, 2, 4, then the error
