@@ -32,8 +32,8 @@ from gdl.native.c_runtime import RUNTIME
 from gdl.native.emit_c_expr import (
     NO_TURN,
     Emitted,
-    ExpressionEmitter,
     MoveCode,
+    OutcomeCode,
     SymmetryMap,
     Unsupported,
     _Function,
@@ -43,14 +43,13 @@ from gdl.native.emit_c_expr import (
     _terms,
     _values,
 )
+from gdl.native.emit_chance import ChanceEmitter
 
 
-class CEmitter(ExpressionEmitter):
+class CEmitter(ChanceEmitter):
     def __init__(self, program: ir.Program, symmetries: Sequence[SymmetryMap] = ()) -> None:
         self.p = program
         self.layout = program.layout
-        if self.layout.has_chance or program.chance:
-            raise Unsupported("chance")
         if program.after_every:
             raise Unsupported("`after every`")
         self.vars = {v.name: v for v in self.layout.vars}
@@ -71,6 +70,7 @@ class CEmitter(ExpressionEmitter):
                 ranges[i] = (_int(var.lo), _int(var.hi))
         ranges[self.layout.turn_slot] = (ir.TERMINAL, self.nplayers - 1)
         ranges[self.layout.status_slot] = (0, self.nstatus - 1)
+        self.chance_ranges(ranges)
         return ranges
 
     # ------------------------------------------------------------------ functions
@@ -122,10 +122,10 @@ class CEmitter(ExpressionEmitter):
         out.append("  return 0;")
         return out
 
-    def moves(self) -> tuple[list[str], list[MoveCode]]:
+    def moves(self) -> tuple[list[str], list[MoveCode | OutcomeCode]]:
         """One function per move (effects, then the finish), ``g_legal`` and ``g_apply``."""
         parts: list[str] = []
-        codes: list[MoveCode] = []
+        codes: list[MoveCode | OutcomeCode] = []
         legal: list[str] = []
         otherwise: list[str] = []
         dispatch: list[str] = []
@@ -153,6 +153,7 @@ class CEmitter(ExpressionEmitter):
             target.extend(self.legal_loops(move, domains, names, base))
             legal_fn, self.fn = self.fn, _Function()
             dispatch.append(self.dispatch(move, domains, base, len(combos)))
+        self.max_outcomes = self.chance_outcomes(codes, parts, dispatch) if self.layout.has_chance else 1
         legal_body = [*legal]
         if otherwise:
             legal_body.append("  if (n == 0) {")
@@ -167,8 +168,8 @@ class CEmitter(ExpressionEmitter):
                                 "  return gdl_fail(e, GDL_E_MOVE, 0, 0, code);", "}"]))
         return parts, codes
 
-    def specialised_move(self, move: ir.Move, parts: list[str], codes: list[MoveCode], legal: list[str],
-                         dispatch: list[str], legal_fn: _Function) -> None:
+    def specialised_move(self, move: ir.Move, parts: list[str], codes: list[MoveCode | OutcomeCode],
+                         legal: list[str], dispatch: list[str], legal_fn: _Function) -> None:
         """A move the compiler wrote out per constant parameter combination: one function, one guard and
         one code each, in the Python back end's order."""
         assert move.specialised is not None
@@ -303,6 +304,7 @@ class CEmitter(ExpressionEmitter):
         hi = max(r[1] for r in ranges)
         cell = "int8_t" if lo >= -128 and hi <= 127 else "int16_t" if lo >= -32768 and hi <= 32767 else "int32_t"
         initial = [_int(v) for v in p.initial]
+        initial += [0] * (n - len(initial)) if self.layout.has_chance else []  # (a chance state's extras: 0)
         if len(initial) != n:
             raise Unsupported("an initial state of another length than the layout")
         def_protos, def_bodies = self.defs()
@@ -325,8 +327,8 @@ class CEmitter(ExpressionEmitter):
             f"#define G_STATE_LEN {n}",
             f"#define G_PLAYERS {self.nplayers}",
             f"#define G_MAX_MOVES {len(codes)}",
-            "#define G_MAX_OUTCOMES 1",
-            "#define G_HAS_CHANCE 0",
+            f"#define G_MAX_OUTCOMES {self.max_outcomes}",
+            f"#define G_HAS_CHANCE {int(self.layout.has_chance)}",
             f"#define G_ZERO_SUM {int(bool(p.zero_sum))}",
             f"#define G_HAS_BOUNDS {int(bounds is not None)}",
             f"#define G_UTIL_LOW {_real(bounds[0]) if bounds else '0.0'}",
@@ -354,8 +356,7 @@ class CEmitter(ExpressionEmitter):
             setup,
             *move_parts,
             "static int g_to_move(const g_cell *s, gdl_error *e) { (void)e; return s[G_TURN]; }",
-            "static int g_chance(const g_cell *s, int32_t *o, double *p, gdl_error *e) "
-            "{ (void)s; (void)o; (void)p; (void)e; return 0; }",
+            self.chance_function(),
             *scoring,
             keys,
         ]

@@ -38,10 +38,21 @@ class MoveCode:
     args: tuple[int, ...]
 
 
+@dataclass(frozen=True)
+class OutcomeCode:
+    """Outcome code ``code`` is nature's pick number ``index`` at chance point ``point``: the value ``value``
+    of the point's variable, or the branch ``label``."""
+
+    point: int
+    index: int
+    value: int | None = None
+    label: str | None = None
+
+
 @dataclass
 class Emitted:
     source: str
-    codes: list[MoveCode]
+    codes: list[MoveCode | OutcomeCode]
     state_len: int
     ranges: list[tuple[int, int]]
 

@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 from gdl.native.build import build
 from gdl.native.emit_c import Emitted, MoveCode, SymmetryMap, emit
+from gdl.native.emit_c_expr import OutcomeCode
+from gdl.native.emit_chance import NONE_TURN
 from gdl.runtime import RuleRuntimeError
 from solver.game import CHANCE, IllegalMoveError, Move
 from solver.native.rules import NativeRules
@@ -50,6 +52,7 @@ class NativeGame:
         self._decision_len = program.layout.nvars + 2
         self._moves: dict[int, Move] = {}
         self._code_of_name: dict[str, int] | None = None
+        self._chance_points = {int(c.point): c for c in program.chance}
         self._displays = [[_displayer(python, param.var.type) for param in move.params] for move in program.moves]
 
     @property
@@ -109,16 +112,23 @@ class NativeGame:
         return self
 
     def cells(self, state: Sequence[int]) -> list[int]:
-        """A state as the C array's cells (a decision state is padded with zeros to the layout's length)."""
-        cells = list(state)
+        """A state as the C array's cells (a decision state is padded with zeros to the layout's length;
+        a chance state's "turn set so far", None in Python, is -1)."""
+        cells = [NONE_TURN if v is None else v for v in state]
         if len(cells) > self.state_len:
             raise ValueError(f"a state of this game has at most {self.state_len} values, not {len(cells)}")
         return cells + [0] * (self.state_len - len(cells))
 
     def _state(self, cells: Sequence[int]) -> tuple[int, ...]:
         """The Python back end's tuple of C cells (a decision or terminal state has no chance extras)."""
-        if self.has_chance and cells[self.program.layout.turn_slot] == CHANCE:
-            return tuple(cells)
+        layout = self.program.layout
+        if self.has_chance and cells[layout.turn_slot] == CHANCE:
+            base = layout.extra_base
+            point = self._chance_points[cells[base]]
+            out: list[int | None] = list(cells[0:base + 3 + len(point.saved)])
+            if out[base + 2] == NONE_TURN:
+                out[base + 2] = None
+            return tuple(out)  # type: ignore[arg-type]
         return tuple(cells[0:self._decision_len])  # (0: a cffi array slices only from an explicit start)
 
     def key_of_cells(self, cells: Sequence[int]) -> Hashable:
@@ -130,7 +140,14 @@ class NativeGame:
             move = self._moves[code] = self._make_move(code, self.emitted.codes[code])
         return move
 
-    def _make_move(self, code: int, which: MoveCode) -> Move:
+    def _make_move(self, code: int, which: MoveCode | OutcomeCode) -> Move:
+        if isinstance(which, OutcomeCode):
+            point = self._chance_points[which.point]
+            if which.label is not None:
+                return Move(which.label, (), name=which.label, data=code)
+            assert point.var is not None and which.value is not None
+            picked = _displayer(self.python, point.var.type)(which.value)
+            return Move(point.var.name, (picked,), name=f"{point.var.name}={picked}", data=code)
         ir_move = self.program.moves[which.move]
         shown = tuple(display(v) for display, v in zip(self._displays[which.move], which.args, strict=True))
         return Move(ir_move.name, shown, data=code)

@@ -1,0 +1,142 @@
+"""Chance in the C emitter (:class:`ChanceEmitter`, a base of :class:`gdl.native.emit_c.CEmitter`).
+
+As in the Python back end (the IR's ``StateLayout``): a move that reaches a chance point stops there
+(:class:`gdl.compiler.ir.Suspend`) in a chance state -- the turn ``GDL_CHANCE``, then after the status
+the point, the mover, the turn the move has set so far (-1 for none yet: Python's ``None``) and the
+move's saved locals. ``g_chance`` lists the point's outcomes (codes after the move codes) with their
+probabilities; applying one restores the mover, the turn so far and the locals, binds nature's pick,
+runs the point's continuation and finishes the move (the next player, the end rules). Chance points
+whose outcomes or probabilities are known only at run time are not translated yet.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gdl.compiler import ir
+from gdl.native.emit_c_expr import (
+    ExpressionEmitter,
+    MoveCode,
+    OutcomeCode,
+    Unsupported,
+    _Function,
+    _int,
+    _pos,
+    _real,
+)
+
+NONE_TURN = -1
+"""A chance state's "turn set so far" when the move has set none (Python's ``None``)."""
+
+
+class ChanceEmitter(ExpressionEmitter):
+    """``Suspend`` statements, ``g_chance`` and the outcomes' part of ``g_apply``."""
+
+    layout: ir.StateLayout
+
+    def chance_ranges(self, ranges: list[tuple[int, int]]) -> None:
+        """The ranges of a chance state's extra cells (0 in a decision state)."""
+        if not self.layout.has_chance:
+            return
+        base = self.layout.extra_base
+        ranges[base] = (0, max(len(self.p.chance) - 1, 0))
+        ranges[base + 1] = (0, self.nplayers - 1)
+        ranges[base + 2] = (NONE_TURN, self.nplayers - 1)
+        for i in range(self.layout.max_saved):
+            lo, hi = 0, 0
+            for point in self.p.chance:
+                if i < len(point.saved):
+                    bounds = point.saved[i].bounds
+                    if bounds is None:
+                        raise Unsupported("a local kept across a chance point without known bounds")
+                    lo, hi = min(lo, _int(bounds[0])), max(hi, _int(bounds[1]))
+            ranges[base + 3 + i] = (lo, hi)
+
+    def st_Suspend(self, stmt: ir.Suspend, indent: str) -> list[str]:
+        base = self.layout.extra_base
+        line, col = _pos(stmt.span)
+        out = [f"{indent}s[{base}] = {int(stmt.point)};", f"{indent}s[{base + 1}] = (g_cell)me;",
+               f"{indent}s[{base + 2}] = (g_cell)(nt == NO_TURN ? {NONE_TURN} : nt);"]
+        for i, var in enumerate(stmt.saved):
+            slot = base + 3 + i
+            out.append(f"{indent}s[{slot}] = (g_cell)GDL_CHECK({self.fn.local(var)}, g_lo[{slot}], g_hi[{slot}], "
+                       f"GDL_E_DOMAIN, {line}, {col});")
+        out.append(f"{indent}s[G_TURN] = GDL_CHANCE;")
+        out.append(f"{indent}return 0;")
+        return out
+
+    def chance_outcomes(self, codes: list[MoveCode | OutcomeCode], parts: list[str], dispatch: list[str]) -> int:
+        """Append the outcome codes, the continuation functions and their dispatch; returns the most
+        outcomes of one point (``G_MAX_OUTCOMES``). ``g_chance`` is then :meth:`chance_function`."""
+        self.outcome_cases: list[str] = []
+        most = 1
+        for point in sorted(self.p.chance, key=lambda c: c.point):
+            outcomes = _outcomes(point)
+            most = max(most, len(outcomes))
+            first = len(codes)
+            cases = [f"  case {int(point.point)}:"]
+            for i, (value, label, probability) in enumerate(outcomes):
+                codes.append(OutcomeCode(int(point.point), i, value, label))
+                cases.append(f"    o[{i}] = {first + i}; p[{i}] = {_real(probability)};")
+            cases.append(f"    return {len(outcomes)};")
+            self.outcome_cases.extend(cases)
+            name = f"oc{int(point.point)}"
+            parts.append(self.continuation_function(name, point))
+            dispatch.append(f"  if (code >= {first} && code < {first + len(outcomes)}) "
+                            f"return {name}(s, code - {first}, e);")
+        return most
+
+    def chance_function(self) -> str:
+        if not self.layout.has_chance:
+            return ("static int g_chance(const g_cell *s, int32_t *o, double *p, gdl_error *e) "
+                    "{ (void)s; (void)o; (void)p; (void)e; return 0; }")
+        base = self.layout.extra_base
+        return "\n".join(["static int g_chance(const g_cell *s, int32_t *o, double *p, gdl_error *e) {",
+                          f"  switch (s[{base}]) {{", *self.outcome_cases, "  default: break;", "  }",
+                          f"  return gdl_fail(e, GDL_E_STATE, 0, 0, s[{base}]);", "}"])
+
+    def continuation_function(self, name: str, point: ir.ChancePoint) -> str:
+        """``name(s, pick, e)``: nature's pick number ``pick`` at ``point``, then the rest of the move."""
+        base = self.layout.extra_base
+        self.fn = _Function()
+        body = [f"  int64_t me = s[{base + 1}], nt = s[{base + 2}] == {NONE_TURN} ? NO_TURN : s[{base + 2}], _w = -1;",
+                "  (void)_w;"]
+        body += [f"  {self.fn.local(var)} = s[{base + 3 + i}];" for i, var in enumerate(point.saved)]
+        extras = 3 + self.layout.max_saved
+        body.append(f"  for (int _x = 0; _x < {extras}; _x++) s[{base} + _x] = 0;")
+        body.append("  s[G_TURN] = (g_cell)me;")
+        outcomes = _outcomes(point)
+        if point.var is not None:
+            values = self.static_array([v for v, _, _ in outcomes if v is not None])
+            body.append(f"  {self.fn.local(point.var)} = {values}[pick];")
+        if len(point.continuations) == 1:
+            continuation = point.continuations[0]
+            if continuation.bind is not None and continuation.bind is not point.var:
+                body.append(f"  {self.fn.local(continuation.bind)} = {self.fn.local(point.var)};"
+                            if point.var is not None else "  (void)0;")
+            body.extend(self.stmts(continuation.body, "  "))
+        else:
+            for i, continuation in enumerate(point.continuations):
+                body.append(f"  {'if' if i == 0 else '} else if'} (pick == {i}) {{")
+                body.extend(self.stmts(continuation.body, "    "))
+            body.append("  }")
+        body.extend(self.finish_lines(False))
+        return self.function(f"static int {name}(g_cell *s, int64_t pick, gdl_error *e)",
+                             [*body, "fail:", "  return GDL_ERROR;"])
+
+    def finish_lines(self, single_write: bool = False) -> list[str]:  # (defined by CEmitter)
+        raise NotImplementedError
+
+
+def _outcomes(point: ir.ChancePoint) -> list[tuple[int | None, str | None, Any]]:
+    """(value, label, probability) of each outcome, in the Python back end's order."""
+    if point.var is not None:
+        if point.distribution is None:
+            raise Unsupported("a chance distribution computed at run time")
+        return [(_int(value), None, probability) for value, probability in point.distribution]
+    probabilities = []
+    for expr in point.probabilities:
+        if not expr.is_const:
+            raise Unsupported("chance probabilities computed at run time")
+        probabilities.append(expr.const)
+    return [(None, label, probability) for label, probability in zip(point.labels, probabilities, strict=True)]
