@@ -15,6 +15,7 @@ from operator import itemgetter
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
+from gdl import simultaneous as rounds
 from gdl import symmetry_cache
 from gdl.board import COLUMN_LETTERS
 from gdl.code_cache import compile_cached
@@ -32,7 +33,16 @@ from gdl.rule_helpers import (  # noqa: F401 (re-exported: the public names of t
 from gdl.symmetry import SlotMap, canonical_key, find_violation, slot_map
 from gdl.symmetry import group as symmetry_group
 from gdl.types import COLUMN, COLUMN_DISPLAY, ROW, ROW_DISPLAY
-from solver.game import CHANCE, TERMINAL, AmbiguousMoveError, Game, IllegalMoveError, Move, UnknownMoveError
+from solver.game import (
+    CHANCE,
+    SIMULTANEOUS,
+    TERMINAL,
+    AmbiguousMoveError,
+    Game,
+    IllegalMoveError,
+    Move,
+    UnknownMoveError,
+)
 from solver.limits import SearchStopped
 
 if TYPE_CHECKING:
@@ -134,6 +144,8 @@ class CompiledGame:
         self._symmetry_maps: list[tuple[str, SlotMap]] = []
         if program.symmetries and program.board is not None and use_symmetry:
             self._init_symmetry(program)
+        if program.simultaneous:
+            rounds.install(self)
 
     # -------------------------------------------------------------- interface
     def initial_state(self) -> tuple:
@@ -303,6 +315,8 @@ class CompiledGame:
             return f"game over: {self.describe_end(state)}"
         if player == CHANCE:
             return "chance: " + ", ".join(f"{m} ({p:.4g})" for m, p in self.chance_outcomes(state))
+        if player == SIMULTANEOUS:
+            return "to move: " + ", ".join(self.players) + " (at once)"
         return f"to move: {self.players[player]}"
 
     def _board_lines(self, state: tuple, var: Any) -> list[str]:
