@@ -3,15 +3,20 @@
 A simultaneous game's decision state is a *round*: :func:`install` makes ``to_move`` answer
 :data:`~solver.game.SIMULTANEOUS` there, ``legal_moves(state, p)`` the moves whose guard holds with
 ``mover = p`` (every player against the same state), and ``apply_joint(state, moves)`` run each player's move
-in player order, as :mod:`solver.simgame` defines. Chance and terminal states are as in any compiled game.
+in player order, as :mod:`solver.simgame` defines. For tools written for turns (random playouts, ``--moves``,
+records), ``legal_moves(state)`` without a player lists the joint moves as single moves named ``a|b``, which
+``apply`` and ``parse_move`` accept (as OpenSpiel's flat joint actions).
+Chance and terminal states are as in any compiled game.
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from solver.game import CHANCE, SIMULTANEOUS, TERMINAL, IllegalMoveError, Move, UnknownMoveError
+from solver.simgame import joint_name
 
 
 class ChanceInRoundError(ValueError):
@@ -35,9 +40,16 @@ def install(game: Any) -> None:
     def legal_moves(state: tuple, player: int | None = None) -> list[Move]:
         if state[turn] < 0:  # chance and terminal states: as in any game
             return legal(state)
-        if player is None:
-            raise ValueError("at a simultaneous move, say whose moves (legal_moves(state, player))")
+        if player is None:  # every joint move, so that tools written for turns (playouts, --moves) still work
+            return [joint(moves) for moves in itertools.product(*(legal(as_player(state, p))
+                                                                  for p in range(players)))]
         return legal(as_player(state, player))
+
+    def joint(moves: Sequence[Move]) -> Move:
+        """One move standing for the joint move ``moves``: named ``a|b`` (:func:`solver.simgame.joint_name`),
+        applied by ``apply`` like any move."""
+        name = joint_name(tuple(moves))
+        return Move(name, name=name, data=lambda state: apply_joint(state, moves))
 
     def apply_joint(state: tuple, moves: Sequence[Move]) -> tuple:
         if len(moves) != players:
@@ -55,8 +67,12 @@ def install(game: Any) -> None:
     def parse_move(state: tuple, text: str, player: int | None = None) -> Move:
         if state[turn] < 0:
             return type(game).parse_move(game, state, text)
-        if player is None:
-            raise IllegalMoveError("at a simultaneous move, say which player's move this is")
+        if player is None:  # a joint move, `a|b`: one move per player
+            parts = text.split("|")
+            if len(parts) != players:
+                raise IllegalMoveError(f"{text!r}: every player moves at once here; give one move per player "
+                                       f"separated by | ({' | '.join(game.players)})")
+            return joint([parse_move(state, part, p) for p, part in enumerate(parts)])
         wanted = "".join(text.split())
         candidates = legal_moves(state, player)
         found = [m for m in candidates if m.name == wanted] or [
