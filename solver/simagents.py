@@ -38,6 +38,7 @@ class SimRandomAgent:
 
     def __init__(self, game: Game, seed: int | None = None) -> None:
         self.game, self.rng, self.name = game, random.Random(seed), "random"
+        self.seconds: float | None = None
 
     def choose_for(self, state: State, player: int) -> Hashable:
         return self.rng.choice(list(self.game.legal_moves(state, player)))  # type: ignore[call-arg]
@@ -49,6 +50,7 @@ class SimPerfectAgent:
     def __init__(self, game: Game, seed: int | None = None, limits: Limits | None = None) -> None:
         self.game, self.rng, self.name = game, random.Random(seed), "perfect"
         self.limits = limits or Limits()
+        self.seconds = self.limits.seconds
         self.solved: dict[Hashable, Any] = {}
 
     def choose_for(self, state: State, player: int) -> Hashable:
@@ -88,6 +90,7 @@ class SMMCTSAgent:
         self.game, self.rng = game, random.Random(seed)
         self.iterations, self.seconds, self.select, self.c, self.gamma = iterations, seconds, select, c, gamma
         self.name = f"mcts:select={select}" + (f",iterations={iterations}" if iterations else "")
+        self.seconds = seconds
         low, high = game.utility_bounds or (-1.0, 1.0)
         self.low, self.span = low, (high - low) or 1.0
         self.tree: dict[Hashable, list[_Stats]] = {}
