@@ -50,14 +50,19 @@ def solve_simultaneous_game(args: argparse.Namespace, out: Any, game: CompiledGa
         "strategy": strategy,
         "pure_strategy_values": pure,
         "best_moves": [str(m) for m in result.best_moves],
+        "principal_variation": [str(m) for m in result.principal_variation],
         "exact": bool(result.exact),
         "stats": {"nodes": int(result.stats.nodes), "seconds": round(float(result.stats.seconds), 6),
-                  "tt_size": int(result.stats.tt_size)},
+                  "nodes_per_second": round(result.stats.nodes_per_second, 1),
+                  "tt_size": int(result.stats.tt_size), "depth": int(result.stats.depth)},
         "algorithm": result.algorithm,
         "moves": played,
+        "move_values": {},
         "stopped": bool(result.stopped),
         "stop_reason": result.stop_reason,
+        "bounds": None,
         "note": result.note,
+        "plies_to_end": None,
     }
     if args.json:
         print(dump_json(report))
