@@ -279,6 +279,8 @@ class ExpressionEmitter:
         test = f"({self.ex(node.filter)})" if node.filter is not None else "1"
         body = self.ex(node.body) if node.body is not None else "1"
         kind = node.kind
+        if kind in ("min", "max"):
+            return self.extremum(node, var, test, body)
         start = {"any": "0", "all": "1", "count": "0", "sum": "0", "first": "-1"}.get(kind)
         if start is None:
             raise Unsupported(f"the aggregate {kind!r}")
@@ -293,6 +295,29 @@ class ExpressionEmitter:
             return f"((int64_t){start})"
         head, tail = self.iterate(node.domain, var)
         return f"({{ int64_t _r = {start}; {head} if (!{test}) continue; {step} {tail} _r; }})"
+
+    def extremum(self, node: ir.Aggregate, var: str, test: str, body: str) -> str:
+        """``min``/``max`` of the bodies; a rule error when no value passes the filter (as in Python)."""
+        assert node.domain is not None
+        line, col = _pos(node.span)
+        better = "<" if node.kind == "min" else ">"
+        if node.domain.is_const and not _values(node.domain):
+            return f"({{ gdl_fail(e, GDL_E_RULE, {line}, {col}, 0); goto fail; (int64_t)0; }})"
+        head, tail = self.iterate(node.domain, var)
+        return (f"({{ int64_t _r = 0; int _n = 0; {head} if (!{test}) continue; "
+                f"{{ int64_t _b = {body}; if (!_n++ || _b {better} _r) _r = _b; }} {tail} "
+                f"if (!_n) {{ gdl_fail(e, GDL_E_RULE, {line}, {col}, 0); goto fail; }} _r; }})")
+
+    def ex_Index(self, node: ir.Index) -> str:
+        """``seq[i]`` of a constant list (checked index: an index outside it is a rule error)."""
+        if node.seq is None or not node.seq.is_const:
+            raise Unsupported("indexing a list computed at run time")
+        values = _values(node.seq)
+        if not values:
+            raise Unsupported("indexing an empty list")
+        line, col = _pos(node.span)
+        name = self.static_array(values)
+        return f"{name}[GDL_CHECK({self.ex(node.index)}, 0, {len(values) - 1}, GDL_E_INDEX, {line}, {col})]"
 
     def iterate(self, domain: ir.Expr, var: str) -> tuple[str, str]:
         """A C loop over ``domain`` that sets ``var`` to each value in order: its head and its tail
