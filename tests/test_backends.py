@@ -31,9 +31,9 @@ TRANSLATED = [
     ("dots_and_boxes", {"scoring": "winloss"}), ("kalah", {"pits": "3", "seeds": "3"}), ("kalah", {}),
     ("othello", {"size": "4"}), ("othello", {}), ("othello", {"scoring": "margin", "ending": "immediate"}),
     ("pig", {}), ("pig", {"variant": "openspiel"}), ("race", {}), ("eight_puzzle", {}),
+    ("breakthrough", {"rows": "4", "cols": "3"}), ("breakthrough", {}), ("hexapawn", {}),
 ]
-NOT_YET = {"breakthrough": "a sequence value", "hexapawn": "a sequence value",
-           "hex": "the aggregate 'select'"}
+NOT_YET = {"hex": "a sequence value"}
 
 
 def _interpreter(game: gdl.CompiledGame) -> Interpreter:
@@ -66,7 +66,7 @@ def test_every_bundled_game_is_listed_here() -> None:
 @pytest.mark.parametrize(("name", "params"), [
     ("tictactoe", {}), ("connect4", {"cols": "4", "rows": "4"}), ("nim", {}), ("takeaway3", {}),
     ("clobber", {"rows": "3", "cols": "4"}), ("dots_and_boxes", {}), ("kalah", {"pits": "3", "seeds": "3"}),
-    ("othello", {"size": "4"}),
+    ("othello", {"size": "4"}), ("breakthrough", {"rows": "4", "cols": "3"}), ("hexapawn", {}),
 ], ids=lambda x: str(x) if isinstance(x, str) else "")
 def test_solved_values_and_best_moves_agree(name: str, params: dict[str, str]) -> None:
     python = gdl.load(name, params)
@@ -157,8 +157,8 @@ def test_load_backend_choices() -> None:
         game = gdl.load("hex", backend="auto")
     assert game.backend == "python"
     assert [str(w.message) for w in caught] == ["using the Python back end: the C back end does not translate "
-                                                "the aggregate 'select' yet"]
-    with pytest.raises(BackendError, match="cannot be used: the C back end does not translate the aggregate"):
+                                                "a sequence value yet"]
+    with pytest.raises(BackendError, match="cannot be used: the C back end does not translate a sequence value"):
         gdl.load("hex", backend="c")
     with pytest.raises(BackendError, match="unknown back end 'fortran'"):
         gdl.load("hex", backend="fortran")
@@ -203,11 +203,10 @@ def test_backend_c_without_the_c_back_end_is_one_line_and_auto_a_note(capsys: py
     assert main(["solve", "hex", "-p", "size=2", "--backend", "c"]) == 2
     err = capsys.readouterr().err
     assert err.strip() == ("gdl solve: error: --backend c: the C back end cannot be used: the C back end does not "
-                           "translate the aggregate 'select' yet")
+                           "translate a sequence value yet")
     assert main(["solve", "hex", "-p", "size=2", "--backend", "auto"]) == 0
     captured = capsys.readouterr()
-    assert "note: using the Python back end: the C back end does not translate the aggregate 'select' yet" in \
-        captured.err
+    assert "note: using the Python back end: the C back end does not translate a sequence value yet" in captured.err
     assert "wins" in captured.out
 
 

@@ -334,7 +334,41 @@ class ExpressionEmitter:
             offsets, items, index = self.jagged(domain)
             return (f"{{ int64_t _j = {index}; for (int64_t _k = {offsets}[_j]; _k < {offsets}[_j + 1]; _k++) "
                     f"{{ {var} = {items}[_k];", "} }")
+        choose = self.sequence(domain)
+        return (f"{{ const int64_t *_sq = K_EMPTY; int64_t _sn = 0; {choose} "
+                f"for (int64_t _k = 0; _k < _sn; _k++) {{ {var} = _sq[_k];", "} }")
+
+    def sequence(self, domain: ir.Expr) -> str:
+        """C statements that point ``_sq``/``_sn`` at the values of ``domain``, a list chosen at run time
+        among constant lists: a conditional, a call of a def whose body is one (inlined: its parameters
+        bound in the caller), or a table entry."""
+        if domain.is_const:
+            values = _values(domain)
+            return f"_sq = {self.static_array(values) if values else 'K_EMPTY'}; _sn = {len(values)};"
+        if isinstance(domain, ir.IfExpr) and domain.then is not None and domain.orelse is not None:
+            return (f"if ({self.ex(domain.test)}) {{ {self.sequence(domain.then)} }} "
+                    f"else {{ {self.sequence(domain.orelse)} }}")
+        if isinstance(domain, ir.Call):
+            d = self.p.defs[self.def_index[domain.name]] if domain.name in self.def_index else None
+            if d is None or d.calls_defs:
+                raise Unsupported("a list computed by a def at run time")
+            binds = " ".join(f"{self.fn.local(v)} = {self.ex(a)};" for v, a in zip(d.params, domain.args, strict=True))
+            return f"{binds} {self.sequence(d.body)}"
+        if isinstance(domain, ir.Table):
+            offsets, items, index = self.jagged(domain)
+            return (f"{{ int64_t _j = {index}; _sq = {items} + {offsets}[_j]; "
+                    f"_sn = {offsets}[_j + 1] - {offsets}[_j]; }}")
         raise Unsupported("a domain computed at run time")
+
+    def universe(self, domain: ir.Expr) -> list[int]:
+        """Every value ``domain`` may hold, in first-seen order (what a move parameter's codes range over)."""
+        if domain.is_const:
+            return _values(domain)
+        if isinstance(domain, ir.IfExpr) and domain.then is not None and domain.orelse is not None:
+            return list(dict.fromkeys(self.universe(domain.then) + self.universe(domain.orelse)))
+        if isinstance(domain, ir.Call) and domain.name in self.def_index:
+            return self.universe(self.p.defs[self.def_index[domain.name]].body)
+        raise Unsupported("a move parameter ranging over a list computed at run time")
 
     def jagged(self, node: ir.Table) -> tuple[str, str, str]:
         """A table whose entries are lists, as one array of items and one of offsets; and the C index
@@ -379,6 +413,8 @@ class ExpressionEmitter:
 
     def ex_Call(self, node: ir.Call) -> str:
         index = self.def_index.get(node.name)
+        if node.type.kind == "seq":
+            raise Unsupported("a list returned by a def, used as a value")
         if index is None:
             raise Unsupported(f"a call of the unknown def #{len(self.def_index)}")
         args = "".join(f"{self.ex(a)}, " for a in node.args)
@@ -389,6 +425,8 @@ class ExpressionEmitter:
         A failure inside records the rule error and returns; the caller sees ``e->code`` and fails too."""
         protos, bodies = [], []
         for i, d in enumerate(self.p.defs):
+            if d.body.type.kind == "seq":
+                continue  # (a list: inlined where it is iterated, see `sequence`)
             params = "".join(f"int64_t A{k}, " for k in range(len(d.params)))
             signature = f"static int64_t D{i}(const g_cell *s, int64_t me, {params}gdl_error *e)"
             protos.append(signature + ";")
