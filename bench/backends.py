@@ -26,9 +26,11 @@ GAMES: list[tuple[str, dict[str, str]]] = [
     ("tictactoe", {}), ("connect4", {"cols": "4", "rows": "4"}), ("connect4", {"cols": "5", "rows": "4"}),
     ("nim", {}), ("takeaway3", {"pile": "30"}), ("clobber", {"rows": "3", "cols": "4"}),
     ("clobber", {"rows": "4", "cols": "4"}), ("dots_and_boxes", {}), ("kalah", {"pits": "3", "seeds": "3"}),
-    ("othello", {"size": "4"}),
+    ("othello", {"size": "4"}), ("breakthrough", {"rows": "4", "cols": "3"}), ("hexapawn", {}),
+    ("pig", {"goal": "20"}), ("race", {"goal": "20"}),
 ]
-NOT_TRANSLATED = ["breakthrough", "eight_puzzle", "hex", "hexapawn", "pig", "race"]
+NOT_TRANSLATED = ["hex"]
+# (eight_puzzle translates too; its exact solve, a breadth-first search in Python, takes 8 s on either back end)
 
 
 def timed_solve(game: object) -> tuple[float, tuple[float, ...]]:

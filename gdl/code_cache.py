@@ -23,10 +23,9 @@ import hashlib
 import importlib.util
 import marshal
 import os
-import stat
 from types import CodeType
 
-from gdl.parser_cache import open_private_subdirectory
+from gdl.parser_cache import open_private_subdirectory, read_private_file, write_private_file
 
 MAX_FILES = 256
 MAX_FILE_BYTES = 64_000_000
@@ -63,16 +62,8 @@ def compile_cached(source: str, filename: str) -> CodeType:
 
 
 def _read(directory: int, name: str, source_digest: bytes) -> CodeType | None:
-    try:
-        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=directory)
-    except OSError:
-        return None
-    with os.fdopen(fd, "rb") as file:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode) or info.st_uid != os.getuid() or info.st_size > MAX_FILE_BYTES:
-            return None
-        data = file.read(MAX_FILE_BYTES + 1)
-    if data[:_HEADER] != _MAGIC + source_digest:
+    data = read_private_file(directory, name, MAX_FILE_BYTES)
+    if data is None or data[:_HEADER] != _MAGIC + source_digest:
         return None
     try:
         code = marshal.loads(data[_HEADER:])
@@ -83,16 +74,11 @@ def _read(directory: int, name: str, source_digest: bytes) -> CodeType | None:
 
 def _write(directory: int, name: str, source_digest: bytes, code: CodeType) -> None:
     """Best effort: a cache that cannot be written costs the next load a compile, nothing more."""
-    temp = f".{name}.{os.getpid()}.tmp"
     try:
-        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600, dir_fd=directory)
-        with os.fdopen(fd, "wb") as file:
-            file.write(_MAGIC + source_digest + marshal.dumps(code))
-        os.replace(temp, name, src_dir_fd=directory, dst_dir_fd=directory)
+        write_private_file(directory, name, _MAGIC + source_digest + marshal.dumps(code))
         _prune(directory)
     except OSError:
-        with contextlib.suppress(OSError):
-            os.unlink(temp, dir_fd=directory)
+        pass
 
 
 def _prune(directory: int) -> None:

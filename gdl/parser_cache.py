@@ -128,16 +128,43 @@ def open_private_subdirectory(name: str) -> int | None:
     return fd
 
 
-def _read(directory: int, digest: str, postlex: Any) -> Lark | None:
+def read_private_file(directory: int, name: str, max_bytes: int) -> bytes | None:
+    """The bytes of file ``name`` in the cache directory ``directory`` (a descriptor), or None unless it is a
+    regular file (not a link: ``O_NOFOLLOW``), owned by this user, of at most ``max_bytes``."""
     try:
-        fd = os.open(CACHE_NAME, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=directory)
+        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=directory)
     except OSError:
         return None
     with os.fdopen(fd, "rb") as file:
         info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode) or info.st_uid != os.getuid() or info.st_size > MAX_CACHE_BYTES:
+        if not stat.S_ISREG(info.st_mode) or info.st_uid != os.getuid() or info.st_size > max_bytes:
             return None
-        data = file.read(MAX_CACHE_BYTES + 1)
+        data = file.read(max_bytes + 1)
+    return data if len(data) <= max_bytes else None
+
+
+def write_private_file(directory: int, name: str, data: bytes) -> None:
+    """Replace file ``name`` in the cache directory ``directory`` with ``data``: written to a new file
+    (``O_EXCL``, mode 0600) and renamed over the old one, so a link at ``name`` is replaced, never followed.
+
+    :raises OSError: the file could not be written (the temporary file is removed).
+    """
+    temp = f".{name}.{os.getpid()}.tmp"
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600, dir_fd=directory)
+    try:
+        with os.fdopen(fd, "wb") as file:
+            file.write(data)
+        os.replace(temp, name, src_dir_fd=directory, dst_dir_fd=directory)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp, dir_fd=directory)
+        raise
+
+
+def _read(directory: int, digest: str, postlex: Any) -> Lark | None:
+    data = read_private_file(directory, CACHE_NAME, MAX_CACHE_BYTES)
+    if data is None:
+        return None
     try:
         document = json.loads(data, object_hook=_decode_object)
         if not isinstance(document, dict) or document.get("digest") != digest:
@@ -152,16 +179,7 @@ def _write(directory: int, digest: str, parser: Lark) -> None:
     data, memo = parser.memo_serialize([TerminalDef, Rule])
     data["options"] = {k: v for k, v in data["options"].items() if k not in _UNSAVED_OPTIONS}
     text = json.dumps({"digest": digest, "tables": _encode({"data": data, "memo": memo})})
-    temp = f".{CACHE_NAME}.{os.getpid()}.tmp"
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600, dir_fd=directory)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as file:
-            file.write(text)
-        os.replace(temp, CACHE_NAME, src_dir_fd=directory, dst_dir_fd=directory)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp, dir_fd=directory)
-        raise
+    write_private_file(directory, CACHE_NAME, text.encode("utf-8"))
 
 
 def _encode(value: Any) -> Any:

@@ -17,14 +17,12 @@ open_private_directory`), and anything unexpected in it is ignored: a damaged fi
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import os
-import stat
 from functools import cache
 from pathlib import Path
 
-from gdl.parser_cache import cache_directory, open_private_directory
+from gdl.parser_cache import cache_directory, open_private_directory, read_private_file, write_private_file
 
 FILE_NAME = "symmetry-checked.txt"
 MAX_ENTRIES = 2048
@@ -84,27 +82,12 @@ def _read() -> list[str]:
 
 
 def _read_from(directory: int) -> list[str]:
-    try:
-        fd = os.open(FILE_NAME, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=directory)
-    except OSError:
+    data = read_private_file(directory, FILE_NAME, _MAX_BYTES)
+    if data is None:
         return []
-    with os.fdopen(fd, "rb") as file:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode) or info.st_uid != os.getuid() or info.st_size > _MAX_BYTES:
-            return []
-        data = file.read(_MAX_BYTES + 1)
     lines = data.decode("ascii", errors="replace").split("\n")
     return [k for k in lines if len(k) == DIGEST_CHARS and all(c in "0123456789abcdef" for c in k)]
 
 
 def _write(directory: int, keys: list[str]) -> None:
-    temp = f".{FILE_NAME}.{os.getpid()}.tmp"
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600, dir_fd=directory)
-    try:
-        with os.fdopen(fd, "w", encoding="ascii") as file:
-            file.write("".join(k + "\n" for k in keys))
-        os.replace(temp, FILE_NAME, src_dir_fd=directory, dst_dir_fd=directory)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp, dir_fd=directory)
-        raise
+    write_private_file(directory, FILE_NAME, "".join(k + "\n" for k in keys).encode("ascii"))

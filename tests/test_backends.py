@@ -30,10 +30,10 @@ TRANSLATED = [
     ("takeaway3", {}), ("clobber", {"rows": "3", "cols": "4"}), ("dots_and_boxes", {}),
     ("dots_and_boxes", {"scoring": "winloss"}), ("kalah", {"pits": "3", "seeds": "3"}), ("kalah", {}),
     ("othello", {"size": "4"}), ("othello", {}), ("othello", {"scoring": "margin", "ending": "immediate"}),
-    ("pig", {}), ("pig", {"variant": "openspiel"}), ("race", {}),
+    ("pig", {}), ("pig", {"variant": "openspiel"}), ("race", {}), ("eight_puzzle", {}),
+    ("breakthrough", {"rows": "4", "cols": "3"}), ("breakthrough", {}), ("hexapawn", {}),
 ]
-NOT_YET = {"breakthrough": "a sequence value", "hexapawn": "a sequence value",
-           "hex": "the aggregate 'select'", "eight_puzzle": "the expression Index"}
+NOT_YET = {"hex": "a sequence value"}
 
 
 def _interpreter(game: gdl.CompiledGame) -> Interpreter:
@@ -46,7 +46,8 @@ def test_bundled_games_agree_with_python_and_the_interpreter(name: str, params: 
     native, reason = c_backend_or_reason(python)
     assert native is not None, reason
     assert native.backend == "c" and python.backend == "python"
-    result = agree(python, native, playouts=150, seed=11, oracle=_interpreter(python), oracle_playouts=15)
+    result = agree(python, native, playouts=150, seed=11, max_plies=300, oracle=_interpreter(python),
+                   oracle_playouts=15)
     assert result.agree, (result.disagreement, result.moves)
     assert result.playouts == 150 and result.states > 150
 
@@ -65,7 +66,7 @@ def test_every_bundled_game_is_listed_here() -> None:
 @pytest.mark.parametrize(("name", "params"), [
     ("tictactoe", {}), ("connect4", {"cols": "4", "rows": "4"}), ("nim", {}), ("takeaway3", {}),
     ("clobber", {"rows": "3", "cols": "4"}), ("dots_and_boxes", {}), ("kalah", {"pits": "3", "seeds": "3"}),
-    ("othello", {"size": "4"}),
+    ("othello", {"size": "4"}), ("breakthrough", {"rows": "4", "cols": "3"}), ("hexapawn", {}),
 ], ids=lambda x: str(x) if isinstance(x, str) else "")
 def test_solved_values_and_best_moves_agree(name: str, params: dict[str, str]) -> None:
     python = gdl.load(name, params)
@@ -98,8 +99,8 @@ def test_the_docs_games_and_the_interpreter_corpus_agree() -> None:
         translated += 1
         result = agree(python, native, playouts=50, seed=3, oracle=_interpreter(python), oracle_playouts=10)
         assert result.agree, (name, result.disagreement, result.moves)
-    assert translated >= 35  # (35 of the 51 that load: the rest use `/`, select, min/max over a list, chance
-    # with outcomes or probabilities known only at run time, or locals kept across a chance point without bounds)
+    assert translated >= 41  # (41 of the 51 that load: the rest use `/`, `select`, fractions, branch probabilities
+    # computed at run time, or locals kept across a chance point without known bounds)
 
 
 class _Reordered:
@@ -156,8 +157,8 @@ def test_load_backend_choices() -> None:
         game = gdl.load("hex", backend="auto")
     assert game.backend == "python"
     assert [str(w.message) for w in caught] == ["using the Python back end: the C back end does not translate "
-                                                "the aggregate 'select' yet"]
-    with pytest.raises(BackendError, match="cannot be used: the C back end does not translate the aggregate"):
+                                                "a sequence value yet"]
+    with pytest.raises(BackendError, match="cannot be used: the C back end does not translate a sequence value"):
         gdl.load("hex", backend="c")
     with pytest.raises(BackendError, match="unknown back end 'fortran'"):
         gdl.load("hex", backend="fortran")
@@ -202,11 +203,10 @@ def test_backend_c_without_the_c_back_end_is_one_line_and_auto_a_note(capsys: py
     assert main(["solve", "hex", "-p", "size=2", "--backend", "c"]) == 2
     err = capsys.readouterr().err
     assert err.strip() == ("gdl solve: error: --backend c: the C back end cannot be used: the C back end does not "
-                           "translate the aggregate 'select' yet")
+                           "translate a sequence value yet")
     assert main(["solve", "hex", "-p", "size=2", "--backend", "auto"]) == 0
     captured = capsys.readouterr()
-    assert "note: using the Python back end: the C back end does not translate the aggregate 'select' yet" in \
-        captured.err
+    assert "note: using the Python back end: the C back end does not translate a sequence value yet" in captured.err
     assert "wins" in captured.out
 
 

@@ -41,7 +41,6 @@ from gdl.native.emit_c_expr import (
     _pos,
     _real,
     _terms,
-    _values,
 )
 from gdl.native.emit_chance import ChanceEmitter
 
@@ -134,7 +133,7 @@ class CEmitter(ChanceEmitter):
             if move.specialised is not None:
                 self.specialised_move(move, parts, codes, otherwise if move.otherwise else legal, dispatch, legal_fn)
                 continue
-            domains = [_values(param.domain) for param in move.params]
+            domains = [self.universe(param.domain) for param in move.params]
             base = len(codes)
             combos = list(product(*domains))
             codes.extend(MoveCode(move.index, tuple(c)) for c in combos)
@@ -199,9 +198,17 @@ class CEmitter(ChanceEmitter):
         lines: list[str] = []
         indent = "  "
         index = "0"
-        for i, (values, name) in enumerate(zip(domains, names, strict=True)):
+        tails: list[str] = []
+        for i, (values, name, param) in enumerate(zip(domains, names, move.params, strict=True)):
             arr = self.static_array(values) if values else "K_EMPTY"
-            lines.append(f"{indent}for (int64_t _p{i} = 0; _p{i} < {len(values)}; _p{i}++) {{ {name} = {arr}[_p{i}];")
+            if param.domain.is_const:
+                loop = f"for (int64_t _p{i} = 0; _p{i} < {len(values)}; _p{i}++)"
+                lines.append(f"{indent}{loop} {{ {name} = {arr}[_p{i}];")
+                tails.append("}")
+            else:  # a list chosen at run time: the code numbers the value's place among every possible value
+                head, tail = self.iterate(param.domain, name)
+                lines.append(f"{indent}{head} int64_t _p{i} = 0; while ({arr}[_p{i}] != {name}) _p{i}++;")
+                tails.append(tail)
             index = f"({index}) * {len(values)} + _p{i}"
             indent += "  "
         guard = self.ex(move.guard) if move.guard is not None else "1"
@@ -209,9 +216,9 @@ class CEmitter(ChanceEmitter):
         lines.append(f"{indent}  if (n >= G_MAX_MOVES) {{ gdl_fail(e, GDL_E_CAPACITY, 0, 0, n); goto fail; }}")
         lines.append(f"{indent}  moves[n++] = (int32_t)({base} + {index});")
         lines.append(f"{indent}}}")
-        for _ in domains:
+        for tail in reversed(tails):
             indent = indent[:-2]
-            lines.append(f"{indent}}}")
+            lines.append(f"{indent}{tail}")
         return lines
 
     def dispatch(self, move: ir.Move, domains: list[list[int]], base: int, count: int) -> str:

@@ -279,6 +279,8 @@ class ExpressionEmitter:
         test = f"({self.ex(node.filter)})" if node.filter is not None else "1"
         body = self.ex(node.body) if node.body is not None else "1"
         kind = node.kind
+        if kind in ("min", "max"):
+            return self.extremum(node, var, test, body)
         start = {"any": "0", "all": "1", "count": "0", "sum": "0", "first": "-1"}.get(kind)
         if start is None:
             raise Unsupported(f"the aggregate {kind!r}")
@@ -293,6 +295,29 @@ class ExpressionEmitter:
             return f"((int64_t){start})"
         head, tail = self.iterate(node.domain, var)
         return f"({{ int64_t _r = {start}; {head} if (!{test}) continue; {step} {tail} _r; }})"
+
+    def extremum(self, node: ir.Aggregate, var: str, test: str, body: str) -> str:
+        """``min``/``max`` of the bodies; a rule error when no value passes the filter (as in Python)."""
+        assert node.domain is not None
+        line, col = _pos(node.span)
+        better = "<" if node.kind == "min" else ">"
+        if node.domain.is_const and not _values(node.domain):
+            return f"({{ gdl_fail(e, GDL_E_RULE, {line}, {col}, 0); goto fail; (int64_t)0; }})"
+        head, tail = self.iterate(node.domain, var)
+        return (f"({{ int64_t _r = 0; int _n = 0; {head} if (!{test}) continue; "
+                f"{{ int64_t _b = {body}; if (!_n++ || _b {better} _r) _r = _b; }} {tail} "
+                f"if (!_n) {{ gdl_fail(e, GDL_E_RULE, {line}, {col}, 0); goto fail; }} _r; }})")
+
+    def ex_Index(self, node: ir.Index) -> str:
+        """``seq[i]`` of a constant list (checked index: an index outside it is a rule error)."""
+        if node.seq is None or not node.seq.is_const:
+            raise Unsupported("indexing a list computed at run time")
+        values = _values(node.seq)
+        if not values:
+            raise Unsupported("indexing an empty list")
+        line, col = _pos(node.span)
+        name = self.static_array(values)
+        return f"{name}[GDL_CHECK({self.ex(node.index)}, 0, {len(values) - 1}, GDL_E_INDEX, {line}, {col})]"
 
     def iterate(self, domain: ir.Expr, var: str) -> tuple[str, str]:
         """A C loop over ``domain`` that sets ``var`` to each value in order: its head and its tail
@@ -309,7 +334,41 @@ class ExpressionEmitter:
             offsets, items, index = self.jagged(domain)
             return (f"{{ int64_t _j = {index}; for (int64_t _k = {offsets}[_j]; _k < {offsets}[_j + 1]; _k++) "
                     f"{{ {var} = {items}[_k];", "} }")
+        choose = self.sequence(domain)
+        return (f"{{ const int64_t *_sq = K_EMPTY; int64_t _sn = 0; {choose} "
+                f"for (int64_t _k = 0; _k < _sn; _k++) {{ {var} = _sq[_k];", "} }")
+
+    def sequence(self, domain: ir.Expr) -> str:
+        """C statements that point ``_sq``/``_sn`` at the values of ``domain``, a list chosen at run time
+        among constant lists: a conditional, a call of a def whose body is one (inlined: its parameters
+        bound in the caller), or a table entry."""
+        if domain.is_const:
+            values = _values(domain)
+            return f"_sq = {self.static_array(values) if values else 'K_EMPTY'}; _sn = {len(values)};"
+        if isinstance(domain, ir.IfExpr) and domain.then is not None and domain.orelse is not None:
+            return (f"if ({self.ex(domain.test)}) {{ {self.sequence(domain.then)} }} "
+                    f"else {{ {self.sequence(domain.orelse)} }}")
+        if isinstance(domain, ir.Call):
+            d = self.p.defs[self.def_index[domain.name]] if domain.name in self.def_index else None
+            if d is None or d.calls_defs:
+                raise Unsupported("a list computed by a def at run time")
+            binds = " ".join(f"{self.fn.local(v)} = {self.ex(a)};" for v, a in zip(d.params, domain.args, strict=True))
+            return f"{binds} {self.sequence(d.body)}"
+        if isinstance(domain, ir.Table):
+            offsets, items, index = self.jagged(domain)
+            return (f"{{ int64_t _j = {index}; _sq = {items} + {offsets}[_j]; "
+                    f"_sn = {offsets}[_j + 1] - {offsets}[_j]; }}")
         raise Unsupported("a domain computed at run time")
+
+    def universe(self, domain: ir.Expr) -> list[int]:
+        """Every value ``domain`` may hold, in first-seen order (what a move parameter's codes range over)."""
+        if domain.is_const:
+            return _values(domain)
+        if isinstance(domain, ir.IfExpr) and domain.then is not None and domain.orelse is not None:
+            return list(dict.fromkeys(self.universe(domain.then) + self.universe(domain.orelse)))
+        if isinstance(domain, ir.Call) and domain.name in self.def_index:
+            return self.universe(self.p.defs[self.def_index[domain.name]].body)
+        raise Unsupported("a move parameter ranging over a list computed at run time")
 
     def jagged(self, node: ir.Table) -> tuple[str, str, str]:
         """A table whose entries are lists, as one array of items and one of offsets; and the C index
@@ -354,6 +413,8 @@ class ExpressionEmitter:
 
     def ex_Call(self, node: ir.Call) -> str:
         index = self.def_index.get(node.name)
+        if node.type.kind == "seq":
+            raise Unsupported("a list returned by a def, used as a value")
         if index is None:
             raise Unsupported(f"a call of the unknown def #{len(self.def_index)}")
         args = "".join(f"{self.ex(a)}, " for a in node.args)
@@ -364,6 +425,8 @@ class ExpressionEmitter:
         A failure inside records the rule error and returns; the caller sees ``e->code`` and fails too."""
         protos, bodies = [], []
         for i, d in enumerate(self.p.defs):
+            if d.body.type.kind == "seq":
+                continue  # (a list: inlined where it is iterated, see `sequence`)
             params = "".join(f"int64_t A{k}, " for k in range(len(d.params)))
             signature = f"static int64_t D{i}(const g_cell *s, int64_t me, {params}gdl_error *e)"
             protos.append(signature + ";")

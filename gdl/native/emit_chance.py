@@ -69,6 +69,7 @@ class ChanceEmitter(ExpressionEmitter):
         """Append the outcome codes, the continuation functions and their dispatch; returns the most
         outcomes of one point (``G_MAX_OUTCOMES``). ``g_chance`` is then :meth:`chance_function`."""
         self.outcome_cases: list[str] = []
+        self.chance_fn = _Function()  # g_chance's locals (the weights' variables)
         most = 1
         for point in sorted(self.p.chance, key=lambda c: c.point):
             outcomes = _outcomes(point)
@@ -77,8 +78,12 @@ class ChanceEmitter(ExpressionEmitter):
             cases = [f"  case {int(point.point)}:"]
             for i, (value, label, probability) in enumerate(outcomes):
                 codes.append(OutcomeCode(int(point.point), i, value, label))
-                cases.append(f"    o[{i}] = {first + i}; p[{i}] = {_real(probability)};")
-            cases.append(f"    return {len(outcomes)};")
+                if probability is not None:
+                    cases.append(f"    o[{i}] = {first + i}; p[{i}] = {_real(probability)};")
+            if point.weight is not None:
+                cases.extend(self.weighted_case(point, [v for v, _, _ in outcomes if v is not None], first))
+            else:
+                cases.append(f"    return {len(outcomes)};")
             self.outcome_cases.extend(cases)
             name = f"oc{int(point.point)}"
             parts.append(self.continuation_function(name, point))
@@ -86,14 +91,48 @@ class ChanceEmitter(ExpressionEmitter):
                             f"return {name}(s, code - {first}, e);")
         return most
 
+    def weighted_case(self, point: ir.ChancePoint, values: list[int], first: int) -> list[str]:
+        """A chance ``var in domain weight w``: the weights computed in the state as the mover sees it (the
+        turn is the mover's); as in Python, a negative weight or a zero total is a rule error, an outcome
+        of weight 0 is left out, and each probability is ``w / total``."""
+        assert point.var is not None and point.weight is not None
+        for node in ir.walk(point.weight):
+            if isinstance(node, ir.Local) and node.var is not None and node.var.id != point.var.id:
+                raise Unsupported("a chance weight that reads a local of the move")
+        base = self.layout.extra_base
+        line, col = _pos(point.span)
+        outer, self.fn = self.fn, self.chance_fn
+        var = self.fn.local(point.var)
+        weight = self.ex(point.weight)
+        self.chance_fn, self.fn = self.fn, outer
+        array = self.static_array(values)
+        n = len(values)
+        return [
+            "    {",
+            f"      g_cell _t[G_STATE_LEN]; memcpy(_t, s, sizeof _t); _t[G_TURN] = _t[{base + 1}];",
+            f"      const g_cell *s = _t; int64_t me = s[{base + 1}]; (void)me;",
+            f"      int64_t _wt[{n}], _total = 0; int _n = 0;",
+            f"      for (int _i = 0; _i < {n}; _i++) {{",
+            f"        {var} = {array}[_i]; _wt[_i] = {weight};",
+            f"        if (_wt[_i] < 0) {{ gdl_fail(e, GDL_E_RULE, {line}, {col}, _wt[_i]); goto fail; }}",
+            f"        _total = GDL_ADD(_total, _wt[_i], {line}, {col});",
+            "      }",
+            f"      if (_total <= 0) {{ gdl_fail(e, GDL_E_RULE, {line}, {col}, _total); goto fail; }}",
+            f"      for (int _i = 0; _i < {n}; _i++) if (_wt[_i]) {{ o[_n] = {first} + _i; "
+            "p[_n] = (double)_wt[_i] / (double)_total; _n++; }",
+            "      return _n;",
+            "    }",
+        ]
+
     def chance_function(self) -> str:
         if not self.layout.has_chance:
             return ("static int g_chance(const g_cell *s, int32_t *o, double *p, gdl_error *e) "
                     "{ (void)s; (void)o; (void)p; (void)e; return 0; }")
         base = self.layout.extra_base
-        return "\n".join(["static int g_chance(const g_cell *s, int32_t *o, double *p, gdl_error *e) {",
-                          f"  switch (s[{base}]) {{", *self.outcome_cases, "  default: break;", "  }",
-                          f"  return gdl_fail(e, GDL_E_STATE, 0, 0, s[{base}]);", "}"])
+        self.fn = self.chance_fn
+        return self.function("static int g_chance(const g_cell *s, int32_t *o, double *p, gdl_error *e)",
+                             [f"  switch (s[{base}]) {{", *self.outcome_cases, "  default: break;", "  }",
+                              f"  return gdl_fail(e, GDL_E_STATE, 0, 0, s[{base}]);", "fail:", "  return GDL_ERROR;"])
 
     def continuation_function(self, name: str, point: ir.ChancePoint) -> str:
         """``name(s, pick, e)``: nature's pick number ``pick`` at ``point``, then the rest of the move."""
@@ -131,9 +170,11 @@ class ChanceEmitter(ExpressionEmitter):
 def _outcomes(point: ir.ChancePoint) -> list[tuple[int | None, str | None, Any]]:
     """(value, label, probability) of each outcome, in the Python back end's order."""
     if point.var is not None:
-        if point.distribution is None:
+        if point.distribution is not None:
+            return [(_int(value), None, probability) for value, probability in point.distribution]
+        if point.weight is None or point.domain is None or not point.domain.is_const:
             raise Unsupported("a chance distribution computed at run time")
-        return [(_int(value), None, probability) for value, probability in point.distribution]
+        return [(_int(value), None, None) for value in point.domain.const]  # (the weights are computed)
     probabilities = []
     for expr in point.probabilities:
         if not expr.is_const:
