@@ -91,7 +91,7 @@ class OpenSpielSimultaneousGame:
 
     def apply_joint(self, state: OpenSpielState, moves: Sequence[Hashable]) -> OpenSpielState:
         child = state.state.clone()
-        child.apply_actions([int(m.data if isinstance(m, Move) else m) for m in moves])  # type: ignore[call-overload]
+        child.apply_actions([int(m.data) if isinstance(m, Move) else int(m) for m in moves])  # type: ignore[call-overload]
         return self._wrap(child)
 
     def apply(self, state: OpenSpielState, move: Hashable) -> OpenSpielState:
@@ -99,7 +99,7 @@ class OpenSpielSimultaneousGame:
         if isinstance(action, tuple):  # a joint move
             return self.apply_joint(state, action)
         child = state.state.clone()
-        child.apply_action(int(action))  # type: ignore[call-overload]
+        child.apply_action(int(action))  # type: ignore[arg-type]
         return self._wrap(child)
 
     def utilities(self, state: OpenSpielState) -> tuple[float, ...]:

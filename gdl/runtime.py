@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 import traceback
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
 from operator import itemgetter
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
@@ -121,7 +121,7 @@ class CompiledGame:
         except Exception as error:  # a rule failed while building the initial state
             raise RuleFileError([self.explain(error)], source) from None
         # Hot methods: the generated functions themselves.
-        self.legal_moves: Callable[[tuple], list[Move]] = namespace["_legal"]
+        self.legal_moves: Callable[..., list[Move]] = namespace["_legal"]  # (state[, player]: simultaneous)
         self.to_move: Callable[[tuple], int] = itemgetter(self._turn)
 
         def apply(state: tuple, move: Move) -> tuple:
@@ -152,6 +152,10 @@ class CompiledGame:
         return self._initial
 
     simultaneous = False  # a rule file's players take turns (solver.game.Game.simultaneous)
+
+    def apply_joint(self, state: tuple, moves: Sequence[Move]) -> tuple:
+        """A simultaneous round (gdl/simultaneous.py replaces this in a `simultaneous` game)."""
+        raise IllegalMoveError(f"{self.name}: the players take turns; there are no joint moves")
     backend = "python"  # where the rules run (gdl.native.game.NativeGame: "c")
 
     def verify_symmetry(self) -> None:

@@ -54,7 +54,7 @@ def play_round(out: Any, game: CompiledGame, state: Any, human: int | None, agen
     joint = [chosen[p] for p in range(len(game.players))]
     out.print(Text("revealed: ", style="bold") + Text(", ".join(f"{game.players[p]} {m}"
                                                                 for p, m in enumerate(joint)), style="bold cyan"))
-    return game.parse_move(state, "|".join(map(str, joint)))  # type: ignore[call-arg]
+    return game.parse_move(state, "|".join(map(str, joint)))
 
 
 def _ask(out: Any, game: CompiledGame, state: Any, seat: int, read: Callable[[str], str]) -> Move | None:
@@ -75,7 +75,7 @@ def _ask(out: Any, game: CompiledGame, state: Any, seat: int, read: Callable[[st
             out.print(ROUND_HELP)
             continue
         if command == "moves":
-            out.print(Text("legal moves: " + ", ".join(map(str, game.legal_moves(state, seat)))))  # type: ignore[call-arg]
+            out.print(Text("legal moves: " + ", ".join(map(str, game.legal_moves(state, seat)))))
             continue
         try:
             return game.parse_move(state, command, seat)  # type: ignore[call-arg]

@@ -71,7 +71,7 @@ def solve_simultaneous_game(args: argparse.Namespace, out: Any, game: CompiledGa
     return EXIT_INTERRUPTED if result.stopped and result.stop_reason == "interrupt" else EXIT_OK
 
 
-def pure_guarantees(game: CompiledGame, state: State, result: SimultaneousSolution) -> dict[str, dict[str, float]]:
+def pure_guarantees(game: CompiledGame, state: Any, result: SimultaneousSolution) -> dict[str, dict[str, float]]:
     """At a two-player zero-sum simultaneous root: per player, each pure move's worst-case value for that player
     (what the player can guarantee by always playing it). Empty elsewhere."""
     if game.to_move(state) != SIMULTANEOUS or len(game.players) != 2 or not game.zero_sum:
