@@ -33,7 +33,8 @@ TRANSLATED = [
     ("pig", {}), ("pig", {"variant": "openspiel"}), ("race", {}), ("eight_puzzle", {}),
     ("breakthrough", {"rows": "4", "cols": "3"}), ("breakthrough", {}), ("hexapawn", {}),
 ]
-NOT_YET = {"hex": "a sequence value"}
+NOT_YET = {"hex": "a sequence value", "rps": "simultaneous moves", "security": "simultaneous moves",
+           "goofspiel": "simultaneous moves"}
 
 
 def _interpreter(game: gdl.CompiledGame) -> Interpreter:
