@@ -22,9 +22,27 @@ pytestmark = [pytest.mark.slow, pytest.mark.skipif(skip_reason() is not None, re
 @pytest.mark.parametrize(("name", "defines"), [("tictactoe.c", {}), ("connect4.c", {"C4_COLS": 4, "C4_ROWS": 4}),
                                                ("connect4.c", {"C4_COLS": 7, "C4_ROWS": 6})])
 def test_sanitized_corpus(name: str, defines: dict[str, int], tmp_path: Path) -> None:
+    _run_sanitized(source(name, defines), tmp_path)
+
+
+@pytest.mark.parametrize(("name", "params"), [("pig", {"goal": "30"}), ("hex", {"size": "4"}), ("kalah", {}),
+                                              ("breakthrough", {}), ("othello", {"size": "4"})])
+def test_sanitized_corpus_of_games_compiled_from_their_rule_files(name: str, params: dict[str, str],
+                                                                  tmp_path: Path) -> None:
+    """The C the emitter writes from the compiler's IR (chance, symmetries, defs, run-time lists, tables)."""
+    import gdl
+    from gdl.native.emit_c import emit
+    from gdl.native.game import symmetry_maps
+
+    game = gdl.load(name, params)
+    assert game.program.ir is not None
+    _run_sanitized(emit(game.program.ir, symmetry_maps(game)).source, tmp_path)
+
+
+def _run_sanitized(game_source: str, tmp_path: Path) -> None:
     program = tmp_path / "driver"
     try:
-        compile_executable(source(name, defines), (HERE / "driver.c").read_text(encoding="utf-8"), program)
+        compile_executable(game_source, (HERE / "driver.c").read_text(encoding="utf-8"), program)
     except BuildError as error:
         if "sanitize" in str(error) or "asan" in str(error).lower():
             pytest.skip(f"the C compiler cannot build with sanitizers here: {error}")

@@ -437,7 +437,46 @@ class ExpressionEmitter:
             bodies.append(self.function(signature, body))
         return protos, bodies
 
+    def connected(self, node: ir.Builtin) -> str:
+        """``connected(starts, goals, within)``: a depth-first search over the board's neighbours, from the
+        cells of ``starts`` inside ``within`` to one of ``goals`` inside it (as ``gdl.rule_helpers._connected``).
+        Each list is a constant or a ``select`` over a domain; it becomes a mask of the board's cells."""
+        board = self.p.board
+        if board is None or len(node.args) != 3:
+            raise Unsupported("`connected` without a board")
+        neighbors = [list(n) for n in board.neighbors]
+        cells = len(neighbors)
+        offsets: list[int] = [0]
+        items: list[int] = []
+        for n in neighbors:
+            items.extend(int(c) for c in n)
+            offsets.append(len(items))
+        off, nb = self.static_array(offsets), self.static_array(items)
+        marks = [self.mask(arg, mask, cells) for arg, mask in zip(node.args, ("_sm", "_go", "_in"), strict=True)]
+        masks = ", ".join(f"{name}[{cells}] = {{0}}" for name in ("_sm", "_go", "_in", "_seen"))
+        return (f"({{ uint8_t {masks}; int32_t _st[{cells}]; int _top = 0; int64_t _res = 0; {' '.join(marks)} "
+                f"for (int _c = 0; _c < {cells}; _c++) if (_sm[_c] && _in[_c]) {{ _seen[_c] = 1; _st[_top++] = _c; }} "
+                "while (_top > 0) { int32_t _c = _st[--_top]; if (_go[_c] && _in[_c]) { _res = 1; break; } "
+                f"for (int64_t _k = {off}[_c]; _k < {off}[_c + 1]; _k++) {{ int32_t _n = (int32_t){nb}[_k]; "
+                "if (_in[_n] && !_seen[_n]) { _seen[_n] = 1; _st[_top++] = _n; } } } _res; })")
+
+    def mask(self, seq: ir.Expr, mask: str, cells: int) -> str:
+        """C statements that set ``mask[c]`` for each cell ``c`` of the list ``seq`` (cells outside the
+        board, such as ``none``, are no cells)."""
+        if seq.is_const:
+            values = [v for v in _values(seq) if 0 <= v < cells]
+            return " ".join(f"{mask}[{v}] = 1;" for v in values)
+        if isinstance(seq, ir.Aggregate) and seq.kind == "select" and seq.var is not None and seq.domain is not None:
+            var = self.fn.local(seq.var)
+            test = f"({self.ex(seq.filter)})" if seq.filter is not None else "1"
+            body = self.ex(seq.body) if seq.body is not None else "1"
+            head, tail = self.iterate(seq.domain, var)
+            return f"{head} if ({test} && ({body}) && {var} >= 0 && {var} < {cells}) {mask}[{var}] = 1; {tail}"
+        raise Unsupported("`connected` over a list computed at run time")
+
     def ex_Builtin(self, node: ir.Builtin) -> str:
+        if node.name == "connected":
+            return self.connected(node)
         args = [self.ex(a) for a in node.args]
         if node.name == "abs" and len(args) == 1:
             return f"({{ int64_t _x = {args[0]}; _x < 0 ? -_x : _x; }})"
