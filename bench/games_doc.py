@@ -27,6 +27,7 @@ import gdl  # noqa: E402
 from solver.exact import solve  # noqa: E402
 from solver.limits import Limits  # noqa: E402
 from solver.shortest_path import solve_puzzle  # noqa: E402
+from solver.simultaneous import solve_simultaneous  # noqa: E402
 
 DOC = ROOT / "docs" / "games.md"
 CAP_SECONDS = 60.0
@@ -51,6 +52,9 @@ VARIANTS: list[tuple[str, dict[str, str]]] = [
     ("takeaway3", {}),
     ("race", {"goal": "10"}),
     ("eight_puzzle", {"start": "8,6,7,2,5,4,3,0,1"}),
+    ("rps", {}),
+    ("security", {}),
+    ("goofspiel", {"cards": "4"}),
 ]
 """The variants solved for the second table: each game's default when it is small, else a small board."""
 
@@ -70,6 +74,9 @@ SHOWS: dict[str, str] = {
     "takeaway3": "three players, general-sum utilities (`utility p in 0..2`)",
     "race": "non-uniform chance written as weights (two dice summed), two chance moves",
     "eight_puzzle": "a one-player puzzle; its `heuristic` guides A*",
+    "rps": "`simultaneous`: both players choose at once; a matrix game solved by an LP (mixed strategy)",
+    "security": "`simultaneous` with different moves per player, a cost table as `utility`, no saddle point",
+    "goofspiel": "`simultaneous` rounds resolved in `after every move` once both bids are in",
 }
 """What each game demonstrates in the rule language (prose; a game missing here shows "—")."""
 
@@ -139,6 +146,14 @@ def solve_variant(name: str, params: Mapping[str, str], cap: float) -> Row:
             return Row(variant_name(name, params), f"not solved within {cap:g} s", found.algorithm, "—", None)
         value = f"solved in {len(found.moves)} moves" if found.solved else "no solution"
         return Row(variant_name(name, params), value, found.algorithm, f"{found.nodes:,}", took)
+    if game.simultaneous:  # an LP at each simultaneous node; the value and the first player's mixed strategy
+        sim = solve_simultaneous(game, limits=Limits(seconds=cap))
+        took = time.perf_counter() - start
+        if sim.stopped:
+            return Row(variant_name(name, params), f"not solved within {cap:g} s", sim.algorithm, "—", None)
+        mix = ", ".join(f"{m} {q:.3g}" for m, q in sim.strategies[0].items() if q > 1e-9)
+        return Row(variant_name(name, params), f"{value_text(game, sim.value)} ({game.players[0]}: {mix})",
+                   sim.algorithm, f"{sim.stats.nodes:,}", took)
     result = solve(game, limits=Limits(seconds=cap))
     took = time.perf_counter() - start
     if result.stopped or not result.exact:

@@ -328,6 +328,11 @@ class ZeroSumDecl(Decl):
 
 
 @dataclass(frozen=True, slots=True)
+class SimultaneousDecl(Decl):
+    """``simultaneous``: at every decision all players choose at once (the moves apply in player order)."""
+
+
+@dataclass(frozen=True, slots=True)
 class SymmetryDecl(Decl):
     """``symmetry mirror, rotate90``: board symmetries that leave the rules unchanged."""
 

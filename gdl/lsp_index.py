@@ -47,6 +47,7 @@ KEYWORD_DOCS = {
     "heuristic": "`heuristic p: expr`: an estimate of a position for depth-limited search.",
     "render": "`render var: value \"symbol\", ...`: how `gdl play` draws a board variable.",
     "zero_sum": "`zero_sum`: the utilities always add up to zero.",
+    "simultaneous": "`simultaneous`: every decision is a round where all players choose at once.",
     "symmetry": "`symmetry all` or generators: board symmetries that leave the rules unchanged.",
     "when": "`when C`: a guard (moves) or the condition of an end rule.",
     "otherwise": "`move m otherwise`: legal exactly when no other move is.",

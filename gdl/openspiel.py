@@ -31,7 +31,7 @@ from collections.abc import Hashable, Mapping
 from typing import Any
 
 from gdl.runtime import CompiledGame
-from solver.game import CHANCE, TERMINAL, Game, IllegalMoveError, Move
+from solver.game import CHANCE, SIMULTANEOUS, TERMINAL, Game, IllegalMoveError, Move
 
 __all__ = ["ActionTable", "OpenSpielGame", "OpenSpielState", "register_pyspiel_game"]
 
@@ -276,6 +276,10 @@ class ActionTable:
             moves = [m for m, _ in game.chance_outcomes(state)]
             self._found_outcomes.update(map(str, moves))
             return moves
+        if player == SIMULTANEOUS:  # each player's own moves get ids; the joint moves lead on
+            for who in range(len(game.players)):
+                self._found_moves.update(map(str, game.legal_moves(state, who)))  # type: ignore[call-arg]
+            return list(game.legal_moves(state))
         moves = list(game.legal_moves(state))
         self._found_moves.update(map(str, moves))
         return moves
@@ -376,7 +380,10 @@ def register_pyspiel_game(
 ) -> Any:
     """Register a compiled rule file as the pyspiel Python game ``short_name``; returns its ``GameType``.
 
-    The game is sequential, perfect-information, with explicit chance nodes if
+    A `simultaneous` rule file becomes a game with SIMULTANEOUS dynamics (each player's actions are its own
+    moves, ``apply_actions`` plays a round; perfect information otherwise, as OpenSpiel's goofspiel with
+    ``imp_info=false``). Otherwise the
+    game is sequential, perfect-information, with explicit chance nodes if
     the rule file has any, zero-sum if it declares ``zero_sum`` (general-sum
     otherwise), and rewards at the end only. Its parameters are the rule file's
     (lists as ``"3,4,5"``, enumerations by member name), so
@@ -400,10 +407,11 @@ def register_pyspiel_game(
     game_type = pyspiel.GameType(
         short_name=short_name,
         long_name=long_name or f"{base.name} (gdl rule file)",
-        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+        dynamics=(pyspiel.GameType.Dynamics.SIMULTANEOUS if base.simultaneous
+                  else pyspiel.GameType.Dynamics.SEQUENTIAL),
         chance_mode=(pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC if base.has_chance
                      else pyspiel.GameType.ChanceMode.DETERMINISTIC),
-        information=pyspiel.GameType.Information.PERFECT_INFORMATION,
+        information=pyspiel.GameType.Information.PERFECT_INFORMATION,  # simultaneous too (as goofspiel imp_info=false)
         utility=pyspiel.GameType.Utility.ZERO_SUM if base.zero_sum else pyspiel.GameType.Utility.GENERAL_SUM,
         reward_model=pyspiel.GameType.RewardModel.TERMINAL,
         max_num_players=n,
@@ -453,11 +461,21 @@ def register_pyspiel_game(
                 return int(pyspiel.PlayerId.TERMINAL)
             if player == CHANCE:
                 return int(pyspiel.PlayerId.CHANCE)
+            if player == SIMULTANEOUS:
+                return int(pyspiel.PlayerId.SIMULTANEOUS)
             return int(player)
 
         def _legal_actions(self, player: int) -> list[int]:
             game = self._g()
+            if game.gdl.to_move(self._s) == SIMULTANEOUS:  # this player's own moves
+                return sorted(game.table.move_id(str(m)) for m in game.gdl.legal_moves(self._s, player))
             return sorted(game.table.move_id(str(m)) for m in game.gdl.legal_moves(self._s))
+
+        def _apply_actions(self, actions: list[int]) -> None:
+            """A simultaneous move: one action per player."""
+            game = self._g()
+            names = [game.table.move_names[a] for a in actions]
+            self._s = game.gdl.apply(self._s, game.gdl.parse_move(self._s, "|".join(names)))
 
         def chance_outcomes(self) -> list[tuple[int, float]]:
             game = self._g()

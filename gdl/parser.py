@@ -385,6 +385,9 @@ class ToAst(Transformer[Token, Any]):
     def zero_sum_decl(self, t: Built) -> ast.Decl:
         return ast.ZeroSumDecl(_e(t))
 
+    def simultaneous_decl(self, t: Built) -> ast.Decl:
+        return ast.SimultaneousDecl(_e(t))
+
     def symmetry_decl(self, t: Built) -> ast.Decl:
         return ast.SymmetryDecl(_e(t), t.children[0])
 

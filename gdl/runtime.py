@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import time
 import traceback
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
 from operator import itemgetter
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
+from gdl import simultaneous as rounds
 from gdl import symmetry_cache
 from gdl.board import COLUMN_LETTERS
 from gdl.code_cache import compile_cached
@@ -32,7 +33,16 @@ from gdl.rule_helpers import (  # noqa: F401 (re-exported: the public names of t
 from gdl.symmetry import SlotMap, canonical_key, find_violation, slot_map
 from gdl.symmetry import group as symmetry_group
 from gdl.types import COLUMN, COLUMN_DISPLAY, ROW, ROW_DISPLAY
-from solver.game import CHANCE, TERMINAL, AmbiguousMoveError, Game, IllegalMoveError, Move, UnknownMoveError
+from solver.game import (
+    CHANCE,
+    SIMULTANEOUS,
+    TERMINAL,
+    AmbiguousMoveError,
+    Game,
+    IllegalMoveError,
+    Move,
+    UnknownMoveError,
+)
 from solver.limits import SearchStopped
 
 if TYPE_CHECKING:
@@ -111,7 +121,7 @@ class CompiledGame:
         except Exception as error:  # a rule failed while building the initial state
             raise RuleFileError([self.explain(error)], source) from None
         # Hot methods: the generated functions themselves.
-        self.legal_moves: Callable[[tuple], list[Move]] = namespace["_legal"]
+        self.legal_moves: Callable[..., list[Move]] = namespace["_legal"]  # (state[, player]: simultaneous)
         self.to_move: Callable[[tuple], int] = itemgetter(self._turn)
 
         def apply(state: tuple, move: Move) -> tuple:
@@ -134,12 +144,18 @@ class CompiledGame:
         self._symmetry_maps: list[tuple[str, SlotMap]] = []
         if program.symmetries and program.board is not None and use_symmetry:
             self._init_symmetry(program)
+        if program.simultaneous:
+            rounds.install(self)
 
     # -------------------------------------------------------------- interface
     def initial_state(self) -> tuple:
         return self._initial
 
     simultaneous = False  # a rule file's players take turns (solver.game.Game.simultaneous)
+
+    def apply_joint(self, state: tuple, moves: Sequence[Move]) -> tuple:
+        """A simultaneous round (gdl/simultaneous.py replaces this in a `simultaneous` game)."""
+        raise IllegalMoveError(f"{self.name}: the players take turns; there are no joint moves")
     backend = "python"  # where the rules run (gdl.native.game.NativeGame: "c")
 
     def verify_symmetry(self) -> None:
@@ -303,6 +319,8 @@ class CompiledGame:
             return f"game over: {self.describe_end(state)}"
         if player == CHANCE:
             return "chance: " + ", ".join(f"{m} ({p:.4g})" for m, p in self.chance_outcomes(state))
+        if player == SIMULTANEOUS:
+            return "to move: " + ", ".join(self.players) + " (at once)"
         return f"to move: {self.players[player]}"
 
     def _board_lines(self, state: tuple, var: Any) -> list[str]:

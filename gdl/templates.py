@@ -1,8 +1,7 @@
 """Starting files for ``gdl new``: small commented games that check clean and solve in a moment.
 
 Each template is a complete rule file with ``{name}`` for the game's name; comments point into
-docs/language.md. ``simultaneous`` is named so that users asking for it get a clear answer: the
-language has no simultaneous moves yet (issue 15).
+docs/language.md. ``simultaneous`` is a matrix game where both players choose at once.
 """
 
 from __future__ import annotations
@@ -98,9 +97,29 @@ move pour(j: jug) when water[j] > 0 and water[other(j)] < capacity(other(j)):
 win Solver when water[big] == target  # 2.14 end rules
 """
 
-TEMPLATES = {"board": BOARD, "dice": DICE, "puzzle": PUZZLE}
-NOT_YET = {"simultaneous": "simultaneous moves are not in the rule language yet (issue 15); "
-                           "use --template board, dice or puzzle"}
+SIMULTANEOUS = """\
+# {name}: both players show a coin at once, neither seeing the other's; Even
+# wins if the coins match, Odd if they differ. No pure choice is safe: the
+# optimal strategy mixes heads and tails half and half (`gdl solve` prints it).
+# Edit it into your game, then run `gdl check` and `gdl solve` on this file.
+# The rule language: {doc} (section 2.12, simultaneous moves).
+
+game {name} "Matching pennies: both show a coin at once"
+players Even, Odd
+simultaneous  # every player chooses at once, each round
+enum side: heads, tails
+state shown[player]: side? = none
+
+move show(s: side) when shown[mover] == none:
+    shown[mover] = s
+
+def done = shown[Even] != none and shown[Odd] != none
+win Even when done and shown[Even] == shown[Odd]
+win Odd when done
+"""
+
+TEMPLATES = {"board": BOARD, "dice": DICE, "puzzle": PUZZLE, "simultaneous": SIMULTANEOUS}
+NOT_YET: dict[str, str] = {}  # templates asked for that the language cannot express yet
 
 
 def game_name(stem: str) -> str:

@@ -56,8 +56,9 @@ from dataclasses import dataclass, field
 from enum import Enum
 
 from solver.agents import Agent, make_agent
-from solver.game import CHANCE, TERMINAL, DeadEndError, Game, State, dead_end
+from solver.game import CHANCE, SIMULTANEOUS, TERMINAL, DeadEndError, Game, State, dead_end
 from solver.limits import TIE_TOLERANCE, StopReason  # TIE_TOLERANCE: utilities closer than this are a tie
+from solver.simgame import joint_name
 
 Z95 = 1.959964
 """The normal quantile of a two-sided 95% interval."""
@@ -261,6 +262,14 @@ def play_game(game: Game, seated: Sequence[Agent], seats: tuple[int, ...], rng: 
             player = game.to_move(state)
             if player == TERMINAL:
                 return record(GameEnd.FINISHED, tuple(game.utilities(state)))
+            if player == SIMULTANEOUS:  # every seat picks its own move, none seeing the others' (solver.simgame)
+                joint = tuple(seated[p].choose_for(state, p) for p in range(len(game.players)))  # type: ignore[attr-defined]
+                state = game.apply_joint(state, joint)  # type: ignore[attr-defined]
+                played.append(joint)
+                moves.append(joint_name(joint))
+                movers.append(player)
+                chances.append(None)
+                continue
             try:
                 move, probability = _play_one(game, state, player, seated, rng)
             except DeadEndError as error:  # here, or deeper in an agent's search: the line from the start

@@ -29,6 +29,8 @@ EXPECTED: dict[str, tuple[int, int | None, str, str | None]] = {
     "too-deep": (6, None, "nested 255 levels deep; at most 200", None),  # where the limit is passed
     "unknown-aggregate": (6, 13, "`avg k in ...` is not an aggregate", None),
     "again-in-setup": (6, 5, "`again` is meaningless in setup", None),
+    "simultaneous-turn": (8, 5, "`again` in a simultaneous game: every player moves once a round", "record the extra"),
+    "simultaneous-players": (4, 1, "`simultaneous` needs at least two players, not 1", "players A, B"),
     "arity": (7, 12, "`double` takes 1 argument(s), not 2", None),
     "assign-to-constant": (8, 5, "`goal` is a parameter and cannot be assigned", "only state variables"),
     "bad-index-domain": (4, 9, "contiguous range", None),

@@ -51,7 +51,8 @@ def test_complete_game_in_doc_loads(line: int, block: str) -> None:
         game = gdl.load_source(block, f"docs/language.md:{line}")
         assert not game.warnings, [str(w) for w in game.warnings]
         state = game.initial_state()
-        assert game.to_move(state) in range(-2, len(game.players))
+        first = -3 if game.simultaneous else -2  # SIMULTANEOUS (-3) only in a `simultaneous` game
+        assert game.to_move(state) in range(first, len(game.players))
         return
     with pytest.raises(gdl.RuleFileError) as info:
         gdl.load_source(block, f"docs/language.md:{line}")

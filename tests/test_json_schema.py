@@ -153,6 +153,8 @@ SOLVES = {
     "value iteration": ["pig", "-p", "goal=6", "--algorithm", "value_iteration"],
     "minimax": ["nim", "-p", "heaps=[1,2]", "--algorithm", "minimax"],
     "puzzle": ["eight_puzzle"],
+    "simultaneous": ["rps"],
+    "simultaneous, depth": ["goofspiel", "-p", "cards=3", "--depth", "1"],
 }
 
 

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+import gdl
 from gdl.cli import main
 from gdl.templates import TEMPLATES, game_name
 
@@ -21,7 +22,8 @@ def test_new_file_checks_and_solves(template: str, tmp_path: Path, capsys: pytes
     assert "0 errors, 0 warnings" in capsys.readouterr().out
     assert main(["solve", str(path)]) == 0
     out = capsys.readouterr().out
-    assert ("shortest solution" if template == "puzzle" else "principal variation") in out
+    expected = {"puzzle": "shortest solution", "simultaneous": "optimal mixed strategies"}
+    assert expected.get(template, "principal variation") in out
     assert main(["fmt", "--check", str(path)]) == 0  # templates are in the canonical layout
 
 
@@ -32,11 +34,18 @@ def test_new_refuses_to_overwrite_and_unknown_templates(tmp_path: Path, capsys: 
     assert "already exists" in capsys.readouterr().err
     assert path.read_text(encoding="utf-8") == "keep me"
     assert main(["new", str(path), "--force"]) == 0
-    assert main(["new", str(tmp_path / "s"), "--template", "simultaneous"]) == 2
-    err = capsys.readouterr().err
-    assert "not in the rule language yet" in err and "Traceback" not in err
-    assert not (tmp_path / "s.gdl").exists()
     assert main(["new", str(tmp_path / "x"), "--template", "cards"]) == 2
+
+
+def test_the_simultaneous_template_is_a_matrix_game_with_a_mixed_strategy(tmp_path: Path,
+                                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["new", str(tmp_path / "s"), "--template", "simultaneous"]) == 0
+    game = gdl.load(str(tmp_path / "s.gdl"))
+    assert game.simultaneous and not game.warnings
+    from solver.simultaneous import solve_simultaneous
+
+    result = solve_simultaneous(game)
+    assert result.value[0] == pytest.approx(0) and list(result.strategies[0].values()) == pytest.approx([0.5, 0.5])
 
 
 def test_game_names_from_file_names() -> None:

@@ -19,7 +19,7 @@ from gdl.check.moves import moves_note
 from gdl.check.states import DEAD_END, ProblemFound, StateChecks, problem_key
 from gdl.diagnostics import Diagnostic
 from gdl.runtime import CompiledGame, rule_budget
-from solver.game import CHANCE, TERMINAL
+from solver.game import CHANCE, SIMULTANEOUS, TERMINAL
 from solver.limits import SearchStopped
 from solver.shortest_path import line_to
 
@@ -193,7 +193,11 @@ class Explorer(StateChecks):
                 moves: Sequence[Any] = [outcome for outcome, _ in pairs]
             else:
                 moves = self._decision_moves(state, player)
-                self.actions.update(move.action for move in moves)
+                if player == SIMULTANEOUS:  # a joint move stands for one move of each player
+                    self.actions.update(m.action for who in range(len(game.players))
+                                        for m in game.legal_moves(state, who))
+                else:
+                    self.actions.update(move.action for move in moves)
         except ProblemFound as found:
             self._record(found.diagnostic, i, None)
             return ()

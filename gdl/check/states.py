@@ -28,7 +28,7 @@ from typing import Any
 
 from gdl.diagnostics import Diagnostic, Span, source_lines
 from gdl.runtime import CompiledGame
-from solver.game import Move
+from solver.game import SIMULTANEOUS, Move
 from solver.limits import SearchStopped
 
 PROBABILITY_TOLERANCE = 1e-9
@@ -103,9 +103,16 @@ class StateChecks:
     def _decision_moves(self, state: tuple[Any, ...], player: object) -> Sequence[Move]:
         """The legal moves of a decision state: a real player to move, some move, distinct names."""
         game = self.game
+        if player == SIMULTANEOUS and game.simultaneous:  # every player must have a move, each named once
+            for who in range(len(game.players)):
+                self._decision_moves_of(state, game.legal_moves(state, who), who)
+            return game.legal_moves(state)  # the joint moves
         if not isinstance(player, int) or not 0 <= player < len(game.players):
             raise ProblemFound(self._diag("bad-turn", f"the turn is {player!r}, not a player", Span(1, 1, 1, 2)))
-        moves = game.legal_moves(state)
+        return self._decision_moves_of(state, game.legal_moves(state), player)
+
+    def _decision_moves_of(self, state: tuple[Any, ...], moves: Sequence[Move], player: int) -> Sequence[Move]:
+        game = self.game
         if not moves:
             raise ProblemFound(self._diag(
                 DEAD_END, f"{game.players[player]} is to move but has no legal move, and the game is not over",

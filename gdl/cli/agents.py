@@ -21,6 +21,13 @@ def make_agent(spec: str, game: CompiledGame, seed: int | None) -> Any:
 
     :raises UsageError: an unknown agent, a bad option, a table for another game.
     """
+    if game.simultaneous:  # agents that pick their own move at a simultaneous node (solver.simagents)
+        from solver.simagents import make_sim_agent
+
+        try:
+            return make_sim_agent(game, spec, seed)
+        except ValueError as error:
+            raise UsageError(str(error)) from None
     try:
         return engine.make_agent(spec, game, seed)
     except engine.EngineError as error:

@@ -136,6 +136,7 @@ def cmd_info(args: argparse.Namespace) -> int:
         "state": space,
         "chance": game.has_chance,
         "zero_sum": game.zero_sum,
+        "simultaneous": bool(game.simultaneous),
         "symmetries": 1 + len(game.symmetries),
         "utility_bounds": json_value(list(game.utility_bounds)) if game.utility_bounds else None,
         "heuristic": game.has_heuristic,
@@ -172,6 +173,8 @@ def cmd_info(args: argparse.Namespace) -> int:
         table.add_row("symmetry", f"{info['symmetries']} images of each position share one key "
                                   f"({', '.join(game.declared_symmetries)})")
     table.add_row("chance", "yes" if game.has_chance else "no")
+    if game.simultaneous:
+        table.add_row("moves", "simultaneous: every player chooses at once (branching counts joint moves)")
     table.add_row("zero-sum", "yes" if game.zero_sum else "no")
     if game.utility_bounds:
         table.add_row("utilities", f"{format_number(game.utility_bounds[0])}..{format_number(game.utility_bounds[1])}")

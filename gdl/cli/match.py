@@ -113,6 +113,10 @@ class _Seat:
     def choose(self, state: Any) -> Hashable:
         return choose_or_stop(self.agent, state)
 
+    def choose_for(self, state: Any, player: int) -> Hashable:
+        """At a simultaneous move: this seat's own move (solver.simagents)."""
+        return self.agent.choose_for(state, player)  # type: ignore[attr-defined]
+
 
 def _rating(record: match.AgentRecord) -> dict[str, Any]:
     score, low, high = match.score_interval(record)

@@ -23,7 +23,7 @@ def register(sub: Any) -> None:
     p = add_command(sub, "new", "Start a rule file from a commented template that checks clean and solves.", EXAMPLES)
     p.add_argument("name", metavar="NAME", help="the new file (NAME.gdl unless NAME ends in .gdl)")
     p.add_argument("--template", default="board", metavar="KIND",
-                   help="board (default), dice or puzzle (simultaneous: not in the language yet)")
+                   help="board (default), dice, puzzle or simultaneous")
     p.add_argument("--force", action="store_true", help="overwrite an existing file")
     p.set_defaults(run=cmd_new)
 

@@ -17,6 +17,7 @@ from gdl.cli.args import MAX_DELAY, add_command, delay_seconds, game_options, lo
 from gdl.cli.backend import add_backend_option
 from gdl.cli.errors import EXIT_OK, UsageError
 from gdl.cli.output import game_label
+from gdl.cli.play_sim import EVERY_SEAT, humans_of, play_round
 from gdl.cli.progress import SearchDisplay
 from gdl.cli.record import recorded
 from gdl.cli.render import board_text
@@ -28,6 +29,7 @@ from gdl.runtime import CompiledGame
 from gdl.view import rules_text
 from solver.game import (
     CHANCE,
+    SIMULTANEOUS,
     TERMINAL,
     AmbiguousMoveError,
     IllegalMoveError,
@@ -102,6 +104,8 @@ def _human_seat(game: CompiledGame, text: str | None) -> int | None:
         return 0
     if text.lower() in ("none", "nobody", "-"):
         return None
+    if text.lower() == "all" and game.simultaneous:  # several people at one terminal, choices hidden
+        return EVERY_SEAT
     if text in game.players:
         return game.players.index(text)
     lowered = [p.lower() for p in game.players]
@@ -135,7 +139,7 @@ def _play(args: argparse.Namespace, watch: Any = None) -> int:
     human = _human_seat(game, args.human)
     dice = ChanceTape(args.seed)
     specs = args.vs or ["perfect"]
-    seats = [p for p in range(len(game.players)) if p != human]
+    seats = [p for p in range(len(game.players)) if p not in humans_of(game, human)]
     if len(specs) not in (1, len(seats)):
         raise UsageError(f"--vs: give one agent, or one per agent seat ({len(seats)})")
     agents: dict[int, Any] = {}
@@ -143,10 +147,10 @@ def _play(args: argparse.Namespace, watch: Any = None) -> int:
         spec = specs[number] if len(specs) > 1 else specs[0]
         agents[seat] = make_agent(spec, game, None if args.seed is None else args.seed + number)
     if watch is not None:  # the recorder reads `played` when the game ends (undo rebinds it)
-        watch(game, lambda: played, {p: "you" if p == human else agents[p].name for p in range(len(game.players))})
+        watch(game, lambda: played, {p: agents[p].name if p in agents else "you" for p in range(len(game.players))})
     out.print(Text(game_label(game), style="bold") + Text(f"  {game.description}", style="dim"))
     for seat in range(len(game.players)):
-        who = "you" if seat == human else getattr(agents[seat], "name", specs[0])
+        who = getattr(agents[seat], "name", specs[0]) if seat in agents else "you"
         out.print(Text(f"  {game.players[seat]}: {who}"))  # an agent spec is user text, not markup
     if game.has_chance:
         out.print(f"[dim]  chance outcomes from seed {dice.seed} (--seed {dice.seed} gives the same ones)[/]")
@@ -190,6 +194,14 @@ def _play_loop(out: Any, game: CompiledGame, state: Any, played: list[str], huma
                       + Text(f"  (probability {probability:.4g})", style="dim"))
             played.append(str(outcome))
             state = game.apply(state, outcome)
+            plies += 1
+            continue
+        if player == SIMULTANEOUS:  # every seat chooses at once, unseen (gdl/cli/play_sim.py)
+            joint = play_round(out, game, state, human, agents)
+            if joint is None:
+                return EXIT_OK
+            played.append(str(joint))
+            state = game.apply(state, joint)
             plies += 1
             continue
         if player != human:

@@ -17,6 +17,7 @@ from gdl.cli.output import dump_json, game_label, json_value
 from gdl.cli.progress import SearchDisplay
 from gdl.cli.render import board_text
 from gdl.cli.rule_errors import rule_errors
+from gdl.cli.solve_sim import solve_simultaneous_game
 from gdl.cli.values import (
     bounds_json,
     decisions_before_chance,
@@ -106,6 +107,8 @@ def cmd_solve(args: argparse.Namespace) -> int:
     game = load_game(args.game, parse_params(args.param), symmetry=not args.no_symmetry, backend=args.backend)
     state, played = replay(game, args.moves)
     limits = solve_limits(args)
+    if game.simultaneous:  # every player chooses at once: an LP per simultaneous node (gdl/cli/solve_sim.py)
+        return solve_simultaneous_game(args, out, game, state, played, limits)
     try:
         with rule_errors(game, state, played), SearchDisplay(out, f"solving {game_label(game)}") as display:
             solution = engine.solve_with_moves(game, state, args.algorithm, limits, display.update)

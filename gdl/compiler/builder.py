@@ -28,6 +28,7 @@ from gdl.compiler.names import NamePass
 from gdl.compiler.params import ParameterPass
 from gdl.compiler.program import Program
 from gdl.compiler.scoring import ScoringPass
+from gdl.compiler.simultaneous import SimultaneousPass
 from gdl.compiler.unused import UnusedPass
 from gdl.diagnostics import Diagnostic, RuleFileError, Span
 
@@ -103,6 +104,7 @@ class Compiler(
     EndRulePass,
     ScoringPass,
     UnusedPass,
+    SimultaneousPass,
     CompilerBase,
 ):
     """Checks one rule file and compiles it: every pass is a mixin over the shared state."""
@@ -140,6 +142,7 @@ class Compiler(
         for extra in afters[1:]:
             self.error("duplicate", "there can be only one `after every move` block", extra.span)
         self.after_every = afters[0].body if afters else ()
+        simultaneous = self.declare_simultaneous(by_kind.get(ast.SimultaneousDecl, []), moves, afters)
         self.compile_moves(moves)
         self.compile_setup(setup[0] if setup else None)
         ends = by_kind.get(ast.EndDecl, [])
@@ -171,6 +174,7 @@ class Compiler(
             render_var=render_var,
             render_symbols=symbols,
             zero_sum=zero_sum,
+            simultaneous=simultaneous,
             utility_bounds=bounds,
             has_chance=self.has_chance,
             has_heuristic=bool(heuristics),
@@ -192,11 +196,12 @@ class Compiler(
             distributions=self.distributions,
             symmetries=symmetries,
             symmetry_span=by_kind[ast.SymmetryDecl][0].span if symmetries else None,
-            ir_builder=self.ir_program(game.name if game else "game", bounds, zero_sum, render_var, symbols),
+            ir_builder=self.ir_program(game.name if game else "game", bounds, zero_sum, render_var, symbols,
+                                       simultaneous),
         )
 
     def ir_program(self, name: str, bounds: tuple[float, float] | None, zero_sum: bool, render_var: str | None,
-                   symbols: dict[int, str]) -> Callable[[], ir.Program]:
+                   symbols: dict[int, str], simultaneous: bool = False) -> Callable[[], ir.Program]:
         """How to make the checked rule file's IR, for back ends other than Python (``Program.ir`` calls it
         on first use). It keeps what it needs, not the compiler."""
         layout = ir.StateLayout(tuple(ir.StateSlotVar(v.name, v.type, v.offset, tuple(v.dims), tuple(v.index_types),
@@ -214,6 +219,6 @@ class Compiler(
                 defs=tuple(d() for d in defs), moves=moves, chance=tuple(chance), ends=tuple(e() for e in ends),
                 end_utilities=tuple(end_utilities), utility=utility() if utility else None, utility_bounds=bounds,
                 heuristic=heuristic() if heuristic else None, render=(render_var, symbols) if render_var else None,
-                zero_sum=zero_sum, parameters=dict(params), board=board)
+                zero_sum=zero_sum, parameters=dict(params), board=board, simultaneous=simultaneous)
 
         return build

@@ -249,3 +249,4 @@ class Program:
     zero_sum: bool = False
     parameters: dict[str, Any] = field(default_factory=dict)
     board: Any = None  # the gdl.board.Board, when the rules declare one (its geometry: cell_at, tables)
+    simultaneous: bool = False  # `simultaneous`: each decision state is a round, every player picks at once

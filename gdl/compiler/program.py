@@ -51,6 +51,8 @@ class Program:
     move_param_types: dict[str, tuple[Type, ...]] = field(default_factory=dict)
     """Each action's parameter types: a `column` or `row` parameter also parses from its index (`drop(3)`)."""
     win_loss: bool = False
+    simultaneous: bool = False
+    """`simultaneous`: every decision is a round where all players choose at once (gdl/compiler/simultaneous.py)."""
     """Two players, and every end is a win for one and a loss for the other: no draws, no other scores."""
     ir_builder: Callable[[], ir_module.Program] | None = None
 

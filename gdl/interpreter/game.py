@@ -7,6 +7,8 @@ and obviously equivalent to suspending the move.
 
 from __future__ import annotations
 
+import dataclasses
+import itertools
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from fractions import Fraction
 from typing import Any
@@ -29,7 +31,7 @@ from gdl.interpreter.values import (
     VarInfo,
     show,
 )
-from solver.game import CHANCE, TERMINAL, Move
+from solver.game import CHANCE, SIMULTANEOUS, TERMINAL, Move
 
 
 class Interpreter(Evaluator):
@@ -75,6 +77,7 @@ class Interpreter(Evaluator):
         self.setup = next((d for d in decls if isinstance(d, ast.SetupDecl)), None)
         self.state_decls = [d for d in decls if isinstance(d, ast.StateDecl)]
         self.vars = {d.name: self._var_info(d) for d in self.state_decls}
+        self.simultaneous = any(isinstance(d, ast.SimultaneousDecl) for d in decls)
         self._initial = self._make_initial()
 
     # ---------------------------------------------------------- declarations
@@ -181,7 +184,7 @@ class Interpreter(Evaluator):
         return self._initial
 
     def to_move(self, state: IState) -> int:
-        return state.phase
+        return SIMULTANEOUS if self.simultaneous and state.phase >= 0 else state.phase
 
     def values(self, state: IState) -> dict[str, Any]:
         """The state variables by name, arrays as nested lists, shown as ``CompiledGame.values`` shows them."""
@@ -194,10 +197,27 @@ class Interpreter(Evaluator):
             out[name] = shown if info.dims else shown[0]
         return out
 
-    def legal_moves(self, state: IState) -> list[Move]:
-        return self._legal(self._thaw(state.vars), self.player_values[state.turn])
+    def legal_moves(self, state: IState, player: int | None = None) -> list[Move]:
+        if self.simultaneous and state.phase >= 0 and player is None:  # the joint moves, `a|b`
+            own = [self._legal(self._thaw(state.vars), p) for p in self.player_values]
+            return [Move("|".join(map(str, ms)), name="|".join(map(str, ms)), data=("joint", ms))
+                    for ms in itertools.product(*own)]
+        return self._legal(self._thaw(state.vars), self.player_values[state.turn if player is None else player])
+
+    def apply_joint(self, state: IState, moves: Sequence[Move]) -> IState:
+        """A simultaneous round (docs/language.md): each player's move runs in player order, every one chosen
+        against the state before the round; a round that ends the game early skips the rest."""
+        for player, move in enumerate(moves):
+            if state.phase == TERMINAL:
+                break
+            if state.phase == CHANCE:
+                raise InterpreterError("a chance before every player of the round had moved", None)
+            state = self.apply(dataclasses.replace(state, turn=player, phase=player), move)
+        return dataclasses.replace(state, turn=0, phase=0) if state.phase >= 0 else state
 
     def apply(self, state: IState, move: Move) -> IState:
+        if isinstance(move.data, tuple) and move.data and move.data[0] == "joint":
+            return self.apply_joint(state, move.data[1])
         if state.phase == CHANCE:
             assert state.pending is not None
             before, mover, index, args, picks = state.pending

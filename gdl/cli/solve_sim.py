@@ -1,0 +1,122 @@
+"""``gdl solve`` for a simultaneous-move game: backward induction with an LP at each simultaneous node
+(:mod:`solver.simultaneous`; von Neumann's minimax theorem, 1928, solved as a linear program after Dantzig).
+
+Prints the value and each player's mixed strategy at the root ("Row: play(rock) 0.333, ..."); at a one-shot
+matrix node of a two-player zero-sum game also each pure strategy's guaranteed value, which shows what mixing
+gains. ``--depth D`` cuts the search at D rounds and values the horizon with the game's heuristic.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+from collections.abc import Hashable, Mapping
+from typing import Any
+
+from rich.text import Text
+
+from gdl.cli.errors import EXIT_INTERRUPTED, EXIT_OK, UsageError
+from gdl.cli.output import dump_json, game_label, json_value
+from gdl.cli.values import value_dict
+from gdl.console import format_number
+from gdl.runtime import CompiledGame
+from solver.game import SIMULTANEOUS, State
+from solver.limits import Limits
+from solver.simultaneous import SimultaneousSolution, solve_simultaneous
+
+DIGITS = 6
+"""Probabilities and values in JSON: rounded so that 1/3 from the LP prints the same on every platform."""
+
+
+def solve_simultaneous_game(args: argparse.Namespace, out: Any, game: CompiledGame, state: State,
+                            played: list[str], limits: Limits) -> int:
+    """Solve ``state`` of a simultaneous game and print (or, with ``--json``, dump) the answer."""
+    if args.algorithm not in ("auto", "simultaneous"):
+        raise UsageError(f"--algorithm {args.algorithm} cannot solve {game.name}: its players move "
+                         "simultaneously (use --algorithm auto)")
+    try:
+        result = solve_simultaneous(game, state, limits)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    strategy = {game.players[p]: {str(m): round(float(q), DIGITS) + 0.0 for m, q in s.items()}
+                for p, s in enumerate(result.strategies) if s}
+    pure = pure_guarantees(game, state, result) if result.exact else {}
+    report: dict[str, Any] = {
+        "game": game.name,
+        "parameters": {k: json_value(v) for k, v in game.parameters.items()},
+        "players": list(game.players),
+        "value": None if result.stopped else value_dict(game, [round(v, DIGITS) for v in result.value]),
+        "value_kind": None if result.stopped else "proven" if result.exact else "estimated",
+        "strategy": strategy,
+        "pure_strategy_values": pure,
+        "best_moves": [str(m) for m in result.best_moves],
+        "principal_variation": [str(m) for m in result.principal_variation],
+        "exact": bool(result.exact),
+        "stats": {"nodes": int(result.stats.nodes), "seconds": round(float(result.stats.seconds), 6),
+                  "nodes_per_second": round(result.stats.nodes_per_second, 1),
+                  "tt_size": int(result.stats.tt_size), "depth": int(result.stats.depth)},
+        "algorithm": result.algorithm,
+        "moves": played,
+        "move_values": {},
+        "stopped": bool(result.stopped),
+        "stop_reason": result.stop_reason,
+        "bounds": None,
+        "note": result.note,
+        "plies_to_end": None,
+    }
+    if args.json:
+        print(dump_json(report))
+    else:
+        _print(out, game, result, report)
+    return EXIT_INTERRUPTED if result.stopped and result.stop_reason == "interrupt" else EXIT_OK
+
+
+def pure_guarantees(game: CompiledGame, state: Any, result: SimultaneousSolution) -> dict[str, dict[str, float]]:
+    """At a two-player zero-sum simultaneous root: per player, each pure move's worst-case value for that player
+    (what the player can guarantee by always playing it). Empty elsewhere."""
+    if game.to_move(state) != SIMULTANEOUS or len(game.players) != 2 or not game.zero_sum:
+        return {}
+    moves = [list(game.legal_moves(state, p)) for p in range(2)]
+    table: Mapping[Hashable, Any] = result.table
+    values: dict[tuple[int, int], float] = {}
+    for i, j in itertools.product(range(len(moves[0])), range(len(moves[1]))):
+        child = game.apply_joint(state, (moves[0][i], moves[1][j]))
+        key = child if game.symmetries else game.key(child)
+        if key not in table:
+            return {}
+        values[i, j] = float(table[key].value[0])
+    rows = {str(m): min(values[i, j] for j in range(len(moves[1]))) for i, m in enumerate(moves[0])}
+    cols = {str(m): min(-values[i, j] for i in range(len(moves[0]))) for j, m in enumerate(moves[1])}
+    return {game.players[0]: {m: round(v, DIGITS) + 0.0 for m, v in rows.items()},
+            game.players[1]: {m: round(v, DIGITS) + 0.0 for m, v in cols.items()}}
+
+
+def _print(out: Any, game: CompiledGame, result: SimultaneousSolution, report: dict[str, Any]) -> None:
+    title = Text(game_label(game), style="bold")
+    if report["moves"]:
+        title.append(f"  after {','.join(report['moves'])}", style="dim")
+    out.print(title)
+    if report["value"] is None:
+        out.print(Text(f"no value: the solve stopped ({result.stop_reason})", style="bold yellow"))
+        return
+    kind = "exact value" if result.exact else "estimated value"
+    out.print(Text(f"{kind}: ", style="bold") + Text(", ".join(f"{p} {format_number(v)}"
+                                                               for p, v in report["value"].items())))
+    if result.note:
+        out.print(Text(result.note, style="yellow"))
+    if report["strategy"]:
+        out.print(Text("optimal mixed strategies (all players choose at once):", style="bold"))
+        for player, mix in report["strategy"].items():
+            shown = ", ".join(f"{m} {q:.2f}" for m, q in mix.items())
+            out.print(Text(f"  {player}: ", style="bold") + Text(shown, style="cyan"))
+    for player, guarantees in report["pure_strategy_values"].items():
+        best = max(guarantees.values())
+        mixed = report["value"][player]
+        line = ", ".join(f"{m} {format_number(v)}" for m, v in guarantees.items())
+        out.print(Text(f"  {player} by a pure strategy guarantees at most {format_number(best)} ({line})"
+                       + ("; mixing guarantees more" if mixed > best + 1e-9 else ""), style="dim"))
+    if report["best_moves"]:
+        out.print(Text("best move: ", style="bold") + Text(", ".join(report["best_moves"]), style="cyan"))
+    stats = report["stats"]
+    out.print(Text(f"{stats['nodes']:,} nodes in {stats['seconds']:.3f} s, {result.algorithm}"
+                   " (backward induction, an LP at each simultaneous move)", style="dim"))

@@ -1,0 +1,209 @@
+"""Simultaneous moves in the rule language (`simultaneous`): compiling, the runtime's rounds, `gdl solve`,
+`gdl check`/`info`/`match`, the agents, against the solver's own LP and brute force."""
+
+from __future__ import annotations
+
+import itertools
+import json
+
+import numpy as np
+import pytest
+
+import gdl
+from gdl.cli import main
+from gdl.diagnostics import RuleFileError
+from solver.game import SIMULTANEOUS, TERMINAL, IllegalMoveError
+from solver.match import play_match
+from solver.matrix_game import solve_zero_sum
+from solver.simagents import make_sim_agent
+from solver.simultaneous import solve_simultaneous
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
+    code = main(list(argv))
+    return code, capsys.readouterr().out
+
+
+def solve_json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict:
+    code, out = run(capsys, "solve", *argv, "--json")
+    assert code == 0, out
+    return json.loads(out)
+
+
+# ------------------------------------------------------------------ the runtime's rounds
+
+
+def test_rps_is_one_round_where_both_choose_against_the_same_state() -> None:
+    game = gdl.load("rps")
+    state = game.initial_state()
+    assert game.simultaneous and game.to_move(state) == SIMULTANEOUS
+    names = ["play(rock)", "play(paper)", "play(scissors)"]
+    assert [str(m) for m in game.legal_moves(state, 0)] == names == [str(m) for m in game.legal_moves(state, 1)]
+    beats = {("rock", "scissors"), ("scissors", "paper"), ("paper", "rock")}
+    for a, b in itertools.product(["rock", "paper", "scissors"], repeat=2):
+        joint = (game.parse_move(state, f"play({a})", 0), game.parse_move(state, f"PLAY({b})", 1))
+        end = game.apply_joint(state, joint)
+        assert game.to_move(end) == TERMINAL
+        expected = (1, -1) if (a, b) in beats else (-1, 1) if (b, a) in beats else (0, 0)
+        assert tuple(game.utilities(end)) == expected
+        # the same joint move as one move named a|b, for tools written for turns
+        assert game.apply(state, game.parse_move(state, f"play({a})|play({b})")) == end
+
+
+def test_per_player_moves_and_move_names_round_trip() -> None:
+    game = gdl.load("security")
+    state = game.initial_state()
+    defend, attack = game.legal_moves(state, 0), game.legal_moves(state, 1)
+    assert [m.action for m in defend] == ["defend"] * 3 and [m.action for m in attack] == ["attack"] * 3
+    for player, moves in ((0, defend), (1, attack)):
+        for move in moves:
+            assert game.parse_move(state, str(move), player) == move
+    with pytest.raises(IllegalMoveError):
+        game.parse_move(state, "attack(smallpox)", 0)  # the authority has no attack
+    with pytest.raises(IllegalMoveError):
+        game.parse_move(state, "defend(vaccinate)")  # a joint move needs every player's
+    assert len(game.legal_moves(state)) == 9  # the joint moves
+
+
+def test_goofspiel_rounds_spend_cards_and_score_the_prize() -> None:
+    game = gdl.load("goofspiel", {"cards": "3"})
+    state = game.initial_state()
+    state = game.apply_joint(state, (game.parse_move(state, "play(3)", 0), game.parse_move(state, "play(1)", 1)))
+    assert game.to_move(state) == SIMULTANEOUS
+    values = game.values(state)
+    assert values["score"] == [3, 0] and values["round"] == 1 and values["bid"] == [0, 0]
+    assert [str(m) for m in game.legal_moves(state, 0)] == ["play(1)", "play(2)"]
+    assert [str(m) for m in game.legal_moves(state, 1)] == ["play(2)", "play(3)"]
+
+
+def test_a_chance_after_every_choice_is_in_and_three_players() -> None:
+    source = """game Odd "Three players show a coin; the odd one out wins, if any; a die breaks no ties"
+players A, B, C
+simultaneous
+state shown[player]: 0..2 = 0
+state bonus: 0..6 = 0
+move show(side: 1..2) when shown[mover] == 0:
+    shown[mover] = side
+after every move:
+    if shown[C] != 0:
+        chance d in 1..6:
+            bonus = d
+def odd(p: player) = all q in player where q != p: shown[q] != shown[p]
+def someone_odd = any q in player: odd(q)
+terminal when bonus > 0
+utility p in -1..2: (2 if odd(p) else -1) if someone_odd else 0
+"""
+    game = gdl.load_source(source)
+    state = game.initial_state()
+    assert game.to_move(state) == SIMULTANEOUS and len(game.legal_moves(state)) == 8
+    after = game.apply(state, game.parse_move(state, "show(1)|show(2)|show(1)"))
+    assert game.to_move(after) == -1  # chance once all three have chosen
+    outcome, probability = game.chance_outcomes(after)[0]
+    end = game.apply(after, outcome)
+    assert probability == pytest.approx(1 / 6) and tuple(game.utilities(end)) == (-1, 2, -1)
+
+
+# ------------------------------------------------------------------ diagnostics
+
+
+@pytest.mark.parametrize(("body", "code", "line"), [
+    ("move add:\n    turn = B\n", "simultaneous-turn", 5),
+    ("move add:\n    again\n", "simultaneous-turn", 5),
+])
+def test_the_round_structure_belongs_to_the_language(body: str, code: str, line: int) -> None:
+    source = f"game G\nplayers A, B\nsimultaneous\n{body}terminal when true\nutility p: 0\n"
+    with pytest.raises(RuleFileError) as raised:
+        gdl.load_source(source)
+    diagnostic = raised.value.diagnostics[0]
+    assert (diagnostic.code, diagnostic.span.line) == (code, line)
+
+
+def test_simultaneous_twice_is_a_duplicate() -> None:
+    with pytest.raises(RuleFileError) as raised:
+        gdl.load_source("game G\nplayers A, B\nsimultaneous\nsimultaneous\nmove m\nterminal when true\nutility p: 0\n")
+    assert [(d.code, d.span.line) for d in raised.value.diagnostics] == [("duplicate", 4)]
+
+
+# ------------------------------------------------------------------ gdl solve
+
+
+def test_solve_rps_json_gives_value_zero_and_a_third_per_move(capsys: pytest.CaptureFixture[str]) -> None:
+    report = solve_json(capsys, "rps")
+    assert report["value"] == {"Row": 0.0, "Column": 0.0} and report["exact"] is True
+    for player in ("Row", "Column"):
+        assert report["strategy"][player] == pytest.approx(
+            {"play(rock)": 1 / 3, "play(paper)": 1 / 3, "play(scissors)": 1 / 3}, abs=1e-6)
+
+
+def test_solve_goofspiel_four_cards_is_zero(capsys: pytest.CaptureFixture[str]) -> None:
+    report = solve_json(capsys, "goofspiel", "-p", "cards=4")
+    assert report["value"] == {"A": 0.0, "B": 0.0} and report["exact"] is True
+
+
+def test_the_security_game_has_no_saddle_point_and_the_mix_beats_every_pure_defence(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    cost = np.array([[4, 9, 2], [2, 10, 5], [9, 1, 5]], dtype=float)  # the table in games/security.gdl
+    assert cost.max(axis=1).min() > cost.min(axis=0).max()  # minimax of rows != maximin of columns
+    report = solve_json(capsys, "security")
+    reference = solve_zero_sum(-cost)  # the authority maximises minus the cost
+    assert report["value"]["Authority"] == pytest.approx(reference.value) == pytest.approx(-5.5)
+    pure = report["pure_strategy_values"]["Authority"]
+    assert max(pure.values()) == -9.0 < report["value"]["Authority"]
+    mix = np.array(list(report["strategy"]["Authority"].values()))
+    assert (mix @ cost).max() == pytest.approx(5.5)  # whatever the attack, the expected cost is at most 5.5
+    code, out = run(capsys, "solve", "security")
+    assert code == 0
+    assert "Authority: defend(stockpile) 0.00, defend(vaccinate) 0.50, defend(surveillance) 0.50" in out
+    assert "Authority by a pure strategy guarantees at most -9" in out and "mixing guarantees more" in out
+
+
+def test_solve_depth_uses_the_heuristic_at_the_horizon(capsys: pytest.CaptureFixture[str]) -> None:
+    report = solve_json(capsys, "goofspiel", "-p", "cards=4", "--depth", "1")
+    assert report["exact"] is False and report["value_kind"] == "estimated"
+    assert report["value"] == {"A": 0.0, "B": 0.0}  # no heuristic: 0 at the horizon, and a symmetric LP
+
+
+# ------------------------------------------------------------------ check, info, match, agents
+
+
+def test_check_and_info_know_the_game_is_simultaneous(capsys: pytest.CaptureFixture[str]) -> None:
+    for name in ("rps", "security", "goofspiel"):
+        code, out = run(capsys, "check", name)
+        assert code == 0 and "0 errors, 0 warnings" in out, out
+    code, out = run(capsys, "info", "rps", "--json")
+    assert code == 0 and json.loads(out)["simultaneous"] is True
+    code, out = run(capsys, "info", "tictactoe", "--json")
+    assert json.loads(out)["simultaneous"] is False
+
+
+def test_match_between_simultaneous_agents(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = run(capsys, "match", "goofspiel", "-p", "cards=3", "random", "mcts:iterations=200,select=rm",
+                    "--games", "4", "--json")
+    assert code == 0
+    report = json.loads(out)
+    assert report["games"] == 4
+
+
+@pytest.mark.parametrize("select", ["ucb", "rm"])
+def test_sm_mcts_mixes_near_the_equilibrium_of_rps(select: str) -> None:
+    game = gdl.load("rps")
+    agent = make_sim_agent(game, f"mcts:select={select},iterations=3000", seed=3)
+    picks = [str(agent.choose_for(game.initial_state(), 0)) for _ in range(40)]
+    assert len(set(picks)) == 3  # a pure choice would be exploitable
+
+
+def test_the_equilibrium_player_beats_random_play_in_goofspiel() -> None:
+    game = gdl.load("goofspiel", {"cards": "3"})
+    agents = [make_sim_agent(game, "perfect", 1), make_sim_agent(game, "random", 2)]
+    perfect, random_player = play_match(game, agents, games=20, seed=5).records
+    assert perfect.games == random_player.games == 20
+    assert perfect.losses == 0 < perfect.wins  # bidding the prize's value first never loses here
+
+
+def test_the_solver_and_the_rule_file_agree_with_brute_force_on_rps() -> None:
+    game = gdl.load("rps")
+    state = game.initial_state()
+    matrix = [[game.utilities(game.apply_joint(state, (a, b)))[0] for b in game.legal_moves(state, 1)]
+              for a in game.legal_moves(state, 0)]
+    assert matrix == [[0, -1, 1], [1, 0, -1], [-1, 1, 0]]
+    assert solve_simultaneous(game).value[0] == pytest.approx(solve_zero_sum(matrix).value) == pytest.approx(0)
