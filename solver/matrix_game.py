@@ -29,9 +29,9 @@ import itertools
 import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
-from scipy.optimize import linprog
 
 Matrix = Sequence[Sequence[float]] | np.ndarray
 """A payoff matrix: nested sequences, or an array."""
@@ -127,6 +127,13 @@ def _saddle_point(a: np.ndarray) -> tuple[int, int] | None:
     return (i, j) if a[i, j] == col_max[j] else None
 
 
+def _linprog() -> Any:
+    """SciPy's ``linprog``, imported on first use: it takes a third of a second, and turn games never need it."""
+    from scipy.optimize import linprog
+
+    return linprog
+
+
 def _maximin(a: np.ndarray) -> np.ndarray:
     """The row player's LP: maximise v subject to x·A[:, j] >= v for all j, x >= 0, sum(x) = 1."""
     m, n = a.shape
@@ -135,7 +142,7 @@ def _maximin(a: np.ndarray) -> np.ndarray:
     upper = np.hstack([-a.T, np.ones((n, 1))])  # v - x·A[:, j] <= 0
     equal = np.hstack([np.ones((1, m)), np.zeros((1, 1))])
     bounds = [(0.0, None)] * m + [(None, None)]
-    result = linprog(cost, A_ub=upper, b_ub=np.zeros(n), A_eq=equal, b_eq=[1.0], bounds=bounds,
+    result = _linprog()(cost, A_ub=upper, b_ub=np.zeros(n), A_eq=equal, b_eq=[1.0], bounds=bounds,
                      method="highs", options=_HIGHS_OPTIONS)
     if result.status != 0:  # a matrix game always has a solution; this is a solver failure
         raise ArithmeticError(f"the LP solver failed on a matrix game: {result.message}")
@@ -269,7 +276,7 @@ def _indifferent(a: np.ndarray, rows: tuple[int, ...], cols: tuple[int, ...]) ->
     upper = np.hstack([sub[outside], -np.ones((len(outside), 1))]) if outside else None
     upper_rhs = np.zeros(len(outside)) if outside else None
     bounds = [(0.0, None)] * k + [(None, None)]
-    result = linprog(np.zeros(k + 1), A_ub=upper, b_ub=upper_rhs, A_eq=equal, b_eq=equal_rhs, bounds=bounds,
+    result = _linprog()(np.zeros(k + 1), A_ub=upper, b_ub=upper_rhs, A_eq=equal, b_eq=equal_rhs, bounds=bounds,
                      method="highs", options=_HIGHS_OPTIONS)
     if result.status != 0:
         return None

@@ -137,3 +137,15 @@ def test_no_module_over_700_lines() -> None:
                 long.add(path.relative_to(ROOT).as_posix())
     assert long - KNOWN_LONG == set(), f"modules over {MAX_LINES} lines"
     assert KNOWN_LONG - long == set(), "these modules are short enough now: remove them from KNOWN_LONG"
+
+
+def test_solving_a_turn_game_does_not_load_scipy() -> None:
+    """SciPy's LP solver takes a third of a second to import: only simultaneous games need it."""
+    import subprocess
+    import sys
+
+    script = ("import contextlib, io, sys\nfrom gdl.cli import main\n"
+              "with contextlib.redirect_stdout(io.StringIO()):\n    assert main(['solve', 'tictactoe']) == 0\n"
+              "print(sorted(m for m in sys.modules if m.split('.')[0] in ('scipy', 'numpy')))")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=120)
+    assert out.stdout.strip() == "[]"

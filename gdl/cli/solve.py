@@ -17,7 +17,6 @@ from gdl.cli.output import dump_json, game_label, json_value
 from gdl.cli.progress import SearchDisplay
 from gdl.cli.render import board_text
 from gdl.cli.rule_errors import rule_errors
-from gdl.cli.solve_sim import solve_simultaneous_game
 from gdl.cli.values import (
     bounds_json,
     decisions_before_chance,
@@ -108,6 +107,8 @@ def cmd_solve(args: argparse.Namespace) -> int:
     state, played = replay(game, args.moves)
     limits = solve_limits(args)
     if game.simultaneous:  # every player chooses at once: an LP per simultaneous node (gdl/cli/solve_sim.py)
+        from gdl.cli.solve_sim import solve_simultaneous_game  # (SciPy's LP solver loads only for these games)
+
         return solve_simultaneous_game(args, out, game, state, played, limits)
     try:
         with rule_errors(game, state, played), SearchDisplay(out, f"solving {game_label(game)}") as display:
