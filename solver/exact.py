@@ -77,6 +77,7 @@ def solve(
     all_best: bool = True,
     plies: bool = False,
     plies_seconds: float | None = None,
+    move_values: bool = False,
 ) -> Solution:
     """Solve ``state`` (default: the initial state) exactly.
 
@@ -90,6 +91,9 @@ def solve(
     On the alpha-beta path that costs a walk of every optimal line, which ``plies_seconds``
     caps (default: ``PLIES_FACTOR`` times the value search's time, at least
     ``PLIES_MIN_SECONDS``; ``math.inf`` for no cap): past it the value comes without plies.
+
+    ``move_values=True`` also gives every root move's exact value (``Solution.move_values``): the
+    alpha-beta path searches each with its own warm table (the graph methods have them in ``table``).
 
     ``limits`` may bound time, nodes and ``table_entries`` (states kept);
     ``limits.iterations`` bounds value-iteration sweeps. When a budget runs
@@ -106,7 +110,7 @@ def solve(
     try:
         if chosen == Algorithm.ALPHABETA or (chosen == Algorithm.AUTO and search_first(game)):
             try:
-                return solve_alphabeta(game, root, budget, limits, all_best, plies, plies_seconds)
+                return solve_alphabeta(game, root, budget, limits, all_best, plies, plies_seconds, move_values)
             except CycleFound:
                 if chosen == Algorithm.ALPHABETA:
                     raise ValueError(f"{game.name} has cycles: alpha-beta cannot solve it; use retrograde") from None

@@ -19,6 +19,7 @@ import itertools
 import math
 import time
 from collections.abc import Hashable
+from dataclasses import replace
 from typing import Any
 
 from solver.alphabeta import INF, NegamaxSearch, walk_line
@@ -34,8 +35,9 @@ from solver.table import SolvedTable, has_symmetric_keys
 
 
 def solve_alphabeta(game: Game, root: State, budget: Budget, limits: Limits, all_best: bool = True,
-                     plies: bool = False, plies_seconds: float | None = None) -> Solution:
-    """Negamax to the end with a full TT; then every root move is tested against the value (null windows)."""
+                     plies: bool = False, plies_seconds: float | None = None, move_values: bool = False) -> Solution:
+    """Negamax to the end with a full TT; then every root move is tested against the value (null windows);
+    with ``move_values``, each root move's exact value (MTD(f) on its child, the table warm)."""
     if game.to_move(root) == TERMINAL:
         value = tuple(game.utilities(root))
         table = SolvedTable.for_game(game, Algorithm.ALPHABETA, complete=False)
@@ -91,14 +93,39 @@ def solve_alphabeta(game: Game, root: State, budget: Budget, limits: Limits, all
     table.best[key] = tuple(str(m) for m in best_moves)
     if not best_moves:  # the game interface's contract: a decision state has a legal move
         raise dead_end(game, root, player)
+    values = _root_move_values(game, search, root, score, best_moves) if move_values else ()
     if plies:
         if plies_seconds is None:
             floor = PLIES_MIN_SECONDS if search.plies_min_seconds is None else search.plies_min_seconds
             plies_seconds = max(floor, PLIES_FACTOR * budget.seconds)
-        return _alphabeta_with_plies(game, root, search, score, tuple(best_moves), table, plies_seconds)
+        solution = _alphabeta_with_plies(game, root, search, score, tuple(best_moves), table, plies_seconds)
+        return replace(solution, move_values=values)
     pv = _proven_line(game, search, root, score, best_moves[0])
     stats = search.stats(len(pv))
-    return Solution((score + 0.0, 0.0 - score), tuple(best_moves), pv, True, stats, Algorithm.ALPHABETA, table=table)
+    return Solution((score + 0.0, 0.0 - score), tuple(best_moves), pv, True, stats, Algorithm.ALPHABETA, table=table,
+                    move_values=values)
+
+
+def _root_move_values(game: Game, search: NegamaxSearch, root: State, score: float,
+                      best_moves: list[Any]) -> tuple[tuple[Any, tuple[float, ...]], ...]:
+    """Every root move with its exact value (player 0's, then player 1's), in move order: an optimal move has
+    the root's value, a terminal child its utilities, any other child its MTD(f) value from the same table.
+    Stopped (budget or Ctrl-C) before all are known: the ones known so far (the root's value stands)."""
+    optimal = set(best_moves)
+    values: list[tuple[Any, tuple[float, ...]]] = []
+    try:
+        for move in game.legal_moves(root):
+            child = game.apply(root, move)
+            if move in optimal:
+                value = score
+            elif game.to_move(child) == TERMINAL:
+                value = float(game.utilities(child)[0])
+            else:
+                value = mtdf(search, child, score)
+            values.append((move, (value + 0.0, 0.0 - value)))
+    except (SearchStopped, KeyboardInterrupt):
+        pass
+    return tuple(values)
 
 
 def _proven_line(game: Game, search: NegamaxSearch, root: State, score: float, first: Any,

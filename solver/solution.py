@@ -29,6 +29,9 @@ class Solution(SearchResult):
     fastest_moves: tuple[Hashable, ...] = ()
     """With ``plies``: the optimal root moves that follow the distance to the end (a winner's fastest, a
     loser's slowest; :mod:`solver.remoteness`), in move order; the moves a perfect player picks from."""
+    move_values: tuple[tuple[Hashable, tuple[float, ...]], ...] = ()
+    """With ``move_values`` (the alpha-beta path): every root move and its exact value, in move order, found by
+    the same search (its transposition table holds most of each proof already)."""
 
 
 def finish(game: Game, graph: StateGraph, budget: Budget, solved: tuple[Values, Best], method: str,

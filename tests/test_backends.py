@@ -215,6 +215,19 @@ def test_solve_backend_c_gives_the_python_answer(capsys: pytest.CaptureFixture[s
     assert [m["value"] for m in python["moves"]] == [m["value"] for m in c["moves"]]
 
 
+def test_solve_backend_c_values_every_move_as_python_does(capsys: pytest.CaptureFixture[str]) -> None:
+    """In C the root's own search values the root moves (wins, a draw): the same table as the Python back end's."""
+    import json
+
+    answers = []
+    for backend in ("python", "c"):
+        assert main(["solve", "tictactoe", "--moves", "place(b2),place(b1)", "--json", "--backend", backend]) == 0
+        answers.append(json.loads(capsys.readouterr().out))
+    python, c = answers
+    assert c["move_values"] == python["move_values"] and c["best_moves"] == python["best_moves"]
+    assert sorted({v["X"] for v in c["move_values"].values()}) == [0.0, 1.0]  # not every move is optimal
+
+
 def test_backend_c_without_the_c_back_end_is_one_line_and_auto_a_note(tmp_path: Path,
                                                                       capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "halves.gdl"

@@ -42,10 +42,11 @@ own deadline, so that a search stopped on time still has a moment for its fallba
 
 
 def search(game: CompiledGame, state: Any, algorithm: str = "auto", limits: Limits | None = None,
-           progress: Progress | None = None, plies: bool = True) -> SearchResult:
+           progress: Progress | None = None, plies: bool = True, move_values: bool = False) -> SearchResult:
     """One search from ``state`` within ``limits``, a single rule evaluation included (see
     :func:`gdl.runtime.rule_budget`): one that outlasts them stops the search like its own budget would.
-    ``plies=False``: an exact solve skips the distance to the end.
+    ``plies=False``: an exact solve skips the distance to the end; ``move_values``: an exact alpha-beta
+    solve values every root move in the same search (``Solution.move_values``).
     """
     from gdl.runtime import rule_budget
 
@@ -54,7 +55,7 @@ def search(game: CompiledGame, state: Any, algorithm: str = "auto", limits: Limi
     started = time.perf_counter()
     try:
         with rule_budget(seconds, limits.nodes):
-            return _search(game, state, algorithm, limits, progress, plies)
+            return _search(game, state, algorithm, limits, progress, plies, move_values)
     except SearchStopped as stop:  # a rule evaluation outlasted the budget where the search could not catch it
         zeros = (0.0,) * len(game.players)
         stats = SearchStats(seconds=time.perf_counter() - started)
@@ -63,7 +64,7 @@ def search(game: CompiledGame, state: Any, algorithm: str = "auto", limits: Limi
 
 
 def _search(game: CompiledGame, state: Any, algorithm: str = "auto", limits: Limits | None = None,
-            progress: Progress | None = None, plies: bool = True) -> SearchResult:
+            progress: Progress | None = None, plies: bool = True, move_values: bool = False) -> SearchResult:
     """One search from ``state``: exact without depth/time limits, heuristic with them.
 
     With ``algorithm="auto"`` and no depth or time limit, the exact solver
@@ -93,7 +94,8 @@ def _search(game: CompiledGame, state: Any, algorithm: str = "auto", limits: Lim
     try:
         if algorithm == "exact" or (algorithm in EXACT_METHODS and as_method):
             method = "auto" if algorithm == "exact" else algorithm
-            return exact.solve(game, state, limits, method=method, progress=progress, plies=plies)
+            return exact.solve(game, state, limits, method=method, progress=progress, plies=plies,
+                               move_values=move_values)
         if algorithm == "alphabeta":
             paranoid = not auto.is_two_player_zero_sum(game)
             return alphabeta.alphabeta(game, state, limits, paranoid=paranoid, progress=progress)
@@ -216,7 +218,10 @@ def solve_with_moves(game: CompiledGame, state: Any, algorithm: str = "auto", li
     else by a search of its own, within ``min(root time, 10 s) + extra_seconds``."""
     started = time.perf_counter()
     limits = limits or Limits()
-    result = search(game, state, algorithm, limits, progress)
+    # In C the root's table stays in C (converting it whole costs more than searching each child again): the
+    # root's own search values the moves. In Python the solved table has most children, and their plies.
+    in_c = game.backend == "c"
+    result = search(game, state, algorithm, limits, progress, move_values=in_c)
     if algorithm == "auto":
         algorithm = auto_algorithm(game, limits.depth is not None or limits.seconds is not None,
                                    limits.depth is not None)
@@ -226,8 +231,11 @@ def solve_with_moves(game: CompiledGame, state: Any, algorithm: str = "auto", li
         sweep_dead_ends(game, state, result, limits, started)
     if not result.exact or result.stopped or player < 0 or unsolvable(result):
         return solution  # (no goal from the root: none from its children either, as they are reachable from it)
+    if in_c and isinstance(result, ExactSolution) and result.algorithm == auto.Algorithm.ALPHABETA:
+        _values_from_the_root_search(game, state, result, solution)
+        return solution
     table = result.table if isinstance(result, ExactSolution) else None  # the exact solver's solved states
-    if game.backend == "c":  # its table is in C: converting it whole costs more than searching each child again
+    if in_c:
         table = None
     deadline = time.perf_counter() + min(result.stats.seconds, 10.0) + extra_seconds
     nodes = result.stats.nodes
@@ -262,6 +270,20 @@ def solve_with_moves(game: CompiledGame, state: Any, algorithm: str = "auto", li
     stats = replace(result.stats, nodes=nodes, seconds=time.perf_counter() - started)
     solution.result = replace(result, stats=stats)
     return solution
+
+
+def _values_from_the_root_search(game: CompiledGame, state: Any, result: ExactSolution, solution: Solution) -> None:
+    """Each root move's value as the root's alpha-beta search found it (a move it had no time for before a stop
+    or Ctrl-C: unknown), and its distance to the end where the walk of the optimal lines reached it."""
+    known = dict(result.move_values)
+    plies = result.table.plies if result.table is not None else {}
+    for move in game.legal_moves(state):
+        solution.move_values.append((move, known.get(move)))
+        child = game.apply(state, move)
+        if game.to_move(child) == TERMINAL:
+            solution.move_plies[str(move)] = 0.0
+        elif result.plies is not None:
+            solution.move_plies[str(move)] = plies.get(game.key(child))
 
 
 SWEEP_STATES = 200_000

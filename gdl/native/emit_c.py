@@ -89,26 +89,29 @@ class CEmitter(ChanceEmitter):
         """
         self.fn = _Function()
         out: list[str] = []
+        # (each term's reads once: a node computes them from its children at every call)
+        terms = [[(term, term.reads) for term in _terms(rule.condition)] for rule in self.p.ends]
         if self.p.ends:
-            slots = sorted({s for rule in self.p.ends for term in _terms(rule.condition)
-                            for s in (term.reads.slots if not (term.reads.turn or term.reads.dynamic) else ())})
+            slots = sorted({s for rule in terms for _, reads in rule
+                            for s in (reads.slots if not (reads.turn or reads.dynamic) else ())})
             out.append("  switch (w) {")
             for k in slots:
                 out.append(f"  case {k}:")
-                out.extend("  " + line for line in self.end_tests(k))
+                out.extend("  " + line for line in self.end_tests(terms, k))
             out.append("  default: break;")
             out.append("  }")
-        out.extend(self.end_tests(None))
+        out.extend(self.end_tests(terms, None))
         return self.function("static int g_ends(g_cell *s, int64_t me, int64_t w, gdl_error *e)",
                              ["  (void)me; (void)w;", *out, "fail:", "  return GDL_ERROR;"])
 
-    def end_tests(self, written: int | None) -> list[str]:
-        """The end rules' tests (only the terms that read slot ``written`` or anything unknown; all if None)."""
+    def end_tests(self, rule_terms: list[list[tuple[ir.Expr, ir.Reads]]], written: int | None) -> list[str]:
+        """The end rules' tests (only the terms that read slot ``written`` or anything unknown; all if None).
+        ``rule_terms``: per end rule, its terms with what each reads."""
         out = []
-        for rule in self.p.ends:
+        for rule, each in zip(self.p.ends, rule_terms, strict=True):
             line, col = _pos(rule.span)
-            terms = [term for term in _terms(rule.condition)
-                     if written is None or term.reads.turn or term.reads.dynamic or written in term.reads.slots]
+            terms = [term for term, reads in each
+                     if written is None or reads.turn or reads.dynamic or written in reads.slots]
             if not terms:
                 continue
             status = self.ex(rule.status)
