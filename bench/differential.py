@@ -10,7 +10,7 @@ the interpreter must reproduce. Otherwise both games play the same seeded random
 at every position, on: the state variables (``values``), whose turn it is (or chance, or the end), the
 legal moves (names, **in order**: declaration order, then parameter order, is documented), the chance
 outcomes (names in order, probabilities within 1e-9), the end (description and utilities within 1e-9)
-and the heuristic. A rule error (``RuleRuntimeError`` / ``InterpreterError``) on both sides at the same
+and the heuristic, and ``quiet when``. A rule error (``RuleRuntimeError`` / ``InterpreterError``) on both sides at the same
 step is agreement ("both fail") and ends the playout; an error on one side only is a mismatch, and so is
 any other exception from the compiled game (a traceback a user would see).
 
@@ -202,6 +202,7 @@ def _playout(game: Any, interp: Interpreter, rng: random.Random, plies: int, rep
             i_moves = {str(m): m for m, _ in interp.chance_outcomes(i)}
         else:
             both("heuristic", game.heuristic, interp.heuristic, _numbers_equal)
+            both("quiet", game.is_quiet, interp.is_quiet)
             names = both("legal moves", _move_names(game), _move_names(interp))
             if not names:
                 return  # a dead end in both (a bug of the rule file, not of either engine)

@@ -2,18 +2,21 @@
 
     python bench/native.py            # measure, print, and replace the native section of bench/RESULTS.md
     python bench/native.py --print    # measure and print only
+    python bench/native.py --big      # also Connect-Four 6x5, 7x5 and 6x6 (minutes each; 15 minutes at most)
 
 Rows:
 
-* exact solve, C back end against the Python back end (same rule file, same solver API);
 * exact solve, C back end against the hand-written C reference solvers of bench/ref/ (whole command
   against whole command: a new process each, the module already in the cache);
+* (``--big``) ``gdl solve connect4 -p cols=C -p rows=R --backend c`` for the boards issue 14 names;
 * MCTS simulations per second, C back end against OpenSpiel's C++ ``pyspiel.MCTSBot`` (random
   rollouts, same simulation count, solver off), single-threaded.
 
-Until the compiler builds the IR from rule files, the C back end's games come from the hand-written
-IR of tests/native_ir.py (tic-tac-toe, Connect-Four); the rows say so. Games without IR are listed as
-not measured.
+The C back end's games are compiled from their rule files (``gdl.load(..., backend="c")``). The
+reference rows give two ratios: the whole command (``gdl solve ... --backend c``: Python start-up, loading,
+the solve, every root move's value, the walk for the distance to the end, printing) against the whole
+reference program, and the search alone (``solver.exact.solve(game, all_best=False)`` in this process, the
+module loaded) against the same reference program.
 """
 
 from __future__ import annotations
@@ -32,26 +35,18 @@ sys.path.insert(0, str(ROOT))
 
 import gdl  # noqa: E402
 from bench.ref.run import build as build_ref  # noqa: E402
-from gdl.native.game import NativeGame, compile_native  # noqa: E402
 from solver.exact import solve  # noqa: E402
 from solver.limits import Limits  # noqa: E402
 from solver.mcts import mcts  # noqa: E402
-from tests import native_ir  # noqa: E402
 
 DOMINEERING = str(ROOT / "tests" / "solvefiles" / "domineering.gdl")
 MARK_BEGIN = "<!-- native back end: begin -->"
 MARK_END = "<!-- native back end: end -->"
 
 
-def native_game(name: str, params: dict[str, str]) -> tuple[NativeGame, gdl.CompiledGame]:
-    python = gdl.load(name, params)
-    if name == "tictactoe":
-        program = native_ir.tictactoe()
-    elif name == DOMINEERING:
-        program = native_ir.domineering(int(params["n"]))
-    else:
-        program = native_ir.connect4(int(params.get("cols", "7")), int(params.get("rows", "6")))
-    return compile_native(python, program), python
+def native_game(name: str, params: dict[str, str]) -> tuple[gdl.CompiledGame, gdl.CompiledGame]:
+    """The C and the Python back end of one rule file (a bundled game's name or a path)."""
+    return gdl.load(name, params, backend="c"), gdl.load(name, params)
 
 
 def timed(fn) -> tuple[float, object]:  # type: ignore[no-untyped-def]
@@ -60,63 +55,48 @@ def timed(fn) -> tuple[float, object]:  # type: ignore[no-untyped-def]
     return time.perf_counter() - started, result
 
 
-def solve_rows() -> list[str]:
-    rows = []
-    for name, params, python_too in [("tictactoe", {}, True), ("connect4", {"cols": "4", "rows": "4"}, True),
-                                     ("connect4", {"cols": "5", "rows": "4"}, True),
-                                     ("connect4", {"cols": "6", "rows": "4"}, False),
-                                     ("connect4", {"cols": "5", "rows": "5"}, False),
-                                     (DOMINEERING, {"n": "5"}, True)]:
-        native, python = native_game(name, params)
-        c_time, c_result = timed(lambda n=native: solve(n))
-        label = f"{Path(name).stem} {' '.join(f'{k}={v}' for k, v in params.items())}".strip()
-        if python_too:
-            p_time, p_result = timed(lambda p=python: solve(p))
-            assert p_result.value == c_result.value  # type: ignore[attr-defined]
-            rows.append(f"| exact solve {label} | Python back end | {c_time:.3f} s | {p_time:.3f} s | "
-                        f"{p_time / c_time:.1f}x | value {c_result.value} on both |")  # type: ignore[attr-defined]
-        else:
-            rows.append(f"| exact solve {label} | (C only; the Python back end takes 13-18 s here, bench/RESULTS.md) "
-                        f"| {c_time:.3f} s | — | — | value {c_result.value}, {c_result.stats.nodes:,} nodes |")  # type: ignore[attr-defined]
-    return rows
-
-
-def command_time(args: list[str], env: dict[str, str] | None = None) -> tuple[float, float, str]:
+def command_time(args: list[str], env: dict[str, str] | None = None,
+                 timeout: float | None = None) -> tuple[float, float, str]:
     """Wall-clock and CPU (user + system) seconds of a whole command, and its output."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    out = subprocess.run(args, capture_output=True, text=True, check=True, env=env).stdout
+    out = subprocess.run(args, capture_output=True, text=True, check=True, env=env, timeout=timeout).stdout
     wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     return wall, cpu, out.strip()
 
 
+REF_CASES: list[tuple[str, str, dict[str, str], list[str]]] = [
+    ("Connect-Four 5x5", "connect4", {"cols": "5", "rows": "5"}, ["5", "5"]),
+    ("Connect-Four 6x4", "connect4", {"cols": "6", "rows": "4"}, ["6", "4"]),
+    ("Domineering 6x6 (Vertical first, as the rule file)", "domineering", {"n": "6"}, ["6", "6", "v"]),
+    ("m,n,k (4,4,4)", "mnk", {"m": "4", "n": "4", "k": "4"}, ["4", "4", "4"]),
+]
+"""(label, reference program, our parameters, its arguments): the reference solvers of issue 14."""
+
+
 def ref_rows(directory: Path) -> list[str]:
     rows = []
-    c4 = build_ref("connect4", directory)
-    for cols, rows_ in (("5", "5"), ("6", "4")):
-        ref_wall, ref_cpu, ref_out = command_time([str(c4), cols, rows_])
-        script = ("import sys; sys.path.insert(0, sys.argv[1]); from bench.native import native_game; "
-                  "from solver.exact import solve; g, _ = native_game('connect4', {'cols': sys.argv[2], "
-                  "'rows': sys.argv[3]}); print(solve(g).value)")
-        native_game("connect4", {"cols": cols, "rows": rows_})  # the module is in the cache before the timed run
-        wall, cpu, out = command_time([sys.executable, "-c", script, str(ROOT), cols, rows_])
-        rows.append(f"| Connect-Four {cols}x{rows_} exact, whole command, CPU time | bench/ref/connect4.c (cc -O2) | "
-                    f"{cpu:.2f} s | {ref_cpu:.2f} s | {ref_cpu / cpu:.2f}x | wall: ours {wall:.2f} s, ref "
-                    f"{ref_wall:.2f} s; ours {out} (Python start-up, load, cached module, solve with all optimal "
-                    f"root moves); ref: {ref_out} |")
-    dom = build_ref("domineering", directory)
-    ref_wall, ref_cpu, ref_out = command_time([str(dom), "6", "6", "v"])
-    script = ("import sys; sys.path.insert(0, sys.argv[1]); from bench.native import native_game, DOMINEERING; "
-              "from solver.exact import solve; g, _ = native_game(DOMINEERING, {'n': '6'}); print(solve(g).value)")
-    native_game(DOMINEERING, {"n": "6"})
-    wall, cpu, out = command_time([sys.executable, "-c", script, str(ROOT)])
-    rows.append(f"| Domineering 6x6 (Vertical first, as the rule file) exact, whole command, CPU time | "
-                f"bench/ref/domineering.c 6 6 v | {cpu:.2f} s | {ref_cpu:.2f} s | {ref_cpu / cpu:.2f}x | wall: ours "
-                f"{wall:.2f} s, ref {ref_wall:.2f} s; ours {out}; ref: {ref_out} |")
-    rows.append("| m,n,k (4,4,4) exact, whole command | bench/ref/mnk.c | not measured | — | — | no rule file and "
-                "no IR for it yet |")
+    for label, program, params, argv in REF_CASES:
+        name = DOMINEERING if program == "domineering" else program
+        ref_wall, ref_cpu, ref_out = command_time([str(build_ref(program, directory)), *argv])
+        native, _ = native_game(name, params)  # the module is in the cache before the timed command
+        search_time, result = timed(lambda n=native: solve(n, all_best=False))
+        command = [sys.executable, "-m", "gdl", "solve", name, *(f"-p{k}={v}" for k, v in params.items()),
+                   "--backend", "c", "--json"]
+        wall, cpu, out = command_time(command)
+        import json
+
+        answer = json.loads(out)
+        assert tuple(answer["value"].values()) == result.value  # type: ignore[attr-defined]
+        rows.append(f"| {label} exact, whole command, CPU time | bench/ref/{program}.c (cc -O2) | {cpu:.2f} s | "
+                    f"{ref_cpu:.2f} s | {ref_cpu / cpu:.2f}x | wall: ours {wall:.2f} s, ref {ref_wall:.2f} s; ours "
+                    f"value {result.value} (`gdl solve ... --backend c`: start-up, load, solve, every root move's "  # type: ignore[attr-defined]
+                    f"value, the distance walk); ref: {ref_out} |")
+        rows.append(f"| {label} exact, the search alone | bench/ref/{program}.c, whole program | {search_time:.2f} s | "
+                    f"{ref_cpu:.2f} s | {ref_cpu / search_time:.2f}x | `solver.exact.solve(game, all_best=False)`, "
+                    f"{result.stats.nodes:,} nodes (ref: {ref_out.split('nodes')[-1].strip()} nodes) |")  # type: ignore[attr-defined]
     return rows
 
 
@@ -152,12 +132,35 @@ def mcts_rows() -> list[str]:
     return rows
 
 
+BIG_BOARDS = [("6", "5", "draw"), ("7", "5", "draw"), ("6", "6", "second player wins")]
+BIG_SECONDS = 900
+
+
+def big_rows() -> list[str]:
+    rows = []
+    for cols, rows_, known in BIG_BOARDS:
+        command = [sys.executable, "-m", "gdl", "solve", "connect4", f"-pcols={cols}", f"-prows={rows_}", "--backend",
+                   "c", "--json"]
+        try:
+            wall, cpu, out = command_time(command, timeout=BIG_SECONDS)
+        except subprocess.TimeoutExpired:
+            rows.append(f"| Connect-Four {cols}x{rows_} exact, whole command | (known: {known}) | not solved in "
+                        f"{BIG_SECONDS} s | — | — | stopped |")
+            continue
+        import json
+
+        answer = json.loads(out)
+        rows.append(f"| Connect-Four {cols}x{rows_} exact, whole command | (known: {known}) | {wall:.0f} s wall, "
+                    f"{cpu:.0f} s CPU | — | — | value {answer['value']}, {answer['stats']['nodes']:,} nodes |")
+    return rows
+
+
 def main() -> None:
     import tempfile
 
     started = time.perf_counter()
     with tempfile.TemporaryDirectory() as temp:
-        rows = solve_rows() + ref_rows(Path(temp)) + mcts_rows()
+        rows = ref_rows(Path(temp)) + mcts_rows() + (big_rows() if "--big" in sys.argv else [])
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     header = [
         MARK_BEGIN,
@@ -166,7 +169,7 @@ def main() -> None:
         f"`python bench/native.py` on CPython {platform.python_version()}, {platform.machine()}, "
         f"{time.strftime('%Y-%m-%d %H:%M')}, in {time.perf_counter() - started:.0f} s; load average at the end "
         f"{load:.1f} on {os.cpu_count()} cores (a shared machine: ratios measured in this one run). The C back end's "
-        "games come from the hand-written IR of tests/native_ir.py until the compiler builds the IR. Ratio = "
+        "games are compiled from their rule files. Ratio = "
         "reference time / ours (> 1: ours faster); for MCTS, ours / theirs in simulations per second.",
         "",
         "| workload | reference | ours | reference | ratio | notes |",

@@ -317,6 +317,13 @@ class HeuristicDecl(Decl):
 
 
 @dataclass(frozen=True, slots=True)
+class QuietDecl(Decl):
+    """``quiet when expr``: the positions where a depth-limited search may stop and trust the heuristic."""
+
+    expr: Expr
+
+
+@dataclass(frozen=True, slots=True)
 class RenderDecl(Decl):
     name: str
     symbols: tuple[tuple[Expr, str], ...]

@@ -150,6 +150,7 @@ register("unknown-meta", WARNING, "a `meta` key gdl does not know", COMPILE)
 register("unused", WARNING, "a state variable, function or parameter never used", COMPILE)
 register("unused-binder", WARNING, "`win p when ...` whose condition does not mention `p`", COMPILE)
 register("never-legal", WARNING, "a move that is never legal", COMPILE, CHECK)
+register("quiet-without-heuristic", WARNING, "`quiet when` in a game without a `heuristic`", COMPILE)
 register("shadowed-state", WARNING, "`let x` where `x` is also a state variable", COMPILE)
 register("internal", ERROR, "a bug in gdl's compiler, not in the rule file", COMPILE)
 

@@ -21,7 +21,7 @@ from rich.text import Text as RichText
 KEYWORDS = (
     "after", "again", "and", "board", "break", "chance", "def", "draw", "elif", "else", "enum", "every",
     "for", "game", "heuristic", "if", "in", "let", "lose", "meta", "move", "not", "or", "otherwise", "param",
-    "pass", "players", "render", "setup", "simultaneous", "state", "symmetry", "terminal", "utility", "weight", "when",
+    "pass", "players", "quiet", "render", "setup", "simultaneous", "state", "symmetry", "terminal", "utility", "weight", "when",
     "where", "win", "with", "zero_sum",
 )
 """Every keyword of grammars/gdl.lark (``x`` of ``board R x C`` and the shapes are contextual, below)."""
@@ -74,7 +74,7 @@ class GdlLexer(RegexLexer):
              bygroups(Keyword, Whitespace, Name.Variable, Whitespace, Keyword)),
             (words(("game", "meta", "param", "players", "enum", "state", "def", "move", "setup", "after",
                     "win", "lose", "draw", "terminal", "utility", "heuristic", "render", "zero_sum", "symmetry",
-                    "simultaneous"),
+                    "simultaneous", "quiet"),
                    suffix=r"\b"), Keyword.Declaration),
             (words(CONSTANTS, suffix=r"\b"), Keyword.Constant),
             (words(tuple(k for k in KEYWORDS if k != "board"), suffix=r"\b"), Keyword),

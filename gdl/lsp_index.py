@@ -48,6 +48,7 @@ KEYWORD_DOCS = {
     "render": "`render var: value \"symbol\", ...`: how `gdl play` draws a board variable.",
     "zero_sum": "`zero_sum`: the utilities always add up to zero.",
     "simultaneous": "`simultaneous`: every decision is a round where all players choose at once.",
+    "quiet": "`quiet when C`: the positions where a depth-limited search may stop and use the heuristic.",
     "symmetry": "`symmetry all` or generators: board symmetries that leave the rules unchanged.",
     "when": "`when C`: a guard (moves) or the condition of an end rule.",
     "otherwise": "`move m otherwise`: legal exactly when no other move is.",

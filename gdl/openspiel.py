@@ -186,6 +186,9 @@ class OpenSpielGame:
     def heuristic(self, state: OpenSpielState) -> tuple[float, ...] | None:
         return None
 
+    def is_quiet(self, state: OpenSpielState) -> bool:
+        return True
+
     def key(self, state: OpenSpielState) -> Hashable:
         return state.key
 

@@ -374,6 +374,10 @@ class ToAst(Transformer[Token, Any]):
         var, expr = t.children
         return ast.HeuristicDecl(_e(t), str(var), expr)
 
+    def quiet_decl(self, t: Built) -> ast.Decl:
+        (expr,) = t.children
+        return ast.QuietDecl(_e(t), expr)
+
     def symbol(self, t: Built) -> tuple[ast.Expr, str]:
         value, text = t.children
         return (value, unquote(text))

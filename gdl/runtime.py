@@ -62,6 +62,11 @@ SYMMETRY_CHECK_WORK = 500
 
 
 _same = tuple
+
+
+def _always_quiet(state: tuple) -> bool:
+    """Without ``quiet when`` every position is quiet."""
+    return True
 """The key of a state without symmetries: the state itself (``tuple`` of a tuple is that tuple, at C speed)."""
 
 
@@ -138,6 +143,9 @@ class CompiledGame:
         self.chance_outcomes = chance_outcomes
         self.utilities = utilities
         self.heuristic: Callable[[tuple], tuple[float, ...] | None] = namespace["_heur"]
+        self.has_quiet = program.has_quiet
+        self.is_quiet: Callable[[tuple], bool] = namespace["_quiet"] or _always_quiet
+        """``quiet when`` (gdl/compiler/quiet.py): where a depth-limited search may use the heuristic."""
         self.key: Callable[[tuple], Hashable] = _same
         """The state's key (:meth:`solver.game.Game.key`): the state itself, or, once the declared symmetries
         passed their check (:meth:`verify_symmetry`, which :func:`gdl.load` runs), its smallest image."""

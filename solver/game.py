@@ -173,6 +173,8 @@ class Game(Protocol[S, M]):
     ``symmetries``      ``()``      non-empty: ``key`` merges mirror images, so solved tables
                                     keep values but no moves under such keys
     ``heuristic``       None        the value at a search's horizon (0 without one)
+    ``is_quiet``        True        a depth-limited search with ``quiescence`` scores only quiet
+                                    positions at its horizon and searches on from the others
     ``key``             the state   transposition-table and solved-table keys
     ==================  ==========  =========================================================
     """
@@ -242,6 +244,10 @@ class Game(Protocol[S, M]):
         """One estimate per player for a non-terminal state, or None if the game has none."""
         ...
 
+    def is_quiet(self, state: S) -> bool:
+        """May a depth-limited search stop here and trust the heuristic? (the horizon effect: Shannon 1950)"""
+        ...
+
     def key(self, state: S) -> Hashable:
         """A compact key for transposition tables and saved tables (equal states, equal keys); no side effect.
 
@@ -291,6 +297,9 @@ class GameBase:
 
     def heuristic(self, state: Any) -> Sequence[float] | None:
         return None
+
+    def is_quiet(self, state: Any) -> bool:
+        return True
 
     def key(self, state: Any) -> Hashable:
         return state

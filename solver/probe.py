@@ -96,6 +96,9 @@ class TableProbe:
     def heuristic(self, state: State) -> Sequence[float] | None:
         return self.game.heuristic(state)
 
+    def is_quiet(self, state: State) -> bool:
+        return self.game.is_quiet(state)
+
     def key(self, state: State) -> Hashable:
         return self.game.key(state)
 

@@ -71,8 +71,10 @@ EXPECTED: dict[str, tuple[int, int | None, str, str | None]] = {
     "unknown-meta": (3, 1, "unknown metadata key `sorce`", "did you mean `source`?"),
     "unused": (5, 1, "state `spare` is never used", None),
     "unused-binder": (6, 5, "`p` is not used in the condition", None),
+    "quiet-without-heuristic": (7, 1, "`quiet when` without a `heuristic`", "add `heuristic p: ...`"),
 }
-WARNINGS = {"shadowed-state", "missing-game", "unknown-meta", "unused", "unused-binder", "never-legal"}
+WARNINGS = {"shadowed-state", "missing-game", "unknown-meta", "unused", "unused-binder", "never-legal",
+            "quiet-without-heuristic"}
 # Codes no rule file can produce: `board-shape` (the grammar only accepts `hex` and `square`).
 UNREACHABLE = {"board-shape"}
 

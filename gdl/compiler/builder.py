@@ -27,6 +27,7 @@ from gdl.compiler.moves import MovePass
 from gdl.compiler.names import NamePass
 from gdl.compiler.params import ParameterPass
 from gdl.compiler.program import Program
+from gdl.compiler.quiet import QuietPass
 from gdl.compiler.scoring import ScoringPass
 from gdl.compiler.simultaneous import SimultaneousPass
 from gdl.compiler.unused import UnusedPass
@@ -105,6 +106,7 @@ class Compiler(
     ScoringPass,
     UnusedPass,
     SimultaneousPass,
+    QuietPass,
     CompilerBase,
 ):
     """Checks one rule file and compiles it: every pass is a mixin over the shared state."""
@@ -151,6 +153,8 @@ class Compiler(
         bounds, zero_sum = self.compile_utilities(ends, utilities, by_kind.get(ast.ZeroSumDecl, []))
         heuristics = by_kind.get(ast.HeuristicDecl, [])
         self.compile_heuristic(heuristics)
+        self.has_heuristic_decl = bool(heuristics)
+        quiet = self.compile_quiet(by_kind.get(ast.QuietDecl, []))
         render_var, symbols = self.compile_render(by_kind.get(ast.RenderDecl, []))
         self.warn_unused()
         if any(d.is_error for d in self.diagnostics):
@@ -175,6 +179,7 @@ class Compiler(
             render_symbols=symbols,
             zero_sum=zero_sum,
             simultaneous=simultaneous,
+            has_quiet=quiet,
             utility_bounds=bounds,
             has_chance=self.has_chance,
             has_heuristic=bool(heuristics),
@@ -211,6 +216,7 @@ class Compiler(
         players, initial, setup, board = self.players, tuple(self.globals["_INIT"]), self.ir_setup, self.board
         defs, moves, ends, scoring = list(self.ir_defs), tuple(self.ir_moves), list(self.ir_ends), dict(self.ir_scoring)
         chance, end_utilities, params = sorted(self.ir_chance, key=lambda c: c.point), self.globals["_UT"], self.params
+        quiet = self.ir_quiet
 
         def build() -> ir.Program:
             utility, heuristic = scoring.get("utility"), scoring.get("heuristic")
@@ -219,6 +225,7 @@ class Compiler(
                 defs=tuple(d() for d in defs), moves=moves, chance=tuple(chance), ends=tuple(e() for e in ends),
                 end_utilities=tuple(end_utilities), utility=utility() if utility else None, utility_bounds=bounds,
                 heuristic=heuristic() if heuristic else None, render=(render_var, symbols) if render_var else None,
-                zero_sum=zero_sum, parameters=dict(params), board=board, simultaneous=simultaneous)
+                zero_sum=zero_sum, parameters=dict(params), board=board, simultaneous=simultaneous,
+                quiet=quiet() if quiet else None)
 
         return build

@@ -250,3 +250,4 @@ class Program:
     parameters: dict[str, Any] = field(default_factory=dict)
     board: Any = None  # the gdl.board.Board, when the rules declare one (its geometry: cell_at, tables)
     simultaneous: bool = False  # `simultaneous`: each decision state is a round, every player picks at once
+    quiet: Expr | None = None  # `quiet when`: the positions a depth-limited search may score (None: all)

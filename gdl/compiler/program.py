@@ -51,9 +51,11 @@ class Program:
     move_param_types: dict[str, tuple[Type, ...]] = field(default_factory=dict)
     """Each action's parameter types: a `column` or `row` parameter also parses from its index (`drop(3)`)."""
     win_loss: bool = False
+    """Two players, and every end is a win for one and a loss for the other: no draws, no other scores."""
     simultaneous: bool = False
     """`simultaneous`: every decision is a round where all players choose at once (gdl/compiler/simultaneous.py)."""
-    """Two players, and every end is a win for one and a loss for the other: no draws, no other scores."""
+    has_quiet: bool = False
+    """`quiet when`: the rules say which positions a depth-limited search may score (gdl/compiler/quiet.py)."""
     ir_builder: Callable[[], ir_module.Program] | None = None
 
     @functools.cached_property

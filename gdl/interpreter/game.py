@@ -74,6 +74,7 @@ class Interpreter(Evaluator):
         self.ends = [d for d in decls if isinstance(d, ast.EndDecl)]
         self.utility = next((d for d in decls if isinstance(d, ast.UtilityDecl)), None)
         self.heuristic_decl = next((d for d in decls if isinstance(d, ast.HeuristicDecl)), None)
+        self.quiet_decl = next((d for d in decls if isinstance(d, ast.QuietDecl)), None)
         self.setup = next((d for d in decls if isinstance(d, ast.SetupDecl)), None)
         self.state_decls = [d for d in decls if isinstance(d, ast.StateDecl)]
         self.vars = {d.name: self._var_info(d) for d in self.state_decls}
@@ -261,6 +262,13 @@ class Interpreter(Evaluator):
         if kind == "terminal" or who < 0:
             return "game over"
         return f"{self.players[who]} {'wins' if kind == 'win' else 'loses'}"
+
+    def is_quiet(self, state: IState) -> bool:
+        """``quiet when``: may a depth-limited search score this position? (every one without the line)"""
+        if self.quiet_decl is None:
+            return True
+        frame = Frame(self._thaw(state.vars), self.player_values[state.turn])
+        return bool(self.eval(self.quiet_decl.expr, Scope(), frame))
 
     def _per_player(self, var: str, expr: ast.Expr, state: IState, game_over: bool = False) -> tuple[Any, ...]:
         # In `utility` the game is over and nobody is to move: `turn` has no value (docs: `turn-in-utility`).

@@ -102,4 +102,6 @@ def redeclarations(rules: ast.RuleFile) -> list[tuple[str, Span]]:
             expr(decl.condition, {binder: decl.span} if binder else {})
         elif isinstance(decl, ast.UtilityDecl | ast.HeuristicDecl):
             expr(decl.expr, {decl.var: decl.span})
+        elif isinstance(decl, ast.QuietDecl):
+            expr(decl.expr, {})
     return found

@@ -89,6 +89,9 @@ class NativeGame:
     def heuristic(self, state: tuple[int, ...]) -> tuple[float, ...] | None:
         return self.rules.heuristic(self.cells(state))
 
+    def is_quiet(self, state: tuple[int, ...]) -> bool:
+        return self.python.is_quiet(state)  # (`quiet when` runs in Python: asked only at a search's horizon)
+
     def key(self, state: tuple[int, ...]) -> Hashable:
         if self.python.symmetries:
             self.python.verify_symmetry()  # checked, not trusted: the Python game's check of the declaration
