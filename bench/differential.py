@@ -10,8 +10,8 @@ the interpreter must reproduce. Otherwise both games play the same seeded random
 at every position, on: the state variables (``values``), whose turn it is (or chance, or the end), the
 legal moves (names, **in order**: declaration order, then parameter order, is documented), the chance
 outcomes (names in order, probabilities within 1e-9), the end (description and utilities within 1e-9)
-and the heuristic, and ``quiet when``. A rule error (``RuleRuntimeError`` / ``InterpreterError``) on both sides at the same
-step is agreement ("both fail") and ends the playout; an error on one side only is a mismatch, and so is
+the heuristic and ``quiet when``. A rule error (``RuleRuntimeError`` / ``InterpreterError``) on both sides at
+the same step is agreement ("both fail") and ends the playout; an error on one side only is a mismatch, and so is
 any other exception from the compiled game (a traceback a user would see).
 
 Exit status 1 if any case mismatched; one reproducer per distinct first-mismatch message goes to --out.

@@ -35,6 +35,8 @@ CAP_SECONDS = 60.0
 
 VARIANTS: list[tuple[str, dict[str, str]]] = [
     ("tictactoe", {}),
+    ("mnk", {"m": "4", "n": "3", "k": "3"}),
+    ("mnk", {}),
     ("connect4", {"cols": "4", "rows": "4"}),
     ("connect4", {"cols": "5", "rows": "4"}),
     ("connect4", {"cols": "6", "rows": "4"}),
@@ -60,6 +62,7 @@ VARIANTS: list[tuple[str, dict[str, str]]] = [
 
 SHOWS: dict[str, str] = {
     "tictactoe": "`board`, a `cell` array of `player?`, `lines(k)`, `win p when`, `draw when`, `render`",
+    "mnk": "tic-tac-toe with the board's size and the line's length as parameters; `symmetry all` on a rectangle",
     "connect4": "parameters with domains, a `def` returning `cell?` (`first`), `cells_in_column`",
     "nim": "a list parameter, an array indexed by a range, `-=`, a winner given by an expression",
     "pig": "chance in the middle of a move, `again`, per-player counters, cycles (value iteration)",

@@ -21,8 +21,8 @@ from rich.text import Text as RichText
 KEYWORDS = (
     "after", "again", "and", "board", "break", "chance", "def", "draw", "elif", "else", "enum", "every",
     "for", "game", "heuristic", "if", "in", "let", "lose", "meta", "move", "not", "or", "otherwise", "param",
-    "pass", "players", "quiet", "render", "setup", "simultaneous", "state", "symmetry", "terminal", "utility", "weight", "when",
-    "where", "win", "with", "zero_sum",
+    "pass", "players", "quiet", "render", "setup", "simultaneous", "state", "symmetry", "terminal", "utility",
+    "weight", "when", "where", "win", "with", "zero_sum",
 )
 """Every keyword of grammars/gdl.lark (``x`` of ``board R x C`` and the shapes are contextual, below)."""
 CONSTANTS = ("true", "false", "none")

@@ -6,6 +6,8 @@ Agent specs, as the CLI takes them::
     minimax:depth=3                 max^n (minimax for two players); also seconds=, nodes= (no table)
     alphabeta:depth=6               alpha-beta; also seconds=, nodes=, tt=, paranoid=true
     expectimax:depth=3              expectiminimax; also seconds=, nodes=, tt=, pruning=none|star1|star2|auto
+    alphabeta:depth=2,quiescence=4  minimax, alpha-beta, expectimax: up to 4 plies past the horizon from
+                                    positions that are not quiet (the rule file's `quiet when`)
     mcts:iterations=2000            UCT; also seconds=, nodes=, tt=, c=, rollout=random|heuristic, solver=false
     perfect                         exact play, solving each new position on the fly; seconds=, nodes=, tt=
     perfect:table=FILE              exact play from a solved table (see :mod:`solver.table`)
@@ -222,14 +224,18 @@ _REASONS = {StopReason.TIME: "out of time", StopReason.NODES: "out of nodes", St
 _BOOL = {"true": True, "1": True, "yes": True, "false": False, "0": False, "no": False}
 
 
-def _positive_int(text: str) -> int:
+def _whole(text: str, least: int, below: str) -> int:
     try:
         value = int(text)
     except ValueError:
         raise ValueError("a whole number is needed") from None
-    if value < 1:
-        raise ValueError("must be at least 1")
+    if value < least:
+        raise ValueError(below)
     return value
+
+
+def _positive_int(text: str) -> int:
+    return _whole(text, 1, "must be at least 1")
 
 
 def _positive_float(text: str) -> float:
@@ -244,6 +250,10 @@ def _positive_float(text: str) -> float:
     return value
 
 
+def _count(text: str) -> int:
+    return _whole(text, 0, "must not be negative")
+
+
 def _bool(text: str) -> bool:
     try:
         return _BOOL[text.lower()]
@@ -256,14 +266,17 @@ ALIASES = {"time": "seconds"}
 
 _KNOWLEDGE: dict[str, Callable[[str], Any]] = {"book": str, "table": str}
 """``book=FILE`` and ``table=FILE``, which every searching agent takes (:mod:`solver.probe`)."""
+_QUIESCENCE: dict[str, Callable[[str], Any]] = {"quiescence": _count}
+"""``quiescence=N``, which every depth-limited search takes (:attr:`solver.limits.Limits.quiescence`)."""
 
 OPTIONS: dict[str, dict[str, Callable[[str], Any]]] = {
     "random": {},
-    "minimax": {"depth": _positive_int, "seconds": _positive_float, "nodes": _positive_int, **_KNOWLEDGE},
+    "minimax": {"depth": _positive_int, "seconds": _positive_float, "nodes": _positive_int, **_QUIESCENCE,
+                **_KNOWLEDGE},
     "alphabeta": {"depth": _positive_int, "seconds": _positive_float, "nodes": _positive_int, "paranoid": _bool,
-                  "tt": _positive_int, **_KNOWLEDGE},
+                  "tt": _positive_int, **_QUIESCENCE, **_KNOWLEDGE},
     "expectimax": {"depth": _positive_int, "seconds": _positive_float, "nodes": _positive_int, "pruning": str,
-                   "tt": _positive_int, **_KNOWLEDGE},
+                   "tt": _positive_int, **_QUIESCENCE, **_KNOWLEDGE},
     "mcts": {"iterations": _positive_int, "seconds": _positive_float, "nodes": _positive_int, "c": _positive_float,
              "rollout": str, "solver": _bool, "tt": _positive_int, **_KNOWLEDGE},
     "perfect": {"table": str, "seconds": _positive_float, "nodes": _positive_int, "tt": _positive_int, "book": str},
@@ -324,7 +337,8 @@ def _make_agent(game: Game, name: str, options: dict[str, Any], label: str, seed
     if name == "random":
         return RandomAgent(game, seed)
     limits = Limits(seconds=options.get("seconds"), nodes=options.get("nodes"), depth=options.get("depth"),
-                    iterations=options.get("iterations"), table_entries=options.get("tt"))
+                    iterations=options.get("iterations"), table_entries=options.get("tt"),
+                    quiescence=options.get("quiescence", 0))
     deepen = limits.depth is None and (limits.seconds is not None or limits.nodes is not None)
     if name == "minimax":
         if deepen:

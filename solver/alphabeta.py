@@ -9,6 +9,10 @@ Sources:
   the transposition table with exact / lower / upper bound flags, and
   iterative deepening under a time budget.
 * Akl & Newborn (1977) killer moves; Schaeffer (1989) the history heuristic.
+* Shannon (1950), "Programming a computer for playing chess", and Beal (1990), "A generalised
+  quiescence search algorithm", Artificial Intelligence 43 -- quiescence: the heuristic is trusted
+  only in quiet positions (``Game.is_quiet``); from the others the search goes on past its horizon,
+  every move, for at most ``quiescence`` more plies (the horizon effect of the course notes).
 * Sturtevant & Korf (2000), "On pruning techniques for multi-player games" --
   *paranoid* search: in an N-player game the root player assumes that all the
   others play against it, which turns the game into a two-sided one.
@@ -17,7 +21,8 @@ Pseudo-code (fail-soft negamax with a transposition table)::
 
     function negamax(node, depth, alpha, beta)
         look node up in the TT; a deep enough entry may answer or cut
-        if depth = 0 or node is terminal: return colour * value(node)
+        if node is terminal: return colour * value(node)
+        if depth <= 0 and (node is quiet or depth <= -quiescence): return colour * heuristic(node)
         best := -inf
         for each child in ordered(children):       # TT move, killers, history
             v := -negamax(child, depth - 1, -beta, -alpha)
@@ -100,7 +105,7 @@ class NegamaxSearch:
 
     def __init__(self, game: Game, budget: Budget, *, reference: int = 0, sides: tuple[int, ...] = (1, -1),
                  use_tt: bool = True, ordering: bool = True, detect_cycles: bool = False,
-                 table_entries: int | None = None) -> None:
+                 table_entries: int | None = None, quiescence: int = 0) -> None:
         self.game = game
         self.budget = budget
         self.reference = reference
@@ -108,6 +113,8 @@ class NegamaxSearch:
         self.use_tt = use_tt
         self.ordering = ordering
         self.detect_cycles = detect_cycles
+        self.quiescence = quiescence
+        """Plies past the horizon searched from positions that are not quiet (the depth then goes below 0)."""
         self.tt: dict[Hashable, tuple[int, float, float, Any, int]] = {}  # depth, lower, upper, move, side
         self.tt_cap = table_entries if table_entries is not None else 1 << 62
         self.history: defaultdict[Hashable, int] = defaultdict(int)
@@ -150,6 +157,8 @@ class NegamaxSearch:
         tt_cap = self.tt_cap
         history, killers, ordering = self.history, self.killers, self.ordering
         history_of = history.__getitem__  # a C-level sort key (missing moves count 0)
+        is_quiet = game.is_quiet
+        last_scored = 1 - self.quiescence  # at this depth (or less) every child gets the heuristic, quiet or not
 
         on_path: set[Hashable] | None = set() if self.detect_cycles else None
         max_ply = max_search_ply()
@@ -284,7 +293,8 @@ class NegamaxSearch:
                 alpha = best
             if best < beta:  # search the children in order (heuristic values at the horizon) to a cut-off
                 for move, child, child_player, child_key in children:
-                    if depth <= 1:
+                    # At the horizon the heuristic, unless quiescence searches on from a position that is not quiet
+                    if depth <= 1 and (depth <= last_scored or is_quiet(child)):
                         search.nodes += 1
                         search.horizon_hits += 1
                         h = heuristic(child)
@@ -428,7 +438,8 @@ def alphabeta(
     horizon); without it, iterative deepening continues until a search
     reaches no horizon (the value is then exact) or the budget runs out.
     With ``iterative=False`` one search is run at ``limits.depth`` (or to the
-    end of the game, for acyclic games only).
+    end of the game, for acyclic games only). ``limits.quiescence`` searches on
+    past the horizon from positions that are not quiet (Beal 1990).
 
     ``value`` is one entry per player: ``(v, -v)`` for a two-player zero-sum
     game; with ``paranoid=True``, the root player's entry is its paranoid
@@ -452,7 +463,7 @@ def alphabeta(
     else:
         reference, sides = 0, (1, -1)
     search = NegamaxSearch(game, budget, reference=reference, sides=sides, use_tt=use_tt, ordering=ordering,
-                           table_entries=limits.table_entries)
+                           table_entries=limits.table_entries, quiescence=limits.quiescence)
     if iterative:
         depths = range(1, min(limits.depth or UNLIMITED_DEPTH, max_search_ply() - 1) + 1)
     else:

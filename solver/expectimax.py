@@ -31,7 +31,9 @@ Both give exactly the value of the unpruned search (the cuts only skip
 subtrees that cannot change the root value). Games that are not two-player
 zero-sum are searched with max^n (:mod:`solver.minimax`), without pruning.
 
-Chance nodes do not count as plies for the depth limit.
+Chance nodes do not count as plies for the depth limit. With ``limits.quiescence``
+a horizon state that is not quiet (``Game.is_quiet``) is searched on, for at most
+that many more decision plies (Beal 1990, as in :mod:`solver.alphabeta`).
 
 Transposition table: one table per remaining depth, ``{key: (lower, upper,
 complete)}``. A depth-limited value depends on the depth left, so an entry
@@ -104,11 +106,11 @@ def expectimax(
     root = game.initial_state() if state is None else state
     budget = Budget(limits, progress)
     if not is_two_player_zero_sum(game):
-        maxn = _MaxN(game, budget, limits.depth)
+        maxn = _MaxN(game, budget, limits.depth, limits.quiescence)
         result = maxn.root(root)
         return SearchResult(result.value, result.best_moves, result.principal_variation, result.exact,
                             result.stats, Algorithm.EXPECTIMAX, result.stopped, result.stop_reason)
-    search = _ExpectiMiniMax(game, budget, pruning, use_tt, limits.table_entries)
+    search = _ExpectiMiniMax(game, budget, pruning, use_tt, limits.table_entries, limits.quiescence)
     return search.root(root, limits.depth)
 
 
@@ -116,8 +118,9 @@ class _ExpectiMiniMax:
     """The recursive expectiminimax core (value = player 0's utility), with optional Star1/Star2."""
 
     def __init__(self, game: Game, budget: Budget, pruning: str, use_tt: bool = True,
-                 table_entries: int | None = None) -> None:
+                 table_entries: int | None = None, quiescence: int = 0) -> None:
         self.game = game
+        self.quiescence = quiescence  # plies past the horizon from positions that are not quiet (Beal 1990)
         # Bound once: these are called at every node (and ``game.key`` may be a property).
         self.to_move = game.to_move
         self.apply = game.apply
@@ -148,7 +151,7 @@ class _ExpectiMiniMax:
         if player == TERMINAL:
             self.nodes += 1
             return float(self.game.utilities(state)[0])
-        if depth == 0:
+        if depth is not None and depth <= 0 and (depth <= -self.quiescence or self.game.is_quiet(state)):
             self.nodes += 1
             self.horizon_hits += 1
             h = self.game.heuristic(state)
@@ -305,8 +308,8 @@ class _ExpectiMiniMax:
         at the utility maximum still leaves the node below beta, and every min child
         at the minimum still leaves it above alpha (always so at the root's open window).
         """
-        if depth == 0:
-            return None
+        if depth is not None and depth <= 0:
+            return None  # (at the horizon, or past it in quiescence: no probing there)
         low, high, to_move = self.low, self.high, self.to_move
         players = []
         best_low = best_high = 0.0

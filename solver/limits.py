@@ -61,7 +61,7 @@ class Limits:
     """The budget of one search. ``None`` means no limit of that kind.
 
     >>> Limits(seconds=2.5, depth=6)
-    Limits(seconds=2.5, nodes=None, depth=6, table_entries=None, iterations=None)
+    Limits(seconds=2.5, nodes=None, depth=6, table_entries=None, iterations=None, quiescence=0)
     """
 
     seconds: float | None = None
@@ -74,9 +74,12 @@ class Limits:
     """Memory cap: most entries a transposition table or solved table may hold."""
     iterations: int | None = None
     """MCTS iterations (simulations)."""
+    quiescence: int = 0
+    """Depth-limited alpha-beta and expectimax: at most this many plies past the horizon, searched from
+    positions that are not quiet (:meth:`solver.game.Game.is_quiet`); 0: the heuristic at the horizon."""
 
     def __post_init__(self) -> None:
-        for name in ("seconds", "nodes", "depth", "table_entries", "iterations"):
+        for name in ("seconds", "nodes", "depth", "table_entries", "iterations", "quiescence"):
             value = getattr(self, name)
             if value is not None and value < 0:
                 raise ValueError(f"Limits.{name} must not be negative, got {value!r}")
@@ -255,7 +258,7 @@ def iterative_deepening(search: Callable[[Limits], SearchResult], limits: Limits
             break
         try:
             result = search(Limits(seconds=seconds, nodes=left, depth=depth, table_entries=limits.table_entries,
-                                   iterations=limits.iterations))
+                                   iterations=limits.iterations, quiescence=limits.quiescence))
         except RecursionError:
             break  # reason "depth": deeper searches cannot run
         nodes += result.stats.nodes

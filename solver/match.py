@@ -13,6 +13,13 @@ Schedule
     entry ``i mod len(schedule)``, so a number of games that is a multiple of
     the schedule's length gives every agent every seat equally often.
 
+Openings
+    Agents that search deterministically play the same game in every game of
+    a seating. ``openings=N`` starts every game with N random decision plies
+    (uniform over the legal moves), the same N plies for every seating of one
+    round of the schedule, so each agent plays both sides of each opening (the
+    usual way to test engines against each other on many positions).
+
 Scoring (one rule)
     An agent *wins* a game when its utility is strictly the highest (by more
     than :data:`TIE_TOLERANCE`), *draws* when it ties for the highest, and
@@ -187,11 +194,13 @@ def unique_labels(names: Sequence[str]) -> list[str]:
 
 
 def play_match(game: Game, agents: Sequence[Agent | str], games: int = 10, *, seed: int = 0,
-               max_moves: int = 10_000, on_game: Callable[[int, GameRecord], object] | None = None) -> MatchResult:
+               max_moves: int = 10_000, on_game: Callable[[int, GameRecord], object] | None = None,
+               openings: int = 0) -> MatchResult:
     """Play a round robin of ``games`` games (see the module docstring for the schedule and scoring).
 
     Agents may be given as specs (each then gets its own seed derived from
     ``seed``); chance outcomes come from one generator seeded with ``seed``.
+    ``openings=N``: each game starts with N random plies, the same for every seating of a round.
     ``on_game(i, record)`` is called after each game. Ctrl-C stops the match:
     the result then has ``stop=MatchStop.INTERRUPTED`` and the games so far.
 
@@ -205,7 +214,8 @@ def play_match(game: Game, agents: Sequence[Agent | str], games: int = 10, *, se
     stop = MatchStop.COMPLETE
     for i in range(games):
         seats = seatings[i % len(seatings)]
-        record = play_game(game, [players[s] for s in seats], seats, rng, max_moves)
+        opening = random.Random(f"{seed}/opening/{i // len(seatings)}") if openings else None
+        record = play_game(game, [players[s] for s in seats], seats, rng, max_moves, opening, openings)
         played.append(record)
         if on_game is not None:
             on_game(i, record)
@@ -246,8 +256,9 @@ def head_to_head(result: MatchResult) -> dict[tuple[int, int], tuple[int, int, i
 
 
 def play_game(game: Game, seated: Sequence[Agent], seats: tuple[int, ...], rng: random.Random,
-              max_moves: int = 10_000) -> GameRecord:
-    """One game, ``seated[p]`` choosing for player ``p``; stopped at ``max_moves`` or by Ctrl-C."""
+              max_moves: int = 10_000, opening: random.Random | None = None, opening_plies: int = 0) -> GameRecord:
+    """One game, ``seated[p]`` choosing for player ``p``; stopped at ``max_moves`` or by Ctrl-C.
+    With ``opening``, its first ``opening_plies`` decisions are uniformly random moves drawn from it."""
     state = game.initial_state()
     moves: list[str] = []
     movers: list[int] = []
@@ -271,7 +282,10 @@ def play_game(game: Game, seated: Sequence[Agent], seats: tuple[int, ...], rng: 
                 chances.append(None)
                 continue
             try:
-                move, probability = _play_one(game, state, player, seated, rng)
+                if opening is not None and player >= 0 and sum(m >= 0 for m in movers) < opening_plies:
+                    move, probability = opening.choice(list(game.legal_moves(state))), None
+                else:
+                    move, probability = _play_one(game, state, player, seated, rng)
             except DeadEndError as error:  # here, or deeper in an agent's search: the line from the start
                 for earlier in reversed(played):
                     error.prepend(earlier)

@@ -4,6 +4,8 @@ Sources:
 
 * von Neumann (1928) / Shannon (1950) -- minimax with a depth limit and an
   evaluation function at the horizon.
+* Beal (1990), "A generalised quiescence search algorithm" -- with ``limits.quiescence``, a horizon
+  state that is not quiet is searched on for at most that many more plies.
 * Luckhardt & Irani (1986), "An algorithmic solution of N-person games" --
   max^n: every node carries one value per player, and the player to move
   picks the child that is best for itself. Sturtevant (2003) analyses its
@@ -59,7 +61,7 @@ def minimax(
     limits = limits or Limits()
     root = game.initial_state() if state is None else state
     budget = Budget(limits, progress)
-    search = _MaxN(game, budget, limits.depth)
+    search = _MaxN(game, budget, limits.depth, limits.quiescence)
     try:
         return search.root(root)
     finally:
@@ -69,10 +71,11 @@ def minimax(
 class _MaxN:
     """The recursive max^n core and its root loop (which keeps the best move so far)."""
 
-    def __init__(self, game: Game, budget: Budget, depth: int | None) -> None:
+    def __init__(self, game: Game, budget: Budget, depth: int | None, quiescence: int = 0) -> None:
         self.game = game
         self.budget = budget
         self.depth = depth
+        self.quiescence = quiescence  # plies past the horizon from positions that are not quiet
         self.nodes = 0
         self.horizon_hits = 0
         self.zeros = (0.0,) * len(game.players)
@@ -87,7 +90,7 @@ class _MaxN:
         player = game.to_move(state)
         if player == TERMINAL:
             return tuple(game.utilities(state)), ()
-        if depth == 0:
+        if depth is not None and depth <= 0 and (depth <= -self.quiescence or game.is_quiet(state)):
             self.horizon_hits += 1
             h = game.heuristic(state)
             return (tuple(h) if h is not None else self.zeros), ()

@@ -32,7 +32,7 @@ TRANSLATED = [
     ("othello", {"size": "4"}), ("othello", {}), ("othello", {"scoring": "margin", "ending": "immediate"}),
     ("pig", {}), ("pig", {"variant": "openspiel"}), ("race", {}), ("eight_puzzle", {}),
     ("breakthrough", {"rows": "4", "cols": "3"}), ("breakthrough", {}), ("hexapawn", {}),
-    ("hex", {}), ("hex", {"size": "4"}),
+    ("hex", {}), ("hex", {"size": "4"}), ("mnk", {"m": "4", "n": "3", "k": "3"}), ("mnk", {}),
 ]
 HALVES = """game Halves
 players A, B

@@ -100,6 +100,13 @@ def test_breakthrough_small_board() -> None:
     assert value("breakthrough", rows=4, cols=3) == (-1, 1)
 
 
+@pytest.mark.parametrize("m, n, k, expected", [(3, 3, 3, 0), (4, 3, 3, 1), (3, 4, 3, 1), (4, 2, 2, 1)])
+def test_mnk_values_from_the_literature(m: int, n: int, k: int, expected: int) -> None:
+    """(3,3,3) is tic-tac-toe (a draw); k = 3 on any larger board, or k = 2, is a first-player win.
+    (The (4,4,4) draw takes 10 s in Python: docs/games.md and bench/native.py show it.)"""
+    assert value("mnk", m=m, n=n, k=k)[0] == expected
+
+
 @functools.cache
 def takeaway_by_hand(left: int, mover: int, last: int, before: int) -> tuple[float, ...]:
     """Max^n by hand with the same first-in-order tie-break the solver documents."""

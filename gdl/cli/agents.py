@@ -38,7 +38,9 @@ AGENT_HELP = ("agents: random; minimax:depth=N; alphabeta:depth=N,paranoid=true;
               "pruning=star2; mcts:iterations=N,c=1.4,rollout=heuristic,solver=false; perfect; perfect:table=FILE. "
               "Budgets per move for every searching agent: seconds=S (or time=S), nodes=N, tt=ENTRIES (its table "
               "cap: transposition table, MCTS tree, perfect's solved states; minimax keeps none); with seconds or "
-              "nodes but no depth, minimax and expectimax deepen iteratively. perfect stops at 60 s and 500,000 "
+              "nodes but no depth, minimax and expectimax deepen iteratively. minimax, alphabeta and expectimax "
+              "take quiescence=N (search up to N plies past the horizon from positions the rule file's `quiet "
+              "when` says are not quiet). perfect stops at 60 s and 500,000 "
               "states unless told (perfect:seconds=10,nodes=1000000,tt=200000) and then plays the best move so far "
               "with a note. Every searching agent also takes book=FILE (play from a `gdl book` book while in it) "
               "and, but perfect, table=FILE (a solved table or exact book probed inside the search)")

@@ -27,7 +27,8 @@ from solver.game import CHANCE
 EXAMPLES = """examples:
   gdl match tictactoe random perfect --games 20
   gdl match connect4 -p cols=5 -p rows=4 alphabeta:depth=4 mcts:iterations=500 --games 10 --json
-  gdl match tictactoe random mcts alphabeta:depth=2 --games 6 --record games.json"""
+  gdl match tictactoe random mcts alphabeta:depth=2 --games 6 --record games.json
+  gdl match breakthrough alphabeta:depth=2,quiescence=4 alphabeta:depth=2 --games 200 --openings 4"""
 
 
 def register(sub: Any) -> None:
@@ -47,6 +48,9 @@ def add_match_options(p: argparse.ArgumentParser) -> None:
                    help="games in all (default 10); a multiple of the seatings (2 for two agents, 6 for three "
                         "agents in a two-player game) gives every agent every seat equally often")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--openings", type=int, default=0, metavar="N",
+                   help="start every game with N random plies, the same for each seating of a round: agents "
+                        "that search deterministically then meet on many positions (default 0)")
     p.add_argument("--max-moves", type=int, default=10_000, metavar="N",
                    help="stop a game after N moves and count it a draw (default 10000)")
     p.add_argument("--record", metavar="FILE.json", help="write every game (moves, chance outcomes, result) to "
@@ -62,6 +66,8 @@ def cmd_match(args: argparse.Namespace) -> int:
         raise UsageError("--games must be at least 1")
     if args.max_moves < 1:
         raise UsageError("--max-moves must be at least 1")
+    if args.openings < 0:
+        raise UsageError("--openings must not be negative")
     try:
         seatings = match.schedule(len(args.agents), len(game.players))
     except ValueError as error:
@@ -90,7 +96,7 @@ def cmd_match(args: argparse.Namespace) -> int:
             progress.update(number + 1)
 
         result = match.play_match(game, agents, args.games, seed=args.seed, max_moves=args.max_moves,
-                                  on_game=after)
+                                  on_game=after, openings=args.openings)
     summary = _summary(game, args, result, labels, len(seatings), time.perf_counter() - started)
     if args.json:
         print(dump_json(summary))
@@ -135,6 +141,7 @@ def _summary(game: CompiledGame, args: argparse.Namespace, result: match.MatchRe
         "games_played": sum(1 for g in result.games if g.scored),
         "seatings": seatings,
         "seed": args.seed,
+        "openings": args.openings,
         "stop": result.stop.value,
         "results": {r.agent: {"wins": r.wins, "draws": r.draws, "losses": r.losses,
                               "points": r.wins + 0.5 * r.draws} for r in result.records},
@@ -165,7 +172,7 @@ def _print_table(out: Any, game: CompiledGame, args: argparse.Namespace, result:
                  seatings: int) -> None:
     played = sum(1 for g in result.games if g.scored)
     title = (f"{game_label(game)}: {played} games, round robin of {len(labels)} agents, seats rotated, "
-             f"seed {args.seed}")
+             f"seed {args.seed}" + (f", {args.openings} random opening plies" if args.openings else ""))
     table = Table(title=title, header_style="bold", title_style="bold")
     table.add_column("agent", no_wrap=True)
     for column in ("W-D-L", "score", "95% CI", "Elo", "Elo 95% CI", *(f"as {p}" for p in game.players)):

@@ -39,6 +39,7 @@ EXAMPLES = """examples:
   gdl solve connect4 -p cols=4 -p rows=4 --json
   gdl solve tictactoe --moves 'place(b2),place(a1)'
   gdl solve connect4 --depth 8            # heuristic search, not exact
+  gdl solve breakthrough --depth 2 --quiescence 4   # and on past the horizon until it is quiet
   gdl solve pig -p goal=10 --save pig10.sqlite"""
 
 
@@ -56,6 +57,8 @@ def add_solve_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--algorithm", default="auto", choices=engine.ALGORITHMS,
                    help="auto (default): the exact solver that fits the game")
     p.add_argument("--depth", type=int, metavar="N", help="heuristic search to this depth instead of solving")
+    p.add_argument("--quiescence", type=int, default=0, metavar="N", help="with --depth or --time: search up to N "
+                   "plies past the horizon from positions the rule file's `quiet when` says are not quiet")
     p.add_argument("--time", type=finite_number, metavar="SECONDS", help="search for at most this long (heuristic "
                    "unless it finishes)")
     p.add_argument("--max-nodes", type=int, metavar="N", help="stop after visiting this many states "
@@ -81,6 +84,10 @@ def solve_limits(args: argparse.Namespace) -> Limits:
     """
     if args.depth is not None and args.depth < 1:
         raise UsageError("--depth must be at least 1")
+    if args.quiescence < 0:
+        raise UsageError("--quiescence must not be negative")
+    if args.quiescence and args.depth is None and args.time is None:
+        raise UsageError("--quiescence needs --depth or --time: an exact solve has no horizon to search past")
     if args.time is not None and not args.time > 0:
         raise UsageError("--time must be positive")
     if args.max_nodes is not None and args.max_nodes < 1:
@@ -93,7 +100,8 @@ def solve_limits(args: argparse.Namespace) -> Limits:
             raise UsageError("--memory must be positive (megabytes)")
         by_memory = max(1, int(min(args.memory, 1e12) * 1e6 / BYTES_PER_ENTRY))  # 1e305 MB: no float overflow
         entries = by_memory if entries is None else min(entries, by_memory)
-    return Limits(depth=args.depth, seconds=args.time, nodes=args.max_nodes, table_entries=entries)
+    return Limits(depth=args.depth, seconds=args.time, nodes=args.max_nodes, table_entries=entries,
+                  quiescence=args.quiescence)
 
 
 STOP_REASONS = {"interrupt": "interrupted", "time": "out of time (--time)", "nodes": "out of nodes (--max-nodes)",
@@ -136,6 +144,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
             "nodes_per_second": round(stats.nodes_per_second, 1),
             "tt_size": int(stats.tt_size),
             "depth": int(stats.depth),
+            "quiescence": int(limits.quiescence),
         },
         "algorithm": result.algorithm,
         "moves": played,
@@ -245,6 +254,8 @@ def _print_solution(out: Any, game: CompiledGame, state: Any, solution: engine.S
     if not result.exact and stats["depth"] and result.algorithm in ("alphabeta", "paranoid", "expectimax",
                                                                      "minimax") and result.bounds is None:
         work += f", depth {stats['depth']}"
+        if stats["quiescence"]:
+            work += f" (+ up to {stats['quiescence']} plies of quiescence)"
     out.print(Text(work, style="dim"))
     if report.get("saved"):
         out.print(Text(f"saved to {report['saved']}", style="dim"))

@@ -34,6 +34,9 @@ def solve_simultaneous_game(args: argparse.Namespace, out: Any, game: CompiledGa
     if args.algorithm not in ("auto", "simultaneous"):
         raise UsageError(f"--algorithm {args.algorithm} cannot solve {game.name}: its players move "
                          "simultaneously (use --algorithm auto)")
+    if limits.quiescence:
+        raise UsageError(f"--quiescence is for games whose players take turns; {game.name}'s players move "
+                         "simultaneously")
     try:
         result = solve_simultaneous(game, state, limits)
     except ValueError as error:
@@ -54,7 +57,7 @@ def solve_simultaneous_game(args: argparse.Namespace, out: Any, game: CompiledGa
         "exact": bool(result.exact),
         "stats": {"nodes": int(result.stats.nodes), "seconds": round(float(result.stats.seconds), 6),
                   "nodes_per_second": round(result.stats.nodes_per_second, 1),
-                  "tt_size": int(result.stats.tt_size), "depth": int(result.stats.depth)},
+                  "tt_size": int(result.stats.tt_size), "depth": int(result.stats.depth), "quiescence": 0},
         "algorithm": result.algorithm,
         "moves": played,
         "move_values": {},
