@@ -66,6 +66,7 @@ def solve_alphabeta(game: Game, root: State, budget: Budget, limits: Limits, all
     best_moves: list[Any] = []
     try:
         score = mtdf(search, root, 0.0)
+        value_seconds = budget.seconds
         moves = list(game.legal_moves(root))
         if search.root_best in moves:  # likeliest optimal: test it first
             moves.remove(search.root_best)
@@ -93,11 +94,13 @@ def solve_alphabeta(game: Game, root: State, budget: Budget, limits: Limits, all
     table.best[key] = tuple(str(m) for m in best_moves)
     if not best_moves:  # the game interface's contract: a decision state has a legal move
         raise dead_end(game, root, player)
+    if plies and plies_seconds is None:  # (a multiple of the value search's time, not of the move values' too)
+        floor = PLIES_MIN_SECONDS if search.plies_min_seconds is None else search.plies_min_seconds
+        basis = value_seconds if search.plies_after_the_value_only else budget.seconds
+        plies_seconds = max(floor, PLIES_FACTOR * basis)
     values = _root_move_values(game, search, root, score, best_moves) if move_values else ()
     if plies:
-        if plies_seconds is None:
-            floor = PLIES_MIN_SECONDS if search.plies_min_seconds is None else search.plies_min_seconds
-            plies_seconds = max(floor, PLIES_FACTOR * budget.seconds)
+        assert plies_seconds is not None
         solution = _alphabeta_with_plies(game, root, search, score, tuple(best_moves), table, plies_seconds)
         return replace(solution, move_values=values)
     pv = _proven_line(game, search, root, score, best_moves[0])

@@ -23,6 +23,40 @@ static inline void gdl_pack(const g_cell *s, uint64_t *w);
 #define GDL_MOD(a, b, line, col) ({ int64_t _a = (a), _b = (b); \
     if (_b == 0) { gdl_fail(e, GDL_E_DIVISION, line, col, 0); goto fail; } \
     int64_t _m = _b == -1 ? 0 : _a % _b; if (_m != 0 && ((_m < 0) != (_b < 0))) _m += _b; _m; })
+/* Exact fractions (`/`, real numbers) as in Python's Fraction: lowest terms, a positive denominator, each part
+   within 64 bits (past that a rule error, GDL_E_OVERFLOW, as for whole numbers); the products in 128 bits. */
+typedef struct { int64_t n, d; } gdl_q;
+static inline int gdl_q_make(__int128 n, __int128 d, gdl_q *r) {
+    if (d < 0) { n = -n; d = -d; }
+    __int128 a = n < 0 ? -n : n, b = d;
+    while (b) { __int128 t = a % b; a = b; b = t; }
+    if (a > 1) { n /= a; d /= a; }
+    if (n > INT64_MAX || n < -INT64_MAX || d > INT64_MAX) return 1;
+    r->n = (int64_t)n; r->d = (int64_t)d;
+    return 0;
+}
+#define GDL_QMAKE(num, den, line, col) ({ gdl_q _r; if (gdl_q_make((num), (den), &_r)) \
+    { gdl_fail(e, GDL_E_OVERFLOW, line, col, 0); goto fail; } _r; })
+#define GDL_QINT(v, line, col) GDL_QMAKE((__int128)(int64_t)(v), 1, line, col)
+#define GDL_QADD(a, b, line, col) ({ gdl_q _x = (a), _y = (b); \
+    GDL_QMAKE((__int128)_x.n * _y.d + (__int128)_y.n * _x.d, (__int128)_x.d * _y.d, line, col); })
+#define GDL_QSUB(a, b, line, col) ({ gdl_q _x = (a), _y = (b); \
+    GDL_QMAKE((__int128)_x.n * _y.d - (__int128)_y.n * _x.d, (__int128)_x.d * _y.d, line, col); })
+#define GDL_QMUL(a, b, line, col) ({ gdl_q _x = (a), _y = (b); \
+    GDL_QMAKE((__int128)_x.n * _y.n, (__int128)_x.d * _y.d, line, col); })
+#define GDL_QDIV(a, b, line, col) ({ gdl_q _x = (a), _y = (b); \
+    if (_y.n == 0) { gdl_fail(e, GDL_E_DIVISION, line, col, 0); goto fail; } \
+    GDL_QMAKE((__int128)_x.n * _y.d, (__int128)_x.d * _y.n, line, col); })
+#define GDL_QNEG(a) ({ gdl_q _x = (a); _x.n = -_x.n; _x; })
+static inline int gdl_q_cmp(gdl_q a, gdl_q b) {
+    __int128 l = (__int128)a.n * b.d, r = (__int128)b.n * a.d;
+    return (l > r) - (l < r);
+}
+/* A fraction as a double, rounded as Python's float(Fraction) is: exact operands below 2^53 make IEEE division
+   correctly rounded; larger parts are a rule error here (GDL_E_OVERFLOW), not a differently rounded value. */
+#define GDL_QDBL(a, line, col) ({ gdl_q _x = (a); \
+    if (_x.n > (1LL << 53) || _x.n < -(1LL << 53) || _x.d > (1LL << 53)) \
+    { gdl_fail(e, GDL_E_OVERFLOW, line, col, 0); goto fail; } (double)_x.n / (double)_x.d; })
 static inline int gdl_member(int64_t v, const int64_t *items, int n) {
     for (int i = 0; i < n; i++) if (items[i] == v) return 1;
     return 0;

@@ -243,8 +243,8 @@ class CEmitter(ChanceEmitter):
                 body.append(f"  if (st == {status}) {{ {values} return 0; }}")
         if p.utility is not None:
             var = self.fn.local(p.utility.var)
-            value = self.ex(p.utility.expr)
-            body.append(f"  for (int _q = 0; _q < G_PLAYERS; _q++) {{ {var} = _q; u[_q] = (double)({value}); }}")
+            value = self.number(p.utility.expr)
+            body.append(f"  for (int _q = 0; _q < G_PLAYERS; _q++) {{ {var} = _q; u[_q] = {value}; }}")
             body.append("  return 0;")
         else:
             body.append("  return gdl_fail(e, GDL_E_NO_UTILITY, 0, 0, st);")
@@ -252,9 +252,9 @@ class CEmitter(ChanceEmitter):
                                    [*body, "fail:", "  return GDL_ERROR;"]))
         if p.heuristic is not None:
             var = self.fn.local(p.heuristic.var)
-            value = self.ex(p.heuristic.expr)
+            value = self.number(p.heuristic.expr)
             body = ["  int64_t me = s[G_TURN]; (void)me;",
-                    f"  for (int _q = 0; _q < G_PLAYERS; _q++) {{ {var} = _q; h[_q] = (double)({value}); }}",
+                    f"  for (int _q = 0; _q < G_PLAYERS; _q++) {{ {var} = _q; h[_q] = {value}; }}",
                     "  return 1;"]
         else:
             body = ["  (void)s; (void)h; (void)e;", "  return 0;"]

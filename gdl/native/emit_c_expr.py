@@ -81,6 +81,15 @@ def _values(domain: ir.Expr | None) -> list[int]:
     raise Unsupported("a domain that is not a sequence")
 
 
+_Q_OPS = {"+": "GDL_QADD", "-": "GDL_QSUB", "*": "GDL_QMUL", "/": "GDL_QDIV"}
+"""The arithmetic of fractions (gdl/native/c_runtime.py)."""
+
+
+def _whole(value: Any) -> bool:
+    """A constant that is a whole number (an int, or a Fraction with denominator 1)."""
+    return not isinstance(value, Fraction) or value.denominator == 1
+
+
 def _real(value: float) -> str:
     text = repr(float(value))
     if text in ("inf", "-inf", "nan"):
@@ -152,6 +161,8 @@ class ExpressionEmitter:
     def ex(self, node: ir.Expr | None) -> str:
         if node is None:
             raise Unsupported("a missing expression")
+        if node.type.kind == "real" and not (node.is_const and _whole(node.const)):
+            raise Unsupported("a fraction kept in a variable or passed on as a value")  # (q() computes them)
         if node.is_const and not isinstance(node, ir.Check):
             value = node.const
             if value is None:
@@ -163,6 +174,36 @@ class ExpressionEmitter:
         if method is None:
             raise Unsupported(f"the expression {type(node).__name__}")
         return str(method(node))
+
+    # ------------------------------------------------------------------ fractions
+
+    def q(self, node: ir.Expr) -> str:
+        """A number as an exact fraction (``gdl_q``, C helpers GDL_Q*): what ``/`` makes, as Python's Fraction.
+
+        Fractions are computed where the rules compare them or hand them out (utility, heuristic); a whole
+        number inside is converted. A fraction kept in a local, a def's result or an aggregate is not yet."""
+        line, col = _pos(getattr(node, "span", None))
+        if node.is_const and not isinstance(node, ir.Check):
+            value = Fraction(node.const)
+            return f"((gdl_q){{{_int(value.numerator)}LL, {_int(value.denominator)}LL}})"
+        if node.type.kind != "real":
+            return f"GDL_QINT({self.ex(node)}, {line}, {col})"
+        if isinstance(node, ir.Binary) and node.op in _Q_OPS:
+            return f"{_Q_OPS[node.op]}({self.q(node.left)}, {self.q(node.right)}, {line}, {col})"
+        if isinstance(node, ir.Unary) and node.op == "-":
+            return f"GDL_QNEG({self.q(node.operand)})"
+        if isinstance(node, ir.IfExpr):
+            return f"(({self.ex(node.test)}) ? ({self.q(node.then)}) : ({self.q(node.orelse)}))"
+        if isinstance(node, ir.Check) and node.kind in ("number", "float"):
+            return self.q(node.value)
+        raise Unsupported(f"a fraction computed by {type(node).__name__}")
+
+    def number(self, node: ir.Expr) -> str:
+        """A utility or heuristic value as a C double (a fraction rounded as Python's ``float()`` rounds it)."""
+        if node.type.kind != "real":
+            return f"(double)({self.ex(node)})"
+        line, col = _pos(getattr(node, "span", None))
+        return f"GDL_QDBL({self.q(node)}, {line}, {col})"
 
     def ex_Local(self, node: ir.Local) -> str:
         assert node.var is not None
@@ -230,6 +271,8 @@ class ExpressionEmitter:
             if op in ("in", "not in"):
                 test = self.membership(self.ex(left), right)
                 parts.append(test if op == "in" else f"(!{test})")
+            elif op in ("==", "!=", "<", "<=", ">", ">=") and "real" in (left.type.kind, right.type.kind):
+                parts.append(f"(gdl_q_cmp({self.q(left)}, {self.q(right)}) {op} 0)")  # exact, as Fractions compare
             elif op in ("==", "!=", "<", "<=", ">", ">="):
                 parts.append(f"({self.ex(left)} {op} {self.ex(right)})")
             else:

@@ -44,6 +44,9 @@ class NativeSearch(NegamaxSearch):
     plies_min_seconds = 0.5
     """The walk for the distance to the end runs in Python and calls into C at every node: it gets a
     multiple of the (fast) C value search's time, and half a second at least, not the Python floor."""
+    plies_after_the_value_only = True
+    """... a multiple of MTD(f)'s time alone: where testing every root move costs ten times the value (a won
+    Domineering 6x6), a walk given a multiple of that ran four seconds and still did not finish."""
 
     def __init__(self, game: Game, handle: NativeHandle, budget: Budget, table_entries: int | None) -> None:
         self.game = game
