@@ -104,3 +104,13 @@ def test_the_security_game_through_pyspiel_agrees_with_openspiels_lp() -> None:
     assert ours.value[0] == pytest.approx(float(theirs[2]), abs=1e-7) == pytest.approx(-5.5)
     pure_best = max(min(row) for row in payoff)
     assert pure_best == -9.0 < ours.value[0]
+
+
+@pytest.mark.slow
+def test_goofspiel_with_four_cards_agrees_with_openspiels_value_iteration() -> None:
+    """The issue's case: `gdl solve goofspiel -p cards=4` is 0, as OpenSpiel's own solver finds for its goofspiel."""
+    theirs = pyspiel.load_game("goofspiel", {"num_cards": 4, "points_order": "descending", "imp_info": False})
+    their_value = value_iteration.value_iteration(theirs, depth_limit=-1, threshold=1e-10)[
+        str(theirs.new_initial_state())]
+    ours = solve_simultaneous(gdl.load("goofspiel", {"cards": "4"}))
+    assert ours.exact and ours.value[0] == pytest.approx(their_value, abs=1e-6) == pytest.approx(0.0, abs=1e-6)
