@@ -217,6 +217,30 @@ def mixed_equilibrium(row_payoff: Matrix, col_payoff: Matrix) -> Equilibrium:
     raise ArithmeticError("support enumeration found no equilibrium (numerical trouble in the LP solver)")
 
 
+def properly_mixed_equilibrium(row_payoff: Matrix, col_payoff: Matrix) -> Equilibrium | None:
+    """A Nash equilibrium in which some player mixes (a support of two moves or more), or None if the game has
+    none (a game with a dominant strategy). With :func:`pure_equilibria` it answers "every pure equilibrium and
+    one mixed one". Support enumeration as in :func:`mixed_equilibrium`, the pure supports left out.
+
+    >>> eq = properly_mixed_equilibrium([[3, 0], [0, 2]], [[2, 0], [0, 3]])  # the battle of the sexes
+    >>> [round(p, 9) for p in eq.row + eq.col], [round(v, 9) for v in eq.values]
+    ([0.6, 0.4, 0.4, 0.6], [1.2, 1.2])
+
+    :raises ValueError: bad matrices, or a game too large to enumerate (``MAX_SUPPORT_PAIRS``).
+    """
+    a, b = _bimatrix(row_payoff, col_payoff)
+    m, n = a.shape
+    if (2**m - 1) * (2**n - 1) > MAX_SUPPORT_PAIRS:
+        raise ValueError(f"a {m}x{n} game is too large for support enumeration")
+    for rows, cols in _support_pairs(m, n):
+        if len(rows) == len(cols) == 1:
+            continue
+        found = _equilibrium_on(a, b, rows, cols)
+        if found is not None and max(sum(p > 0 for p in found.row), sum(p > 0 for p in found.col)) > 1:
+            return found
+    return None
+
+
 def is_equilibrium(row_payoff: Matrix, col_payoff: Matrix, row: Vector, col: Vector,
                    tolerance: float = TOLERANCE) -> bool:
     """True when no player gains more than ``tolerance`` by a unilateral deviation."""

@@ -38,7 +38,8 @@ def pieces(game: gdl.CompiledGame, state: Any, player: str) -> int:
 def captures(game: gdl.CompiledGame, state: Any) -> list[Any]:
     """The moves of the side to move that take a piece."""
     other = game.players[1 - game.to_move(state)]
-    return [m for m in game.legal_moves(state) if pieces(game, game.apply(state, m), other) < pieces(game, state, other)]
+    before = pieces(game, state, other)
+    return [m for m in game.legal_moves(state) if pieces(game, game.apply(state, m), other) < before]
 
 
 def hangs_a_piece(game: gdl.CompiledGame, after: Any) -> bool:

@@ -207,3 +207,41 @@ def test_the_solver_and_the_rule_file_agree_with_brute_force_on_rps() -> None:
               for a in game.legal_moves(state, 0)]
     assert matrix == [[0, -1, 1], [1, 0, -1], [-1, 1, 0]]
     assert solve_simultaneous(game).value[0] == pytest.approx(solve_zero_sum(matrix).value) == pytest.approx(0)
+
+
+SEXES = """game Sexes "Battle of the sexes"
+players P, Q
+simultaneous
+enum venue: opera, football
+state pick[player]: venue? = none
+move go(v: venue) when pick[mover] == none:
+    pick[mover] = v
+terminal when pick[P] != none and pick[Q] != none
+def same(v: venue) = pick[P] == v and pick[Q] == v
+utility p: (3 if p == P else 2) if same(opera) else ((2 if p == P else 3) if same(football) else 0)
+"""
+
+
+def test_a_general_sum_round_lists_every_pure_equilibrium_and_one_mixed(tmp_path, capsys) -> None:
+    path = tmp_path / "sexes.gdl"
+    path.write_text(SEXES)
+    assert main(["solve", str(path), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["pure_equilibria"] == [
+        {"moves": {"P": "go(opera)", "Q": "go(opera)"}, "value": {"P": 3.0, "Q": 2.0}},
+        {"moves": {"P": "go(football)", "Q": "go(football)"}, "value": {"P": 2.0, "Q": 3.0}}]
+    mixed = report["mixed_equilibrium"]
+    assert mixed["strategy"]["P"] == pytest.approx({"go(opera)": 0.6, "go(football)": 0.4})
+    assert mixed["strategy"]["Q"] == pytest.approx({"go(opera)": 0.4, "go(football)": 0.6})
+    assert mixed["value"] == pytest.approx({"P": 1.2, "Q": 1.2})
+    assert main(["solve", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "pure equilibria (neither player gains by changing alone): 2" in out and "a mixed equilibrium" in out
+    dilemma = SEXES.replace("utility p: (3 if p == P else 2) if same(opera) else ((2 if p == P else 3) if "
+                            "same(football) else 0)",
+                            "utility p: (3 if pick[opponent(p)] == opera else 0) + (2 if pick[p] == football else 0)")
+    path.write_text(dilemma)  # a prisoner's dilemma: football (talk) dominates
+    assert main(["solve", str(path), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert [e["moves"] for e in report["pure_equilibria"]] == [{"P": "go(football)", "Q": "go(football)"}]
+    assert report["mixed_equilibrium"] is None

@@ -21,7 +21,8 @@ from gdl.cli.values import value_dict
 from gdl.console import format_number
 from gdl.runtime import CompiledGame
 from solver.game import SIMULTANEOUS, State
-from solver.limits import Limits
+from solver.limits import TIE_TOLERANCE, Limits
+from solver.matrix_game import properly_mixed_equilibrium, pure_equilibria
 from solver.simultaneous import SimultaneousSolution, solve_simultaneous
 
 DIGITS = 6
@@ -44,6 +45,7 @@ def solve_simultaneous_game(args: argparse.Namespace, out: Any, game: CompiledGa
     strategy = {game.players[p]: {str(m): round(float(q), DIGITS) + 0.0 for m, q in s.items()}
                 for p, s in enumerate(result.strategies) if s}
     pure = pure_guarantees(game, state, result) if result.exact else {}
+    equilibria = general_sum_equilibria(game, state, result) if result.exact else {}
     report: dict[str, Any] = {
         "game": game.name,
         "parameters": {k: json_value(v) for k, v in game.parameters.items()},
@@ -66,6 +68,7 @@ def solve_simultaneous_game(args: argparse.Namespace, out: Any, game: CompiledGa
         "bounds": None,
         "note": result.note,
         "plies_to_end": None,
+        **equilibria,
     }
     if args.json:
         print(dump_json(report))
@@ -74,24 +77,60 @@ def solve_simultaneous_game(args: argparse.Namespace, out: Any, game: CompiledGa
     return EXIT_INTERRUPTED if result.stopped and result.stop_reason == "interrupt" else EXIT_OK
 
 
-def pure_guarantees(game: CompiledGame, state: Any, result: SimultaneousSolution) -> dict[str, dict[str, float]]:
-    """At a two-player zero-sum simultaneous root: per player, each pure move's worst-case value for that player
-    (what the player can guarantee by always playing it). Empty elsewhere."""
-    if game.to_move(state) != SIMULTANEOUS or len(game.players) != 2 or not game.zero_sum:
-        return {}
+def _root_grid(game: CompiledGame, state: Any,
+               result: SimultaneousSolution) -> tuple[list[list[Any]], dict[tuple[int, int], tuple[float, ...]]] | None:
+    """At a two-player simultaneous root: each player's moves and the solved value of every pair of them (None
+    elsewhere, or when the table lacks a pair)."""
+    if game.to_move(state) != SIMULTANEOUS or len(game.players) != 2:
+        return None
     moves = [list(game.legal_moves(state, p)) for p in range(2)]
     table: Mapping[Hashable, Any] = result.table
-    values: dict[tuple[int, int], float] = {}
+    values: dict[tuple[int, int], tuple[float, ...]] = {}
     for i, j in itertools.product(range(len(moves[0])), range(len(moves[1]))):
         child = game.apply_joint(state, (moves[0][i], moves[1][j]))
         key = child if game.symmetries else game.key(child)
         if key not in table:
-            return {}
-        values[i, j] = float(table[key].value[0])
-    rows = {str(m): min(values[i, j] for j in range(len(moves[1]))) for i, m in enumerate(moves[0])}
-    cols = {str(m): min(-values[i, j] for i in range(len(moves[0]))) for j, m in enumerate(moves[1])}
+            return None
+        values[i, j] = tuple(float(v) for v in table[key].value)
+    return moves, values
+
+
+def pure_guarantees(game: CompiledGame, state: Any, result: SimultaneousSolution) -> dict[str, dict[str, float]]:
+    """At a two-player zero-sum simultaneous root: per player, each pure move's worst-case value for that player
+    (what the player can guarantee by always playing it). Empty elsewhere."""
+    grid = _root_grid(game, state, result) if game.zero_sum else None
+    if grid is None:
+        return {}
+    moves, values = grid
+    rows = {str(m): min(values[i, j][0] for j in range(len(moves[1]))) for i, m in enumerate(moves[0])}
+    cols = {str(m): min(-values[i, j][0] for i in range(len(moves[0]))) for j, m in enumerate(moves[1])}
     return {game.players[0]: {m: round(v, DIGITS) + 0.0 for m, v in rows.items()},
             game.players[1]: {m: round(v, DIGITS) + 0.0 for m, v in cols.items()}}
+
+
+def general_sum_equilibria(game: CompiledGame, state: Any, result: SimultaneousSolution) -> dict[str, Any]:
+    """At a two-player general-sum simultaneous root (the rounds after it solved): every pure Nash equilibrium and
+    one equilibrium in which a player mixes (None if there is none). Empty elsewhere."""
+    grid = None if game.zero_sum else _root_grid(game, state, result)
+    if grid is None:
+        return {}
+    moves, values = grid
+    rows, cols = range(len(moves[0])), range(len(moves[1]))
+    a = [[values[i, j][0] for j in cols] for i in rows]
+    b = [[values[i, j][1] for j in cols] for i in rows]
+    names = game.players
+    pure = [{"moves": {names[0]: str(moves[0][i]), names[1]: str(moves[1][j])},
+             "value": {names[k]: round(values[i, j][k], DIGITS) + 0.0 for k in range(2)}}
+            for i, j in pure_equilibria(a, b, TIE_TOLERANCE)]
+    try:
+        found = properly_mixed_equilibrium(a, b)
+    except ValueError:  # too many moves to enumerate the supports of
+        found = None
+    mixed = None if found is None else {
+        "strategy": {names[0]: {str(m): round(q, DIGITS) + 0.0 for m, q in zip(moves[0], found.row, strict=True)},
+                     names[1]: {str(m): round(q, DIGITS) + 0.0 for m, q in zip(moves[1], found.col, strict=True)}},
+        "value": {names[k]: round(found.values[k], DIGITS) + 0.0 for k in range(2)}}
+    return {"pure_equilibria": pure, "mixed_equilibrium": mixed}
 
 
 def _print(out: Any, game: CompiledGame, result: SimultaneousSolution, report: dict[str, Any]) -> None:
@@ -108,7 +147,9 @@ def _print(out: Any, game: CompiledGame, result: SimultaneousSolution, report: d
     if result.note:
         out.print(Text(result.note, style="yellow"))
     if report["strategy"]:
-        out.print(Text("optimal mixed strategies (all players choose at once):", style="bold"))
+        heading = ("the equilibrium the solve followed" if "pure_equilibria" in report
+                   else "optimal mixed strategies")
+        out.print(Text(f"{heading} (all players choose at once):", style="bold"))
         for player, mix in report["strategy"].items():
             shown = ", ".join(f"{m} {q:.2f}" for m, q in mix.items())
             out.print(Text(f"  {player}: ", style="bold") + Text(shown, style="cyan"))
@@ -118,8 +159,26 @@ def _print(out: Any, game: CompiledGame, result: SimultaneousSolution, report: d
         line = ", ".join(f"{m} {format_number(v)}" for m, v in guarantees.items())
         out.print(Text(f"  {player} by a pure strategy guarantees at most {format_number(best)} ({line})"
                        + ("; mixing guarantees more" if mixed > best + 1e-9 else ""), style="dim"))
+    if "pure_equilibria" in report:
+        _print_equilibria(out, report)
     if report["best_moves"]:
         out.print(Text("best move: ", style="bold") + Text(", ".join(report["best_moves"]), style="cyan"))
     stats = report["stats"]
     out.print(Text(f"{stats['nodes']:,} nodes in {stats['seconds']:.3f} s, {result.algorithm}"
                    " (backward induction, an LP at each simultaneous move)", style="dim"))
+
+
+def _print_equilibria(out: Any, report: dict[str, Any]) -> None:
+    pure, mixed = report["pure_equilibria"], report["mixed_equilibrium"]
+    out.print(Text(f"pure equilibria (neither player gains by changing alone): {len(pure) or 'none'}", style="bold"))
+    for eq in pure:
+        values = ", ".join(f"{p} {format_number(v)}" for p, v in eq["value"].items())
+        out.print(Text("  " + " | ".join(eq["moves"].values()), style="cyan") + Text(f": {values}"))
+    if mixed is None:
+        out.print(Text("no equilibrium in which a player mixes", style="dim"))
+        return
+    values = ", ".join(f"{p} {format_number(v)}" for p, v in mixed["value"].items())
+    out.print(Text("a mixed equilibrium: ", style="bold") + Text(values))
+    for player, mix in mixed["strategy"].items():
+        out.print(Text(f"  {player}: ", style="bold") + Text(", ".join(f"{m} {q:.2f}" for m, q in mix.items()),
+                                                            style="cyan"))

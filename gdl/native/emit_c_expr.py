@@ -177,11 +177,13 @@ class ExpressionEmitter:
 
     # ------------------------------------------------------------------ fractions
 
-    def q(self, node: ir.Expr) -> str:
+    def q(self, node: ir.Expr | None) -> str:
         """A number as an exact fraction (``gdl_q``, C helpers GDL_Q*): what ``/`` makes, as Python's Fraction.
 
         Fractions are computed where the rules compare them or hand them out (utility, heuristic); a whole
         number inside is converted. A fraction kept in a local, a def's result or an aggregate is not yet."""
+        if node is None:
+            raise Unsupported("a missing expression")
         line, col = _pos(getattr(node, "span", None))
         if node.is_const and not isinstance(node, ir.Check):
             value = Fraction(node.const)
