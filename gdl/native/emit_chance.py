@@ -76,14 +76,16 @@ class ChanceEmitter(ExpressionEmitter):
             most = max(most, len(outcomes))
             first = len(codes)
             cases = [f"  case {int(point.point)}:"]
+            offered = 0  # (an outcome of probability 0 keeps its code but is not offered, as in Python)
             for i, (value, label, probability) in enumerate(outcomes):
                 codes.append(OutcomeCode(int(point.point), i, value, label))
-                if probability is not None:
-                    cases.append(f"    o[{i}] = {first + i}; p[{i}] = {_real(probability)};")
+                if probability is not None and probability != 0:
+                    cases.append(f"    o[{offered}] = {first + i}; p[{offered}] = {_real(probability)};")
+                    offered += 1
             if point.weight is not None:
                 cases.extend(self.weighted_case(point, [v for v, _, _ in outcomes if v is not None], first))
             else:
-                cases.append(f"    return {len(outcomes)};")
+                cases.append(f"    return {offered};")
             self.outcome_cases.extend(cases)
             name = f"oc{int(point.point)}"
             parts.append(self.continuation_function(name, point))
