@@ -17,6 +17,7 @@ from gdl.interpreter import Interpreter
 from gdl.native.agree import agree
 from gdl.native.select import BackendError, c_backend_or_reason
 from gdl.parser import parse
+from gdl.rule_helpers import RuleRuntimeError
 from solver.exact import solve
 from tests.native_games import skip_reason
 from tests.test_docs import expected_error, gdl_blocks, is_complete
@@ -94,6 +95,32 @@ def test_fractions_compare_and_score_exactly_in_c() -> None:
         state = python.apply(state, python.parse_move(state, "add(3)"))
         assert native.heuristic(state) == python.heuristic(state)
     assert solve(native).value == solve(python).value
+
+
+STALE = """game Stale
+players A, B
+state n: 0..3 = 0
+def small(k: 0..3) = k < 2
+move up when small(min(n + 0, 3)):
+    n += 1
+move jump when small(min(n + 0, 3)):
+    n += 5
+terminal when n == 3
+utility p: 0
+"""
+"""`jump` always fails; `small` stays a C function, whose callers test the error record."""
+
+
+def test_a_rule_error_leaves_nothing_behind_for_the_next_question() -> None:
+    """Found by bench/native_agree.py: after a failed move, the next legal-move list failed too (a def call
+    read the error code the failure had left in the record that Python reuses)."""
+    native, reason = c_backend_or_reason(gdl.load_source(STALE, "stale.gdl"))
+    assert native is not None, reason
+    state = native.initial_state()
+    with pytest.raises(RuleRuntimeError, match="stale.gdl:8:10"):
+        native.apply(state, native.parse_move(state, "jump"))
+    assert [str(m) for m in native.legal_moves(state)] == ["up", "jump"]
+    assert native.apply(state, native.parse_move(state, "up")) == (1, 1, 0)
 
 
 def test_every_bundled_game_translates_and_is_listed_here() -> None:

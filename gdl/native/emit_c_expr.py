@@ -519,15 +519,21 @@ class ExpressionEmitter:
             return f"{head} if ({test} && ({body}) && {var} >= 0 && {var} < {cells}) {mask}[{var}] = 1; {tail}"
         raise Unsupported("`connected` over a list computed at run time")
 
+    def ex_Evaluate(self, node: ir.Evaluate) -> str:
+        """The arguments evaluated in order for the rule errors they may raise, then the value."""
+        first = " ".join(f"(void)({self.ex(e)});" for e in node.first)
+        return f"({{ {first} {self.ex(node.value)}; }})"
+
     def ex_Builtin(self, node: ir.Builtin) -> str:
         if node.name == "connected":
             return self.connected(node)
         args = [self.ex(a) for a in node.args]
         if node.name == "abs" and len(args) == 1:
             return f"({{ int64_t _x = {args[0]}; _x < 0 ? -_x : _x; }})"
-        if node.name in ("min", "max") and len(args) == 2:
-            op = "<" if node.name == "min" else ">"
-            return f"({{ int64_t _x = {args[0]}, _y = {args[1]}; _x {op}= _y ? _x : _y; }})"
+        if node.name in ("min", "max") and len(args) >= 2:
+            op = "<" if node.name == "min" else ">"  # (the first of equal ones, as Python's min and max)
+            steps = " ".join(f"{{ int64_t _y = {a}; if (!(_x {op}= _y)) _x = _y; }}" for a in args[1:])
+            return f"({{ int64_t _x = {args[0]}; {steps} _x; }})"
         if node.name == "next" and len(args) == 1:
             line, col = _pos(node.span)
             checked = f"GDL_CHECK({args[0]}, 0, {self.nplayers - 1}, GDL_E_DOMAIN, {line}, {col})"

@@ -55,6 +55,7 @@ void gdl_ranges(int32_t *lo, int32_t *hi) {
 }
 
 int gdl_py_initial(int32_t *out, gdl_error *e) {
+    e->code = 0; /* a def call tests e->code: a failure left by an earlier call must not fail this one */
     g_cell s[G_STATE_LEN];
     memset(s, 0, sizeof s);
     if (g_initial(s, e) < 0) return GDL_ERROR;
@@ -63,12 +64,14 @@ int gdl_py_initial(int32_t *out, gdl_error *e) {
 }
 
 int gdl_py_to_move(const int32_t *in, gdl_error *e) {
+    e->code = 0; /* a def call tests e->code: a failure left by an earlier call must not fail this one */
     g_cell s[G_STATE_LEN];
     if (gdl_import(in, s, e) < 0) return GDL_ERROR;
     return g_to_move(s, e);
 }
 
 int gdl_py_legal(const int32_t *in, int32_t *moves, gdl_error *e) {
+    e->code = 0; /* a def call tests e->code: a failure left by an earlier call must not fail this one */
     g_cell s[G_STATE_LEN];
     if (gdl_import(in, s, e) < 0) return GDL_ERROR;
     int p = g_to_move(s, e);
@@ -78,6 +81,7 @@ int gdl_py_legal(const int32_t *in, int32_t *moves, gdl_error *e) {
 }
 
 int gdl_py_chance(const int32_t *in, int32_t *outcomes, double *probs, gdl_error *e) {
+    e->code = 0; /* a def call tests e->code: a failure left by an earlier call must not fail this one */
     g_cell s[G_STATE_LEN];
     if (gdl_import(in, s, e) < 0) return GDL_ERROR;
     int p = g_to_move(s, e);
@@ -88,6 +92,7 @@ int gdl_py_chance(const int32_t *in, int32_t *outcomes, double *probs, gdl_error
 
 /* Applies `move` to the state in place if it is one of the state's moves (or outcomes). */
 int gdl_py_apply(int32_t *inout, int32_t move, gdl_error *e) {
+    e->code = 0; /* a def call tests e->code: a failure left by an earlier call must not fail this one */
     g_cell s[G_STATE_LEN];
     int32_t moves[G_MAX_MOVES > G_MAX_OUTCOMES ? G_MAX_MOVES : G_MAX_OUTCOMES];
     double probs[G_MAX_OUTCOMES];
@@ -106,12 +111,14 @@ int gdl_py_apply(int32_t *inout, int32_t move, gdl_error *e) {
 }
 
 int gdl_py_utilities(const int32_t *in, double *u, gdl_error *e) {
+    e->code = 0; /* a def call tests e->code: a failure left by an earlier call must not fail this one */
     g_cell s[G_STATE_LEN];
     if (gdl_import(in, s, e) < 0) return GDL_ERROR;
     return g_utilities(s, u, e);
 }
 
 int gdl_py_heuristic(const int32_t *in, double *h, gdl_error *e) {
+    e->code = 0; /* a def call tests e->code: a failure left by an earlier call must not fail this one */
     g_cell s[G_STATE_LEN];
     if (gdl_import(in, s, e) < 0) return GDL_ERROR;
     return g_heuristic(s, h, e);
@@ -119,6 +126,7 @@ int gdl_py_heuristic(const int32_t *in, double *h, gdl_error *e) {
 
 /* The canonical image (cells) and the 64-bit hash of a state's key. */
 int gdl_py_key(const int32_t *in, int32_t *canon, uint64_t *hash, gdl_error *e) {
+    e->code = 0; /* a def call tests e->code: a failure left by an earlier call must not fail this one */
     g_cell s[G_STATE_LEN];
     uint64_t w[G_KEY_WORDS];
     if (gdl_import(in, s, e) < 0) return GDL_ERROR;

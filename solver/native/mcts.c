@@ -98,6 +98,7 @@ void gdl_mc_free(mc_ctx *c) {
 
 mc_ctx *gdl_mc_new(const int32_t *root, double exploration, int32_t max_rollout, int32_t solver, uint64_t seed,
                    int64_t heuristic_rollout, gdl_error *e) {
+    e->code = 0; /* (a def call tests e->code: no failure left from an earlier call) */
     mc_ctx *c = calloc(1, sizeof(mc_ctx));
     if (!c) return NULL;
     c->cap = 1024;
