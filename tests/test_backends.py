@@ -117,7 +117,7 @@ def test_a_rule_error_leaves_nothing_behind_for_the_next_question() -> None:
     native, reason = c_backend_or_reason(gdl.load_source(STALE, "stale.gdl"))
     assert native is not None, reason
     state = native.initial_state()
-    with pytest.raises(RuleRuntimeError, match="stale.gdl:8:10"):
+    with pytest.raises(RuleRuntimeError, match=r"stale\.gdl:8:10"):
         native.apply(state, native.parse_move(state, "jump"))
     assert [str(m) for m in native.legal_moves(state)] == ["up", "jump"]
     assert native.apply(state, native.parse_move(state, "up")) == (1, 1, 0)
