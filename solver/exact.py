@@ -95,6 +95,9 @@ def solve(
     ``move_values=True`` also gives every root move's exact value (``Solution.move_values``): the
     alpha-beta path searches each with its own warm table (the graph methods have them in ``table``).
 
+    ``limits.threads``: the alpha-beta path of a game with a C back end searches with that many threads
+    sharing its table (lazy SMP, :mod:`solver.native.search`); the other paths use one.
+
     ``limits`` may bound time, nodes and ``table_entries`` (states kept);
     ``limits.iterations`` bounds value-iteration sweeps. When a budget runs
     out (or on Ctrl-C) the result has ``stopped=True`` and ``exact=False``.

@@ -47,7 +47,7 @@ def solve_alphabeta(game: Game, root: State, budget: Budget, limits: Limits, all
         return Solution(value, (), (), True, budget.stats(), Algorithm.ALPHABETA, table=table,
                         plies=0.0 if plies else None)
     # what solve_negamax does, keeping the searcher; the TT never holds more than the cap (checked below)
-    native = native_search(game, budget, limits.table_entries)  # C inner loop: a fixed-size table, never full
+    native = native_search(game, budget, limits.table_entries, limits.threads)  # C: a fixed table, never full
     search = native or NegamaxSearch(game, budget, detect_cycles=True, table_entries=limits.table_entries)
     if limits.table_entries is not None and native is None:
         # An exact search cannot go on with a full table (it would redo work forever): stop at the cap.

@@ -61,7 +61,7 @@ class Limits:
     """The budget of one search. ``None`` means no limit of that kind.
 
     >>> Limits(seconds=2.5, depth=6)
-    Limits(seconds=2.5, nodes=None, depth=6, table_entries=None, iterations=None, quiescence=0)
+    Limits(seconds=2.5, nodes=None, depth=6, table_entries=None, iterations=None, quiescence=0, threads=1)
     """
 
     seconds: float | None = None
@@ -77,6 +77,8 @@ class Limits:
     quiescence: int = 0
     """Depth-limited alpha-beta and expectimax: at most this many plies past the horizon, searched from
     positions that are not quiet (:meth:`solver.game.Game.is_quiet`); 0: the heuristic at the horizon."""
+    threads: int = 1
+    """Cores the exact alpha-beta search of a game with a C back end may use (lazy SMP); the others use one."""
 
     def __post_init__(self) -> None:
         for name in ("seconds", "nodes", "depth", "table_entries", "iterations", "quiescence"):
@@ -85,6 +87,8 @@ class Limits:
                 raise ValueError(f"Limits.{name} must not be negative, got {value!r}")
         if self.depth == 0:
             raise ValueError("Limits.depth must be at least 1 (or None for no depth limit)")
+        if self.threads < 1:
+            raise ValueError(f"Limits.threads must be at least 1, got {self.threads!r}")
 
 
 NO_LIMITS = Limits()
@@ -258,7 +262,8 @@ def iterative_deepening(search: Callable[[Limits], SearchResult], limits: Limits
             break
         try:
             result = search(Limits(seconds=seconds, nodes=left, depth=depth, table_entries=limits.table_entries,
-                                   iterations=limits.iterations, quiescence=limits.quiescence))
+                                   iterations=limits.iterations, quiescence=limits.quiescence,
+                                   threads=limits.threads))
         except RecursionError:
             break  # reason "depth": deeper searches cannot run
         nodes += result.stats.nodes

@@ -19,6 +19,7 @@ from gdl.native.select import BackendError, c_backend_or_reason
 from gdl.parser import parse
 from gdl.rule_helpers import RuleRuntimeError
 from solver.exact import solve
+from solver.limits import Limits
 from tests.native_games import skip_reason
 from tests.test_docs import expected_error, gdl_blocks, is_complete
 
@@ -121,6 +122,34 @@ def test_a_rule_error_leaves_nothing_behind_for_the_next_question() -> None:
         native.apply(state, native.parse_move(state, "jump"))
     assert [str(m) for m in native.legal_moves(state)] == ["up", "jump"]
     assert native.apply(state, native.parse_move(state, "up")) == (1, 1, 0)
+
+
+@pytest.mark.parametrize(("name", "params"), [
+    ("tictactoe", {}), ("connect4", {"cols": "5", "rows": "4"}), ("mnk", {"m": "4", "n": "3", "k": "3"}),
+    ("clobber", {"rows": "3", "cols": "4"}), ("othello", {"size": "4"}), ("hexapawn", {}),
+])
+def test_lazy_smp_threads_give_the_single_threads_answer(name: str, params: dict[str, str]) -> None:
+    """Two threads sharing one table (solver/native/search.py): the same values and optimal moves, every time."""
+    native = gdl.load(name, params, backend="c")
+    alone = solve(native, limits=Limits(threads=1))
+    for _ in range(3):  # (the helpers' timing differs from run to run; the answer may not)
+        shared = solve(native, limits=Limits(threads=2))
+        assert shared.value == alone.value and shared.exact
+        assert [str(m) for m in shared.best_moves] == [str(m) for m in alone.best_moves]
+    assert alone.value == solve(gdl.load(name, params)).value
+
+
+def test_solve_threads_on_the_command_line(capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    answers = []
+    for threads in ("1", "2"):
+        assert main(["solve", "connect4", "-p", "cols=4", "-p", "rows=4", "--backend", "c", "--threads", threads,
+                     "--json"]) == 0
+        answers.append(json.loads(capsys.readouterr().out))
+    assert answers[0]["value"] == answers[1]["value"] and answers[0]["move_values"] == answers[1]["move_values"]
+    assert main(["solve", "tictactoe", "--threads", "0"]) == 2
+    assert "--threads must be at least 1" in capsys.readouterr().err
 
 
 def test_every_bundled_game_translates_and_is_listed_here() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 from typing import Any
 
 from rich.table import Table
@@ -67,6 +68,8 @@ def add_solve_options(p: argparse.ArgumentParser) -> None:
                    "states in the solver's tables")
     p.add_argument("--memory", type=finite_number, metavar="MB", help="memory cap in megabytes for the solver's "
                    f"tables (about {BYTES_PER_ENTRY} bytes per state; combined with --max-table, the smaller wins)")
+    p.add_argument("--threads", type=int, metavar="N", help="with --backend c: the exact alpha-beta search uses N "
+                   "threads sharing its table (lazy SMP; default: every core); the Python back end uses one")
     p.add_argument("--save", metavar="FILE.sqlite", help="store the solved values in an SQLite table")
     p.add_argument("--no-symmetry", action="store_true", help="ignore the rule file's `symmetry` line "
                    "(every mirror image is solved on its own; for comparison)")
@@ -84,6 +87,8 @@ def solve_limits(args: argparse.Namespace) -> Limits:
     """
     if args.depth is not None and args.depth < 1:
         raise UsageError("--depth must be at least 1")
+    if args.threads is not None and args.threads < 1:
+        raise UsageError("--threads must be at least 1")
     if args.quiescence < 0:
         raise UsageError("--quiescence must not be negative")
     if args.quiescence and args.depth is None and args.time is None:
@@ -100,8 +105,9 @@ def solve_limits(args: argparse.Namespace) -> Limits:
             raise UsageError("--memory must be positive (megabytes)")
         by_memory = max(1, int(min(args.memory, 1e12) * 1e6 / BYTES_PER_ENTRY))  # 1e305 MB: no float overflow
         entries = by_memory if entries is None else min(entries, by_memory)
+    threads = args.threads if args.threads is not None else os.cpu_count() or 1
     return Limits(depth=args.depth, seconds=args.time, nodes=args.max_nodes, table_entries=entries,
-                  quiescence=args.quiescence)
+                  quiescence=args.quiescence, threads=threads)
 
 
 STOP_REASONS = {"interrupt": "interrupted", "time": "out of time (--time)", "nodes": "out of nodes (--max-nodes)",

@@ -38,6 +38,7 @@ int gdl_py_key(const int32_t *in, int32_t *canon, uint64_t *hash, gdl_error *e);
 
 typedef struct ab_ctx ab_ctx;
 ab_ctx *gdl_ab_new(int64_t entries);
+ab_ctx *gdl_ab_new_helper(ab_ctx *owner, int32_t variant);
 void gdl_ab_free(ab_ctx *c);
 int64_t gdl_ab_capacity(ab_ctx *c);
 int gdl_ab_start(ab_ctx *c, const int32_t *root, double alpha, double beta);

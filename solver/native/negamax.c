@@ -14,6 +14,13 @@
  * Table: buckets of two entries, found by the 64-bit hash and confirmed by the whole packed key (no
  * hash collision can give a wrong value). Slot 0 keeps the entry whose subtree cost the most work;
  * slot 1 takes whatever slot 0 refuses (depth-preferred + always-replace, Breuker et al. 1994).
+ *
+ * Threads (lazy SMP, Hyatt's "shared hash table" parallel search as in Stockfish): helper contexts made
+ * by gdl_ab_new_helper share the owner's table and search the same root at the same time, each with its
+ * own stack, killers and history, and a root-near move order of its own (`variant`), so that they fill
+ * the table with what the owner will need next. Only the owner's value is used; every table entry is a
+ * proven bound whoever stored it. A shared table is read and written under striped spin locks, each
+ * access copying the entry, so no thread sees a half-written one.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -49,10 +56,19 @@ typedef struct ab_frame {
     uint64_t hash;
 } ab_frame;
 
-typedef struct ab_ctx {
-    /* the table */
+#define AB_LOCKS 4096
+
+typedef struct ab_table {
     ab_entry *tt;
-    int64_t tt_buckets, tt_used;
+    int64_t buckets, used;
+    uint32_t *locks; /* AB_LOCKS spin locks, made when a helper first shares the table */
+    int sharers;     /* the owner and its helpers */
+} ab_table;
+
+typedef struct ab_ctx {
+    /* the table (a helper's is its owner's) */
+    ab_table *t;
+    int32_t variant; /* a helper's own move order near the root (0: the owner's) */
     /* the stack: frames of frame_size bytes, each a header and its arrays */
     char *arena;
     int64_t frame_size, frames_cap;
@@ -89,20 +105,16 @@ static int64_t ab_frame_bytes(void) {
     return AB_ALIGN8(n);
 }
 
-ab_ctx *gdl_ab_new(int64_t entries) {
+static ab_ctx *ab_ctx_new(void) {
     ab_ctx *c = calloc(1, sizeof(ab_ctx));
     if (!c) return NULL;
-    int64_t buckets = 1;
-    while (buckets * 2 * 2 <= entries) buckets *= 2;
-    c->tt_buckets = buckets;
-    c->tt = calloc((size_t)buckets * 2, sizeof(ab_entry));
     c->frame_size = ab_frame_bytes();
     c->frames_cap = 64;
     c->arena = malloc((size_t)(c->frame_size * c->frames_cap));
     c->killers_cap = 64;
     c->killers = malloc(sizeof(int32_t) * 2 * c->killers_cap);
-    if (!c->tt || !c->arena || !c->killers) {
-        free(c->tt); free(c->arena); free(c->killers); free(c);
+    if (!c->arena || !c->killers) {
+        free(c->arena); free(c->killers); free(c);
         return NULL;
     }
     for (int64_t i = 0; i < 2 * c->killers_cap; i++) c->killers[i] = -1;
@@ -110,20 +122,81 @@ ab_ctx *gdl_ab_new(int64_t entries) {
     return c;
 }
 
-void gdl_ab_free(ab_ctx *c) {
-    if (!c) return;
-    free(c->tt); free(c->arena); free(c->killers); free(c);
+ab_ctx *gdl_ab_new(int64_t entries) {
+    ab_table *t = calloc(1, sizeof(ab_table));
+    ab_ctx *c = ab_ctx_new();
+    int64_t buckets = 1;
+    while (buckets * 2 * 2 <= entries) buckets *= 2;
+    if (t) t->tt = calloc((size_t)buckets * 2, sizeof(ab_entry));
+    if (!t || !t->tt || !c) {
+        if (t) free(t->tt);
+        free(t);
+        if (c) { free(c->arena); free(c->killers); free(c); }
+        return NULL;
+    }
+    t->buckets = buckets;
+    t->sharers = 1;
+    c->t = t;
+    return c;
 }
 
-int64_t gdl_ab_capacity(ab_ctx *c) { return c->tt_buckets * 2; }
+/* A helper that searches with `owner`'s table (see the threads note above). */
+ab_ctx *gdl_ab_new_helper(ab_ctx *owner, int32_t variant) {
+    ab_table *t = owner->t;
+    if (!t->locks) {
+        t->locks = calloc(AB_LOCKS, sizeof(uint32_t));
+        if (!t->locks) return NULL;
+    }
+    ab_ctx *c = ab_ctx_new();
+    if (!c) return NULL;
+    c->t = t;
+    c->variant = variant;
+    __atomic_add_fetch(&t->sharers, 1, __ATOMIC_SEQ_CST);
+    return c;
+}
+
+/* Frees a context; the table goes with the last context that uses it (owner or helper, in any order). */
+void gdl_ab_free(ab_ctx *c) {
+    if (!c) return;
+    ab_table *t = c->t;
+    if (__atomic_sub_fetch(&t->sharers, 1, __ATOMIC_SEQ_CST) == 0) {
+        free(t->tt); free(t->locks); free(t);
+    }
+    free(c->arena); free(c->killers); free(c);
+}
+
+int64_t gdl_ab_capacity(ab_ctx *c) { return c->t->buckets * 2; }
+
+static inline void ab_lock(ab_table *t, int64_t b) {
+    if (!t->locks) return;
+    uint32_t *l = &t->locks[(uint64_t)b % AB_LOCKS];
+    while (__atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE))
+        while (__atomic_load_n(l, __ATOMIC_RELAXED)) {}
+}
+
+static inline void ab_unlock(ab_table *t, int64_t b) {
+    if (t->locks) __atomic_store_n(&t->locks[(uint64_t)b % AB_LOCKS], 0, __ATOMIC_RELEASE);
+}
+
+static inline int64_t ab_bucket(ab_table *t, uint64_t h) { return (int64_t)(h & (uint64_t)(t->buckets - 1)) * 2; }
 
 static ab_entry *ab_probe(ab_ctx *c, uint64_t h, const uint64_t *key) {
-    int64_t b = (int64_t)(h & (uint64_t)(c->tt_buckets - 1)) * 2;
+    int64_t b = ab_bucket(c->t, h);
     for (int i = 0; i < 2; i++) {
-        ab_entry *e = &c->tt[b + i];
+        ab_entry *e = &c->t->tt[b + i];
         if (e->used && e->hash == h && memcmp(e->key, key, 8 * G_KEY_WORDS) == 0) return e;
     }
     return NULL;
+}
+
+/* The entry of `key` copied into *out (under the bucket's lock when the table is shared): 1, or 0 if none. */
+static int ab_read(ab_ctx *c, uint64_t h, const uint64_t *key, ab_entry *out) {
+    int64_t b = ab_bucket(c->t, h);
+    ab_lock(c->t, b);
+    ab_entry *e = ab_probe(c, h, key);
+    if (e) *out = *e;
+    ab_unlock(c->t, b);
+    return e != NULL;
 }
 
 static uint16_t ab_work(int64_t nodes) {
@@ -132,25 +205,27 @@ static uint16_t ab_work(int64_t nodes) {
     return w;
 }
 
+/* Stores a result (the caller holds the bucket's lock when the table is shared). */
 static void ab_store(ab_ctx *c, uint64_t h, const uint64_t *key, double lo, double hi, int32_t move, int side,
                      int64_t nodes) {
-    int64_t b = (int64_t)(h & (uint64_t)(c->tt_buckets - 1)) * 2;
+    ab_table *t = c->t;
+    int64_t b = ab_bucket(t, h);
     uint16_t work = ab_work(nodes);
     int64_t slot;
-    ab_entry *e0 = &c->tt[b], *e1 = &c->tt[b + 1];
+    ab_entry *e0 = &t->tt[b], *e1 = &t->tt[b + 1];
     if (e0->used && e0->hash == h && memcmp(e0->key, key, 8 * G_KEY_WORDS) == 0) slot = b;
     else if (e1->used && e1->hash == h && memcmp(e1->key, key, 8 * G_KEY_WORDS) == 0) slot = b + 1;
     else if (!e0->used) slot = b;
     else if (work >= e0->work) {
         /* the new entry cost more than slot 0's: slot 0 moves down to slot 1 (replacing it) */
-        if (!e1->used) c->tt_used++;
+        if (!e1->used) __atomic_add_fetch(&t->used, 1, __ATOMIC_RELAXED);
         *e1 = *e0;
         e0->used = 0;
-        c->tt_used--;
+        __atomic_sub_fetch(&t->used, 1, __ATOMIC_RELAXED);
         slot = b;
     } else slot = b + 1;
-    ab_entry *e = &c->tt[slot];
-    if (!e->used) c->tt_used++;
+    ab_entry *e = &t->tt[slot];
+    if (!e->used) __atomic_add_fetch(&t->used, 1, __ATOMIC_RELAXED);
     if (e->used && work < e->work) work = e->work;
     e->hash = h;
     e->lo = lo;
@@ -192,6 +267,13 @@ static void ab_order(ab_ctx *c, int32_t *moves, int n, int32_t first, int64_t pl
             j--;
         }
         moves[j] = m;
+    }
+    if (c->variant && ply < 6 && n > 1) { /* a helper's own order near the root: another move first */
+        int k = (int)(((uint32_t)c->variant + (uint32_t)ply) % (uint32_t)n);
+        int32_t m = moves[k];
+        memmove(moves + 1, moves, sizeof(int32_t) * k);
+        moves[0] = m;
+        return;
     }
     int32_t front[3] = {c->killers[2 * ply + 1], c->killers[2 * ply], first};
     for (int k = 0; k < 3; k++) {
@@ -239,6 +321,8 @@ int gdl_ab_start(ab_ctx *c, const int32_t *root, double alpha, double beta) {
 static void ab_finish(ab_ctx *c, ab_frame *f) {
     const uint64_t *key = F_KEY(f);
     c->pathset[f->hash % AB_PATHSET]--;
+    int64_t b = ab_bucket(c->t, f->hash);
+    ab_lock(c->t, b); /* (read, merge and store as one step: another thread may store the same state) */
     ab_entry *e = ab_probe(c, f->hash, key);
     double lo = -INFINITY, hi = INFINITY;
     int32_t best_move = f->best_move;
@@ -252,6 +336,7 @@ static void ab_finish(ab_ctx *c, ab_frame *f) {
     } else if (f->best >= f->beta) lo = f->best;
     else lo = hi = f->best;
     ab_store(c, f->hash, key, lo, hi, best_move, f->side, c->nodes - f->nodes0);
+    ab_unlock(c->t, b);
     if (c->depth == 0) c->root_best = best_move;
     c->ret = f->best;
     c->depth--;
@@ -285,7 +370,7 @@ static int ab_enter(ab_ctx *c, ab_frame *f) {
     f->hash = gdl_hash_words(key, G_KEY_WORDS);
     f->alpha0 = f->alpha;
     f->tt_move = -1;
-    ab_entry *e = ab_probe(c, f->hash, key);
+    ab_entry found, *e = ab_read(c, f->hash, key, &found) ? &found : NULL;
     if (e) {
         f->tt_move = e->move;
         if (e->lo >= f->beta || e->hi <= f->alpha || e->lo == e->hi) {
@@ -333,7 +418,7 @@ static int ab_enter(ab_ctx *c, ab_frame *f) {
         }
         uint64_t *ck = F_PKEYS(f) + (int64_t)f->npend * G_KEY_WORDS;
         if (g_key(child, ck, &c->err) < 0) return AB_ERROR;
-        __builtin_prefetch(&c->tt[(int64_t)(gdl_hash_words(ck, G_KEY_WORDS) & (uint64_t)(c->tt_buckets - 1)) * 2]);
+        __builtin_prefetch(&c->t->tt[ab_bucket(c->t, gdl_hash_words(ck, G_KEY_WORDS))]);
         F_PMOVES(f)[f->npend] = moves[i];
         F_PPLAYERS(f)[f->npend] = p;
         f->npend++;
@@ -342,7 +427,7 @@ static int ab_enter(ab_ctx *c, ab_frame *f) {
     /* Part two: a child whose table entry proves a refutation ends the node (enhanced transposition cutoff). */
     for (int i = 0; i < f->npend && f->best < f->beta; i++) {
         uint64_t *ck = F_PKEYS(f) + (int64_t)i * G_KEY_WORDS;
-        ab_entry *known = ab_probe(c, gdl_hash_words(ck, G_KEY_WORDS), ck);
+        ab_entry copy, *known = ab_read(c, gdl_hash_words(ck, G_KEY_WORDS), ck, &copy) ? &copy : NULL;
         if (!known) continue;
         int child_side = F_PPLAYERS(f)[i] == 0 ? 1 : -1;
         double v = child_side != side ? -known->hi : known->lo;
@@ -408,7 +493,7 @@ int gdl_ab_run(ab_ctx *c, int64_t slice) {
 void gdl_ab_stats(ab_ctx *c, int64_t *out) {
     out[0] = c->nodes;
     out[1] = c->tt_hits;
-    out[2] = c->tt_used;
+    out[2] = __atomic_load_n(&c->t->used, __ATOMIC_RELAXED);
     out[3] = c->depth;
     out[4] = c->root_best;
 }
@@ -444,10 +529,10 @@ int gdl_ab_lookup(ab_ctx *c, const int32_t *cells, double *lo, double *hi, int32
    (or -1 at the end) and the number written in *count. */
 int64_t gdl_ab_entries(ab_ctx *c, int64_t start, int64_t cap, int32_t *cells, double *lo, double *hi,
                        int32_t *moves, int32_t *sides, int64_t *count) {
-    int64_t n = 0, i = start, total = c->tt_buckets * 2;
+    int64_t n = 0, i = start, total = c->t->buckets * 2;
     g_cell s[G_STATE_LEN];
     for (; i < total && n < cap; i++) {
-        ab_entry *e = &c->tt[i];
+        ab_entry *e = &c->t->tt[i];
         if (!e->used) continue;
         gdl_unpack(e->key, s);
         gdl_export(s, cells + n * G_STATE_LEN);

@@ -7,12 +7,19 @@ nodes, progress about every 0.1 s, and Ctrl-C, which Python sees when a slice re
 
 The transposition table is C's: a fixed number of entries (``table_entries``, else
 :data:`DEFAULT_ENTRIES`) with a replacement scheme, so a full table never stops the search.
+
+``threads > 1``: lazy SMP (the shared-table parallel search of Stockfish and most engines since): while
+this thread searches, ``threads - 1`` helpers search the same position on other threads with the same
+table, each with its own move order near the root, so that the table holds what this search needs next.
+Only this thread's value counts; every entry any thread stores is a proven bound (``negamax.c``).
 """
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Hashable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 from solver.alphabeta import UNLIMITED_DEPTH, CycleFound, NegamaxSearch
@@ -30,12 +37,12 @@ SLICE_SECONDS = 0.02
 AB_DONE, AB_SLICE, AB_DEAD_END, AB_CYCLE, AB_ERROR, AB_CHANCE, AB_MEMORY = range(7)
 
 
-def native_search(game: Game, budget: Budget, table_entries: int | None) -> NativeSearch | None:
+def native_search(game: Game, budget: Budget, table_entries: int | None, threads: int = 1) -> NativeSearch | None:
     """A C searcher for ``game`` if it has a native handle (a deterministic two-player zero-sum game), else None."""
     handle = handle_of(game)
     if handle is None:
         return None
-    return NativeSearch(game, handle, budget, table_entries)
+    return NativeSearch(game, handle, budget, table_entries, threads)
 
 
 class NativeSearch(NegamaxSearch):
@@ -48,7 +55,8 @@ class NativeSearch(NegamaxSearch):
     """... a multiple of MTD(f)'s time alone: where testing every root move costs ten times the value (a won
     Domineering 6x6), a walk given a multiple of that ran four seconds and still did not finish."""
 
-    def __init__(self, game: Game, handle: NativeHandle, budget: Budget, table_entries: int | None) -> None:
+    def __init__(self, game: Game, handle: NativeHandle, budget: Budget, table_entries: int | None,
+                 threads: int = 1) -> None:
         self.game = game
         self.handle = handle
         self.budget = budget
@@ -65,10 +73,46 @@ class NativeSearch(NegamaxSearch):
         if ctx == ffi.NULL:
             raise MemoryError("no memory for the transposition table")
         self._ctx = ffi.gc(ctx, lib.gdl_ab_free)
+        self._helpers = [self._helper(variant) for variant in range(1, max(1, threads))]
+        self._pool = ThreadPoolExecutor(len(self._helpers)) if self._helpers else None
         self._stats = ffi.new("int64_t[5]")
         self._slice = 4096
         self._table = NativeTable(self)
         self.tt = self._table  # type: ignore[assignment]
+
+    def _helper(self, variant: int) -> Any:
+        """A C context searching with this one's table."""
+        ctx = self._lib.gdl_ab_new_helper(self._ctx, variant)
+        if ctx == self._ffi.NULL:
+            raise MemoryError("no memory for a helper thread's search")
+        return self._ffi.gc(ctx, self._lib.gdl_ab_free)  # (the table is freed with the last context using it)
+
+    def _start_helpers(self, root: Any, alpha: float, beta: float) -> tuple[threading.Event, list[Future[None]]]:
+        """The helpers search ``root`` in the same window until ``stop`` is set (or they finish)."""
+        stop = threading.Event()
+        futures: list[Future[None]] = []
+        if self._pool is None:
+            return stop, futures
+        lib = self._lib
+
+        def run(ctx: Any) -> None:
+            if lib.gdl_ab_start(ctx, root, alpha, beta) != AB_DONE:
+                return  # (a terminal or chance root, or an error: the owner meets it and reports it)
+            while not stop.is_set() and lib.gdl_ab_run(ctx, 1 << 14) == AB_SLICE:
+                pass
+
+        for helper in self._helpers:
+            futures.append(self._pool.submit(run, helper))
+        return stop, futures
+
+    def close(self) -> None:
+        """Stop the helper threads' pool (their contexts are freed with this searcher)."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)
+            self._pool = None
+
+    def __del__(self) -> None:
+        self.close()
 
     def _read_stats(self) -> Any:
         self._lib.gdl_ab_stats(self._ctx, self._stats)
@@ -99,7 +143,23 @@ class NativeSearch(NegamaxSearch):
         status = lib.gdl_ab_start(ctx, root, alpha, beta)
         if status != AB_DONE:
             self._fail(status, state)
+        stop, helpers = self._start_helpers(root, alpha, beta)
+        try:
+            self._search_slices(budget, state)
+        finally:
+            stop.set()
+            for future in helpers:
+                future.result()
         stats = self._stats
+        lib.gdl_ab_stats(ctx, stats)
+        budget.nodes = int(stats[0])
+        best = int(stats[4])
+        self.root_best = self.handle.move(best) if best >= 0 else None
+        return float(lib.gdl_ab_result(ctx))
+
+    def _search_slices(self, budget: Budget, state: State) -> None:
+        """Run the started search to its end in slices, checking the budget (and seeing Ctrl-C) between them."""
+        lib, ctx, stats = self._lib, self._ctx, self._stats
         while True:
             started = time.perf_counter()
             nodes = int(self._read_stats()[0])
@@ -108,7 +168,7 @@ class NativeSearch(NegamaxSearch):
                 step = max(1, min(step, budget.limits.nodes - nodes))
             status = lib.gdl_ab_run(ctx, step)
             if status == AB_DONE:
-                break
+                return
             if status != AB_SLICE:
                 self._fail(status, state)
             lib.gdl_ab_stats(ctx, stats)
@@ -116,11 +176,6 @@ class NativeSearch(NegamaxSearch):
             budget.check(int(stats[0]))
             spent = time.perf_counter() - started
             self._slice = max(256, min(1 << 24, int(self._slice * (1.5 if spent < SLICE_SECONDS else 0.7))))
-        lib.gdl_ab_stats(ctx, stats)
-        budget.nodes = int(stats[0])
-        best = int(stats[4])
-        self.root_best = self.handle.move(best) if best >= 0 else None
-        return float(lib.gdl_ab_result(ctx))
 
     def solved_table(self, game: Game, fill: Callable[[Any], SolvedTable]) -> SolvedTable:
         """The solved table of this search, converted from the C table when first read: ``fill(view)``
