@@ -102,6 +102,8 @@ class NegamaxSearch:
 
     plies_min_seconds: float | None = None
     """The least time the walk for the distance to the end gets (None: ``PLIES_MIN_SECONDS``)."""
+    plies_factor: float | None = None
+    """The walk's time as a multiple of the value search's (None: ``PLIES_FACTOR``)."""
     plies_after_the_value_only: bool = False
     """The walk's time is a multiple of MTD(f)'s alone (True), or of MTD(f) and the root moves' tests (False)."""
 

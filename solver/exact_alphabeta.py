@@ -97,7 +97,8 @@ def solve_alphabeta(game: Game, root: State, budget: Budget, limits: Limits, all
     if plies and plies_seconds is None:  # (a multiple of the value search's time, not of the move values' too)
         floor = PLIES_MIN_SECONDS if search.plies_min_seconds is None else search.plies_min_seconds
         basis = value_seconds if search.plies_after_the_value_only else budget.seconds
-        plies_seconds = max(floor, PLIES_FACTOR * basis)
+        factor = PLIES_FACTOR if search.plies_factor is None else search.plies_factor
+        plies_seconds = max(floor, factor * basis)
     values = _root_move_values(game, search, root, score, best_moves) if move_values else ()
     if plies:
         assert plies_seconds is not None

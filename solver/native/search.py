@@ -51,6 +51,10 @@ class NativeSearch(NegamaxSearch):
     plies_min_seconds = 0.5
     """The walk for the distance to the end runs in Python and calls into C at every node: it gets a
     multiple of the (fast) C value search's time, and half a second at least, not the Python floor."""
+    plies_factor = 0.5
+    """... half of it: the walk is Python calling C at every node, some fifty times slower per node than the
+    search; one that needs more rarely finishes (Connect-Four 6x5 spent 30 s of a 47 s solve on a walk that
+    did not), and the value is exact without it."""
     plies_after_the_value_only = True
     """... a multiple of MTD(f)'s time alone: where testing every root move costs ten times the value (a won
     Domineering 6x6), a walk given a multiple of that ran four seconds and still did not finish."""
