@@ -84,7 +84,45 @@ class OpenSpielState:
         return str(self.state)
 
 
-class OpenSpielGame:
+class SpielStates:
+    """What both pyspiel adapters (sequential here, simultaneous in :mod:`gdl.openspiel_sim`) answer alike:
+    utilities are OpenSpiel's returns, keys the wrapped states' keys, no heuristic, every position quiet."""
+
+    def _describe(self, pyspiel_game: Any) -> None:
+        """The game's name, players, parameters and the facts the solvers read, from its pyspiel type."""
+        pyspiel = _pyspiel()
+        game_type = pyspiel_game.get_type()
+        self._game = pyspiel_game
+        self._chance_id = int(pyspiel.PlayerId.CHANCE)
+        self.name = game_type.short_name
+        self.players = tuple(f"player{i}" for i in range(pyspiel_game.num_players()))
+        self.parameters: Mapping[str, Any] = dict(pyspiel_game.get_parameters())
+        self.zero_sum = game_type.utility == pyspiel.GameType.Utility.ZERO_SUM
+        self.utility_bounds: tuple[float, float] | None = (pyspiel_game.min_utility(), pyspiel_game.max_utility())
+        self.has_chance = game_type.chance_mode != pyspiel.GameType.ChanceMode.DETERMINISTIC
+        self.fingerprint = f"openspiel:{pyspiel_game}"
+
+    @property
+    def pyspiel_game(self) -> Any:
+        return self._game
+
+    def utilities(self, state: OpenSpielState) -> tuple[float, ...]:
+        return tuple(state.state.returns())
+
+    def heuristic(self, state: OpenSpielState) -> tuple[float, ...] | None:
+        return None
+
+    def is_quiet(self, state: OpenSpielState) -> bool:
+        return True
+
+    def key(self, state: OpenSpielState) -> Hashable:
+        return state.key
+
+    def render(self, state: OpenSpielState) -> str:
+        return str(state.state)
+
+
+class OpenSpielGame(SpielStates):
     """A sequential, perfect-information pyspiel game behind our game interface.
 
     Moves are :class:`~solver.game.Move` objects named by OpenSpiel's action
@@ -115,23 +153,11 @@ class OpenSpielGame:
                              "allow_imperfect_information=True to solve it as if everything were visible")
         if key not in ("history", "string"):
             raise ValueError(f"key must be 'history' or 'string', not {key!r}")
-        self._game = pyspiel_game
+        self._describe(pyspiel_game)
         self._key_by_string = key == "string"
-        self._chance_id = int(pyspiel.PlayerId.CHANCE)
         self._terminal_id = int(pyspiel.PlayerId.TERMINAL)
-        self.name = game_type.short_name
-        self.players = tuple(f"player{i}" for i in range(pyspiel_game.num_players()))
-        self.parameters: Mapping[str, Any] = dict(pyspiel_game.get_parameters())
-        self.zero_sum = game_type.utility == pyspiel.GameType.Utility.ZERO_SUM
-        self.utility_bounds: tuple[float, float] | None = (pyspiel_game.min_utility(), pyspiel_game.max_utility())
-        self.has_chance = game_type.chance_mode != pyspiel.GameType.ChanceMode.DETERMINISTIC
-        self.fingerprint = f"openspiel:{pyspiel_game}"
         self._moves: dict[tuple[int, int, str], Move] = {}
         self._initial = self._wrap(pyspiel_game.new_initial_state())
-
-    @property
-    def pyspiel_game(self) -> Any:
-        return self._game
 
     def _wrap(self, state: Any) -> OpenSpielState:
         if self._key_by_string:
@@ -180,18 +206,6 @@ class OpenSpielGame:
         child.apply_action(int(action))  # type: ignore[arg-type]
         return self._wrap(child)
 
-    def utilities(self, state: OpenSpielState) -> tuple[float, ...]:
-        return tuple(state.state.returns())
-
-    def heuristic(self, state: OpenSpielState) -> tuple[float, ...] | None:
-        return None
-
-    def is_quiet(self, state: OpenSpielState) -> bool:
-        return True
-
-    def key(self, state: OpenSpielState) -> Hashable:
-        return state.key
-
     def parse_move(self, state: OpenSpielState, text: str) -> Move:
         wanted = _move_name(text)
         player = self.to_move(state)
@@ -201,9 +215,6 @@ class OpenSpielGame:
             if move.name == wanted:
                 return move
         raise IllegalMoveError(f"{text!r} is not a legal move here")
-
-    def render(self, state: OpenSpielState) -> str:
-        return str(state.state)
 
     def __repr__(self) -> str:
         return f"<OpenSpielGame {self._game}>"

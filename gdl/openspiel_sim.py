@@ -12,15 +12,15 @@ as in :class:`gdl.openspiel.OpenSpielGame`. States are equal when their action h
 from __future__ import annotations
 
 import itertools
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Hashable, Sequence
 from typing import Any
 
-from gdl.openspiel import OpenSpielState, _move_name, _pyspiel
+from gdl.openspiel import OpenSpielState, SpielStates, _move_name, _pyspiel
 from solver.game import CHANCE, SIMULTANEOUS, TERMINAL, IllegalMoveError, Move
 from solver.simgame import joint_name
 
 
-class OpenSpielSimultaneousGame:
+class OpenSpielSimultaneousGame(SpielStates):
     """A pyspiel game with simultaneous moves (``matrix_rps``, ``goofspiel``, ``oshi_zumo``), solvable by
     :func:`solver.simultaneous.solve_simultaneous` and playable by the agents of :mod:`solver.simagents`.
 
@@ -36,20 +36,8 @@ class OpenSpielSimultaneousGame:
         game_type = pyspiel_game.get_type()
         if game_type.dynamics != pyspiel.GameType.Dynamics.SIMULTANEOUS:
             raise ValueError(f"{game_type.short_name}: not a simultaneous-move game (use gdl.openspiel.OpenSpielGame)")
-        self._game = pyspiel_game
-        self._chance_id = int(pyspiel.PlayerId.CHANCE)
-        self.name = game_type.short_name
-        self.players = tuple(f"player{i}" for i in range(pyspiel_game.num_players()))
-        self.parameters: Mapping[str, Any] = dict(pyspiel_game.get_parameters())
-        self.zero_sum = game_type.utility == pyspiel.GameType.Utility.ZERO_SUM
-        self.utility_bounds: tuple[float, float] | None = (pyspiel_game.min_utility(), pyspiel_game.max_utility())
-        self.has_chance = game_type.chance_mode != pyspiel.GameType.ChanceMode.DETERMINISTIC
-        self.fingerprint = f"openspiel:{pyspiel_game}"
+        self._describe(pyspiel_game)
         self._initial = self._wrap(pyspiel_game.new_initial_state())
-
-    @property
-    def pyspiel_game(self) -> Any:
-        return self._game
 
     @staticmethod
     def _wrap(state: Any) -> OpenSpielState:
@@ -102,18 +90,6 @@ class OpenSpielSimultaneousGame:
         child.apply_action(int(action))  # type: ignore[arg-type]
         return self._wrap(child)
 
-    def utilities(self, state: OpenSpielState) -> tuple[float, ...]:
-        return tuple(state.state.returns())
-
-    def heuristic(self, state: OpenSpielState) -> tuple[float, ...] | None:
-        return None
-
-    def is_quiet(self, state: OpenSpielState) -> bool:
-        return True
-
-    def key(self, state: OpenSpielState) -> Hashable:
-        return state.key
-
     def parse_move(self, state: OpenSpielState, text: str, player: int | None = None) -> Move:
         wanted = _move_name(text)
         candidates = ([m for m, _ in self.chance_outcomes(state)] if self.to_move(state) == CHANCE
@@ -122,9 +98,6 @@ class OpenSpielSimultaneousGame:
             if move.name == wanted:
                 return move
         raise IllegalMoveError(f"{text!r} is not a legal move here")
-
-    def render(self, state: OpenSpielState) -> str:
-        return str(state.state)
 
     def __repr__(self) -> str:
         return f"<OpenSpielSimultaneousGame {self._game}>"

@@ -17,7 +17,7 @@ from gdl.cli.args import MAX_DELAY, add_command, delay_seconds, game_options, lo
 from gdl.cli.backend import add_backend_option
 from gdl.cli.errors import EXIT_OK, UsageError
 from gdl.cli.output import game_label
-from gdl.cli.play_sim import EVERY_SEAT, humans_of, play_round
+from gdl.cli.play_sim import EVERY_SEAT, humans_of, play_round, read_command
 from gdl.cli.progress import SearchDisplay
 from gdl.cli.record import recorded
 from gdl.cli.render import board_text
@@ -223,18 +223,11 @@ def _play_loop(out: Any, game: CompiledGame, state: Any, played: list[str], huma
             if args.delay:
                 time.sleep(args.delay)
             continue
-        try:
-            line = input(f"{game.players[player]}> ")
-        except EOFError:
-            out.print()
-            out.print("[dim]bye[/]")
+        command = read_command(out, input, f"{game.players[player]}> ")
+        if command is None:
             return EXIT_OK
-        command = line.strip()
         if not command:
             continue
-        if command in ("quit", "exit", "q"):
-            out.print("[dim]bye[/]")
-            return EXIT_OK
         if command in ("help", "?"):
             out.print(PLAY_HELP)
             continue

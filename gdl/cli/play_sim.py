@@ -57,20 +57,27 @@ def play_round(out: Any, game: CompiledGame, state: Any, human: int | None, agen
     return game.parse_move(state, "|".join(map(str, joint)))
 
 
+def read_command(out: Any, read: Callable[[str], str], prompt: str) -> str | None:
+    """A person's next line, stripped; None when they leave (end of input, or quit/exit/q), said with a bye."""
+    try:
+        command = read(prompt).strip()
+    except EOFError:
+        out.print()
+        command = "quit"
+    if command in ("quit", "exit", "q"):
+        out.print("[dim]bye[/]")
+        return None
+    return command
+
+
 def _ask(out: Any, game: CompiledGame, state: Any, seat: int, read: Callable[[str], str]) -> Move | None:
     while True:
-        try:
-            line = read(f"{game.players[seat]} (hidden)> " if read is not input else f"{game.players[seat]}> ")
-        except EOFError:
-            out.print()
-            out.print("[dim]bye[/]")
+        command = read_command(out, read, f"{game.players[seat]} (hidden)> " if read is not input
+                               else f"{game.players[seat]}> ")
+        if command is None:
             return None
-        command = line.strip()
         if not command:
             continue
-        if command in ("quit", "exit", "q"):
-            out.print("[dim]bye[/]")
-            return None
         if command in ("help", "?"):
             out.print(ROUND_HELP)
             continue
