@@ -256,8 +256,16 @@ static int ab_grow(ab_ctx *c, int64_t depth) {
     return 0;
 }
 
-/* Moves: by history (stable), then killer 2, killer 1 and the table's move to the front. */
+/* Moves: by history, ties central first (the middle of the game's own order: the middle column, or the cells
+   near the board's centre in row-major order), then killer 2, killer 1 and the table's move to the front. */
 static void ab_order(ab_ctx *c, int32_t *moves, int n, int32_t first, int64_t ply) {
+    int32_t centred[G_MAX_MOVES];
+    int half = (n - 1) / 2, k = 0;
+    for (int d = 0; k < n; d++) { /* the middle one, then alternately right and left of it */
+        if (half + d < n) centred[k++] = moves[half + d];
+        if (d > 0 && half - d >= 0) centred[k++] = moves[half - d];
+    }
+    memcpy(moves, centred, sizeof(int32_t) * (size_t)n);
     for (int i = 1; i < n; i++) {
         int32_t m = moves[i];
         int64_t hm = c->history[(uint32_t)m % AB_HISTORY];
