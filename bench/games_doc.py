@@ -67,7 +67,8 @@ SHOWS: dict[str, str] = {
     "nim": "a list parameter, an array indexed by a range, `-=`, a winner given by an expression",
     "pig": "chance in the middle of a move, `again`, per-player counters, cycles (value iteration)",
     "hexapawn": "`setup:`, directions as values, a move parameter whose domain depends on the state, `no_moves`",
-    "breakthrough": "sets of directions per player, captures by stepping",
+    "breakthrough": "sets of directions per player, captures by stepping, a `heuristic` and `quiet when` "
+                    "(quiescence: no capture open)",
     "kalah": "sowing with a loop and modular arithmetic over a ring, extra turn with `again`, margins as "
              "utilities, `zero_sum`",
     "othello": "flips along rays (`ray`, `first`, `break`), a forced `pass otherwise`, an enumeration parameter",
