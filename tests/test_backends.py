@@ -68,7 +68,14 @@ def _interpreter(game: gdl.CompiledGame) -> Interpreter:
     return Interpreter(parse(game.source, game.filename), game.parameters)
 
 
-@pytest.mark.parametrize(("name", "params"), TRANSLATED, ids=lambda x: str(x) if isinstance(x, str) else "")
+SLOW_TO_AGREE = {("othello", ()), ("othello", (("scoring", "margin"), ("ending", "immediate"))), ("breakthrough", ()),
+                 ("eight_puzzle", ())}
+"""Games whose 150 lockstep playouts take seconds (long games): in the slow set."""
+
+
+@pytest.mark.parametrize(("name", "params"), [
+    pytest.param(name, params, marks=[pytest.mark.slow] if (name, tuple(params.items())) in SLOW_TO_AGREE else [])
+    for name, params in TRANSLATED], ids=lambda x: str(x) if isinstance(x, str) else "")
 def test_bundled_games_agree_with_python_and_the_interpreter(name: str, params: dict[str, str]) -> None:
     python = gdl.load(name, params)
     native, reason = c_backend_or_reason(python)
@@ -139,6 +146,7 @@ def test_lazy_smp_threads_give_the_single_threads_answer(name: str, params: dict
     assert alone.value == solve(gdl.load(name, params)).value
 
 
+@pytest.mark.slow
 def test_solve_threads_on_the_command_line(capsys: pytest.CaptureFixture[str]) -> None:
     import json
 
@@ -286,6 +294,7 @@ def test_a_c_game_renders_parses_and_replays_as_the_python_one() -> None:
     assert native.apply(native.initial_state(), first) == python.apply(python.initial_state(), first)
 
 
+@pytest.mark.slow
 def test_solve_backend_c_gives_the_python_answer(capsys: pytest.CaptureFixture[str]) -> None:
     outputs = []
     for backend in ("python", "c"):

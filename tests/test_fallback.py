@@ -6,6 +6,8 @@ legal one; random playouts still tell a move that blocks a win from one that doe
 
 from __future__ import annotations
 
+import pytest
+
 import gdl
 from solver.agents import PerfectAgent
 from solver.auto import Algorithm, fallback, heuristic_search
@@ -54,6 +56,7 @@ def test_the_perfect_agent_stopped_by_its_cap_blocks():
     assert agent.last is not None and "MCTS" in (agent.last.note or "")
 
 
+@pytest.mark.slow
 def test_solve_with_time_on_a_game_without_a_heuristic_says_it_ran_mcts(tmp_path):
     import contextlib
     import io
