@@ -164,3 +164,51 @@ def test_keys_are_canonical_images() -> None:
     assert r.key(corner) == r.key(other)
     assert r.key(corner)[0] == min(corner, other)
     assert r.key(r.apply(r.initial(), 4)) != r.key(corner)
+
+
+# ------------------------------------------------------------------ the emitter's output kept (gdl/native/emit_cache.py)
+
+
+def _emit_counting(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Count the emitter's runs (compile_native imports emit from gdl.native.emit_c at load)."""
+    import gdl.native.game as native_game
+
+    calls: list[int] = []
+    real = native_game.emit
+
+    def counting(*args: object, **kwargs: object) -> object:
+        calls.append(1)
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(native_game, "emit", counting)
+    return calls
+
+
+def test_a_cached_c_game_is_not_emitted_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import gdl
+
+    fresh(monkeypatch, tmp_path)
+    calls = _emit_counting(monkeypatch)
+    first = gdl.load("connect4", {"cols": "5", "rows": "4"}, backend="c")
+    monkeypatch.setattr(native_build, "_loaded", {})
+    again = gdl.load("connect4", {"cols": "5", "rows": "4"}, backend="c")
+    assert len(calls) == 1  # the second load read the emitter's output back
+    state = again.initial_state()
+    assert [str(m) for m in again.legal_moves(state)] == [str(m) for m in first.legal_moves(state)]
+    gdl.load("connect4", {"cols": "6", "rows": "4"}, backend="c")  # other parameters: another entry
+    assert len(calls) == 2
+
+
+def test_a_damaged_emitter_cache_file_is_emitted_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import gdl
+
+    fresh(monkeypatch, tmp_path)
+    calls = _emit_counting(monkeypatch)
+    gdl.load("nim", backend="c")
+    (entry,) = (tmp_path / native_build.CACHE_SUBDIR).glob("emitted-*.json")
+    for damage in (b"{not json", b'{"source": "x", "codes": [], "state_len": "3", "ranges": []}', b"[]"):
+        entry.write_bytes(damage)
+        monkeypatch.setattr(native_build, "_loaded", {})
+        game = gdl.load("nim", backend="c")
+        assert game.legal_moves(game.initial_state())  # a working game, emitted anew
+    assert len(calls) == 4

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from itertools import product
+from typing import Any
 
 from gdl.compiler import ir
 from gdl.native.c_runtime import RUNTIME
@@ -56,6 +57,7 @@ class CEmitter(ChanceEmitter):
         self.symmetries = list(symmetries)
         self.statics: list[str] = []
         self.static_names: dict[tuple[int, ...], str] = {}
+        self.jagged_arrays: dict[int, tuple[Any, str, str]] = {}  # id(table) -> (table, offsets, items)
         self.fn = _Function()
         self.nstatus = max(len(program.end_utilities), 1)
         self.def_index = {d.name: i for i, d in enumerate(program.defs)}

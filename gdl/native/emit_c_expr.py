@@ -140,6 +140,7 @@ class ExpressionEmitter:
     nplayers: int
     statics: list[str]
     static_names: dict[tuple[int, ...], str]
+    jagged_arrays: dict[int, tuple[Any, str, str]]
     fn: _Function
     def_index: dict[str, int]
 
@@ -425,19 +426,25 @@ class ExpressionEmitter:
                 raise Unsupported("a table that is not rectangular")
             dims.append(len(level))
             level = level[0]
-        entries = _flatten(node.table, len(node.args), dims)
-        offsets: list[int] = [0]
-        items: list[int] = []
-        for entry in entries:
-            if not isinstance(entry, tuple | list | range):
-                raise Unsupported("a table of lists with an entry that is not a list")
-            items.extend(_int(v) for v in entry)
-            offsets.append(len(items))
+        # The same board table is looked up in many places (othello's rays: 208 times): its arrays once.
+        known = self.jagged_arrays.get(id(node.table))
+        if known is not None and known[0] is node.table:
+            offsets_name, items_name = known[1], known[2]
+        else:
+            offsets: list[int] = [0]
+            items: list[int] = []
+            for entry in _flatten(node.table, len(node.args), dims):
+                if not isinstance(entry, tuple | list | range):
+                    raise Unsupported("a table of lists with an entry that is not a list")
+                items.extend(_int(v) for v in entry)
+                offsets.append(len(items))
+            offsets_name, items_name = self.static_array(offsets), self.static_array(items)
+            self.jagged_arrays[id(node.table)] = (node.table, offsets_name, items_name)
         line, col = _pos(node.span)
         index = "0"
         for arg, size in zip(node.args, dims, strict=True):
             index = f"({index}) * {size} + GDL_CHECK({self.ex(arg)}, 0, {size - 1}, GDL_E_INDEX, {line}, {col})"
-        return self.static_array(offsets), self.static_array(items), index
+        return offsets_name, items_name, index
 
     def ex_Table(self, node: ir.Table) -> str:
         table = node.table

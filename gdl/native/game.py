@@ -203,5 +203,13 @@ def compile_native(python: CompiledGame, program: ir.Program) -> NativeGame:
     :raises gdl.native.emit_c.Unsupported: a construct the C emitter does not translate yet.
     :raises gdl.native.build.BuildError: no C compiler, or it failed.
     """
-    emitted = emit(program, symmetry_maps(python))
+    from gdl.native.build import CACHE_SUBDIR, cache_directory
+    from gdl.native.emit_cache import cached_emit
+
+    maps = symmetry_maps(python)
+    if cache_directory() is None:
+        emitted = emit(program, maps)
+    else:  # (the emitter's output from an earlier run: see gdl/native/emit_cache.py)
+        emitted = cached_emit(python.fingerprint, python.program.source, maps, lambda: emit(program, maps),
+                              CACHE_SUBDIR)
     return NativeGame(python, program, emitted, build(emitted.source))
