@@ -166,7 +166,7 @@ def test_keys_are_canonical_images() -> None:
     assert r.key(r.apply(r.initial(), 4)) != r.key(corner)
 
 
-# ------------------------------------------------------------------ the emitter's output kept (gdl/native/emit_cache.py)
+# ------------------------------------------------------------ the emitter's output kept (gdl/native/emit_cache.py)
 
 
 def _emit_counting(monkeypatch: pytest.MonkeyPatch) -> list[int]:
