@@ -212,3 +212,18 @@ def test_a_damaged_emitter_cache_file_is_emitted_again(tmp_path: Path, monkeypat
         game = gdl.load("nim", backend="c")
         assert game.legal_moves(game.initial_state())  # a working game, emitted anew
     assert len(calls) == 4
+
+
+def test_an_ir_other_than_the_games_own_is_emitted_not_taken_from_the_cache(tmp_path: Path,
+                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """The cache's key describes the game's own IR: an IR a caller changed (the tests' broken games) is emitted."""
+    import dataclasses
+
+    import gdl
+    from gdl.native.game import compile_native
+
+    fresh(monkeypatch, tmp_path)
+    python = gdl.load("tictactoe")
+    assert gdl.load("tictactoe", backend="c").initial_state()[0] == -1  # (the cache now holds tictactoe)
+    changed = dataclasses.replace(python.program.ir, initial=(0, *python.program.ir.initial[1:]))
+    assert compile_native(python, changed).initial_state()[0] == 0  # X already on a1: the changed IR's C

@@ -207,7 +207,7 @@ def compile_native(python: CompiledGame, program: ir.Program) -> NativeGame:
     from gdl.native.emit_cache import cached_emit
 
     maps = symmetry_maps(python)
-    if cache_directory() is None:
+    if cache_directory() is None or program is not python.program.ir:  # (the key describes the game's own IR)
         emitted = emit(program, maps)
     else:  # (the emitter's output from an earlier run: see gdl/native/emit_cache.py)
         emitted = cached_emit(python.fingerprint, python.program.source, maps, lambda: emit(program, maps),
