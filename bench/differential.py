@@ -26,7 +26,7 @@ import sys
 import time
 import traceback
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -257,6 +257,24 @@ def grammar_case(seed: int) -> str:
     return fuzz.make_case(seed, "grammar")[1]
 
 
+def generated_cases(generator: str, start: int = 0, count: int = 1000,
+                    avoid_known_bugs: bool = False) -> Iterator[tuple[str, str, dict[str, str]]]:
+    """``(label, rule text, parameters)`` of each case of ``generator`` (see ``--generator``); also
+    bench/native_agree.py's cases."""
+    if generator == "bundled":
+        yield from bundled_cases()
+    elif generator == "docs":
+        yield from ((label, text, {}) for label, text in doc_cases())
+    elif generator == "scoped":
+        import scoped
+
+        yield from ((f"seed {s}", scoped.generate(s, not avoid_known_bugs), {}) for s in range(start, start + count))
+    else:
+        import fuzz
+
+        yield from ((f"seed {s}", fuzz.make_case(s, generator)[1], {}) for s in range(start, start + count))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--generator", choices=("scoped", "grammar", "mixed", "bundled", "docs"),
@@ -272,20 +290,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--verbose", action="store_true", help="print the traceback of a harness error")
     parser.add_argument("--out", default="differential-mismatches", help="folder for one reproducer per message")
     args = parser.parse_args(argv)
-    if args.generator == "bundled":
-        cases: Any = ((label, text, params) for label, text, params in bundled_cases())
-    elif args.generator == "docs":
-        cases = ((label, text, {}) for label, text in doc_cases())
-    elif args.generator == "scoped":
-        import scoped
-
-        cases = ((f"seed {s}", scoped.generate(s, not args.avoid_known_bugs), {})
-                 for s in range(args.start, args.start + args.cases))
-    else:
-        import fuzz
-
-        cases = ((f"seed {s}", fuzz.make_case(s, args.generator)[1], {})
-                 for s in range(args.start, args.start + args.cases))
+    cases = generated_cases(args.generator, args.start, args.cases, args.avoid_known_bugs)
     out = Path(args.out)
     stats: Counter[str] = Counter()
     found: dict[str, list[str]] = {}

@@ -23,11 +23,12 @@ import time
 import warnings
 from collections import Counter
 from pathlib import Path
-from typing import Any
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path[:0] = [str(HERE), str(ROOT), str(ROOT / "tests")]
+
+from differential import generated_cases  # noqa: E402
 
 import gdl  # noqa: E402
 from gdl.interpreter import Interpreter  # noqa: E402
@@ -36,28 +37,9 @@ from gdl.native.select import c_backend_or_reason  # noqa: E402
 from gdl.parser import parse  # noqa: E402
 
 
-def cases(generator: str, start: int, count: int) -> Any:
-    """``(label, text)`` of each case."""
-    if generator == "docs":
-        from differential import doc_cases
-
-        yield from doc_cases()
-        return
-    if generator == "scoped":
-        import scoped
-
-        for seed in range(start, start + count):
-            yield f"seed {seed}", scoped.generate(seed, True)
-        return
-    import fuzz
-
-    for seed in range(start, start + count):
-        yield f"seed {seed}", fuzz.make_case(seed, generator)[1]
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--generator", choices=("grammar", "mixed", "scoped", "docs"), default="grammar")
+    parser.add_argument("--generator", choices=("grammar", "mixed", "scoped", "docs", "bundled"), default="grammar")
     parser.add_argument("--cases", type=int, default=100)
     parser.add_argument("--start", type=int, default=0, help="first seed")
     parser.add_argument("--playouts", type=int, default=200)
@@ -69,12 +51,12 @@ def main(argv: list[str] | None = None) -> int:
     reasons: Counter[str] = Counter()
     found: dict[str, list[str]] = {}
     started = time.perf_counter()
-    for label, text in cases(args.generator, args.start, args.cases):
+    for label, text, params in generated_cases(args.generator, args.start, args.cases):
         stats["cases"] += 1
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                python = gdl.load_source(text, f"{label}.gdl")
+                python = gdl.load_source(text, f"{label}.gdl", params)
         except Exception:  # refused by the checker (or a parameter problem): not a case for the back ends
             continue
         stats["accepted"] += 1

@@ -63,6 +63,11 @@ EXACT, LOWER, UPPER = 0, 1, 2
 
 INF = float("inf")
 
+PLIES_FACTOR = 2.0
+"""The alpha-beta path's walk for the distance to the end gets this many times the value search's time ..."""
+PLIES_MIN_SECONDS = 5.0
+"""... and at least this many seconds (a drawn Connect-Four 5x4 takes 10x its value search: no plies then)."""
+
 
 class CycleFound(Exception):
     """An exact (unlimited-depth) search met a state already on its path: the game graph has a cycle."""
@@ -100,12 +105,11 @@ class NegamaxSearch:
     :meth:`negamax` returns the score from the point of view of the side to move.
     """
 
-    plies_min_seconds: float | None = None
-    """The least time the walk for the distance to the end gets (None: ``PLIES_MIN_SECONDS``)."""
-    plies_factor: float | None = None
-    """The walk's time as a multiple of the value search's (None: ``PLIES_FACTOR``)."""
-    plies_after_the_value_only: bool = False
-    """The walk's time is a multiple of MTD(f)'s alone (True), or of MTD(f) and the root moves' tests (False)."""
+    def plies_seconds(self, value_seconds: float, tested_seconds: float) -> float:
+        """The time the walk for the distance to the end gets (``solver.exact_alphabeta``): twice the value
+        search's, the root moves' tests included (``tested_seconds``), and 5 s at least. (``value_seconds``:
+        MTD(f) alone; the C searcher's walk is budgeted by it.)"""
+        return max(PLIES_MIN_SECONDS, PLIES_FACTOR * tested_seconds)
 
     def __init__(self, game: Game, budget: Budget, *, reference: int = 0, sides: tuple[int, ...] = (1, -1),
                  use_tt: bool = True, ordering: bool = True, detect_cycles: bool = False,

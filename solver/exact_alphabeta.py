@@ -22,7 +22,7 @@ from collections.abc import Hashable
 from dataclasses import replace
 from typing import Any
 
-from solver.alphabeta import INF, NegamaxSearch, walk_line
+from solver.alphabeta import INF, PLIES_FACTOR, PLIES_MIN_SECONDS, NegamaxSearch, walk_line
 from solver.auto import Algorithm
 from solver.game import TERMINAL, DeadEndError, Game, State, dead_end
 from solver.guess import stopped
@@ -94,11 +94,8 @@ def solve_alphabeta(game: Game, root: State, budget: Budget, limits: Limits, all
     table.best[key] = tuple(str(m) for m in best_moves)
     if not best_moves:  # the game interface's contract: a decision state has a legal move
         raise dead_end(game, root, player)
-    if plies and plies_seconds is None:  # (a multiple of the value search's time, not of the move values' too)
-        floor = PLIES_MIN_SECONDS if search.plies_min_seconds is None else search.plies_min_seconds
-        basis = value_seconds if search.plies_after_the_value_only else budget.seconds
-        factor = PLIES_FACTOR if search.plies_factor is None else search.plies_factor
-        plies_seconds = max(floor, factor * basis)
+    if plies and plies_seconds is None:  # (before the move values: the walk's time is not a multiple of theirs)
+        plies_seconds = search.plies_seconds(value_seconds, budget.seconds)
     values = _root_move_values(game, search, root, score, best_moves) if move_values else ()
     if plies:
         assert plies_seconds is not None
@@ -158,10 +155,6 @@ def _proven_line(game: Game, search: NegamaxSearch, root: State, score: float, f
     return walk_line(game, root, first, proven, limit, {game.key(root)})
 
 
-PLIES_FACTOR = 2.0
-"""The alpha-beta path's walk for the distance to the end gets this many times the value search's time ..."""
-PLIES_MIN_SECONDS = 5.0
-"""... and at least this many seconds (a drawn Connect-Four 5x4 takes 10x its value search: no plies then)."""
 
 
 def _alphabeta_with_plies(game: Game, root: State, search: NegamaxSearch, score: float, best_moves: tuple[Any, ...],

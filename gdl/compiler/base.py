@@ -103,7 +103,6 @@ class CompilerBase:
         self.ir_setup: ir.Effect | None = None
         self.max_saved = 0  # the most locals a chance state keeps
         self.ir_quiet: Callable[[], ir.Expr] | None = None  # `quiet when`: its condition's IR, made when asked for
-        self.has_heuristic_decl = False
 
     def error(self, code: str, message: str, span: Span, hint: str | None = None) -> None:
         self.diagnostics.append(Diagnostic("error", code, message, span, self.filename, hint))

@@ -153,8 +153,7 @@ class Compiler(
         bounds, zero_sum = self.compile_utilities(ends, utilities, by_kind.get(ast.ZeroSumDecl, []))
         heuristics = by_kind.get(ast.HeuristicDecl, [])
         self.compile_heuristic(heuristics)
-        self.has_heuristic_decl = bool(heuristics)
-        quiet = self.compile_quiet(by_kind.get(ast.QuietDecl, []))
+        quiet = self.compile_quiet(by_kind.get(ast.QuietDecl, []), has_heuristic=bool(heuristics))
         render_var, symbols = self.compile_render(by_kind.get(ast.RenderDecl, []))
         self.warn_unused()
         if any(d.is_error for d in self.diagnostics):

@@ -23,7 +23,7 @@ from gdl.compiler.common import CompileFailed, Ctx, node
 class QuietPass(CompilerBase):
     """Compiles the ``quiet when`` declaration."""
 
-    def compile_quiet(self, decls: list[ast.QuietDecl]) -> bool:
+    def compile_quiet(self, decls: list[ast.QuietDecl], has_heuristic: bool) -> bool:
         """True when the rule file says which positions are quiet (and it compiled)."""
         for extra in decls[1:]:
             self.error("duplicate", "there can be only one `quiet when` line", extra.span,
@@ -32,7 +32,7 @@ class QuietPass(CompilerBase):
         if not decls:
             return False
         decl = decls[0]
-        if not self.has_heuristic_decl:
+        if not has_heuristic:
             self.warn("quiet-without-heuristic", "`quiet when` without a `heuristic`: a depth-limited search "
                       "scores every position at its horizon 0, so searching on to a quiet one changes nothing",
                       decl.span, "add `heuristic p: ...`, or remove `quiet when`")

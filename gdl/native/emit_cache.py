@@ -26,6 +26,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from gdl.native.build import CACHE_SUBDIR
 from gdl.native.emit_c_expr import Emitted, MoveCode, OutcomeCode, SymmetryMap
 from gdl.parser_cache import open_private_subdirectory, read_private_file, write_private_file
 
@@ -34,10 +35,10 @@ MAX_BYTES = 64 << 20
 
 
 def cached_emit(fingerprint: str, program_source: str, maps: Sequence[SymmetryMap],
-                emit: Callable[[], Emitted], subdirectory: str) -> Emitted:
-    """``emit()``, or its output from an earlier run with the same inputs."""
+                emit: Callable[[], Emitted]) -> Emitted:
+    """``emit()``, or its output from an earlier run with the same inputs (no cache, or not ours: ``emit()``)."""
     name = f"emitted-{_digest(fingerprint, program_source, maps)}.json"
-    directory = open_private_subdirectory(subdirectory)
+    directory = open_private_subdirectory(CACHE_SUBDIR)
     if directory is None:
         return emit()
     try:

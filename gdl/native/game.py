@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from gdl.native.build import build
 from gdl.native.emit_c import Emitted, MoveCode, SymmetryMap, emit
 from gdl.native.emit_c_expr import OutcomeCode
+from gdl.native.emit_cache import cached_emit
 from gdl.native.emit_chance import NONE_TURN
 from gdl.runtime import RuleRuntimeError
 from solver.game import CHANCE, IllegalMoveError, Move
@@ -203,13 +204,9 @@ def compile_native(python: CompiledGame, program: ir.Program) -> NativeGame:
     :raises gdl.native.emit_c.Unsupported: a construct the C emitter does not translate yet.
     :raises gdl.native.build.BuildError: no C compiler, or it failed.
     """
-    from gdl.native.build import CACHE_SUBDIR, cache_directory
-    from gdl.native.emit_cache import cached_emit
-
     maps = symmetry_maps(python)
-    if cache_directory() is None or program is not python.program.ir:  # (the key describes the game's own IR)
+    if program is python.program.ir:  # (the emitter's output from an earlier run: gdl/native/emit_cache.py)
+        emitted = cached_emit(python.fingerprint, python.program.source, maps, lambda: emit(program, maps))
+    else:  # an IR a caller changed: the cache's key describes the game's own
         emitted = emit(program, maps)
-    else:  # (the emitter's output from an earlier run: see gdl/native/emit_cache.py)
-        emitted = cached_emit(python.fingerprint, python.program.source, maps, lambda: emit(program, maps),
-                              CACHE_SUBDIR)
     return NativeGame(python, program, emitted, build(emitted.source))

@@ -48,16 +48,13 @@ def native_search(game: Game, budget: Budget, table_entries: int | None, threads
 class NativeSearch(NegamaxSearch):
     """NegamaxSearch's interface (exact searches only: ``depth`` is always unlimited), searching in C."""
 
-    plies_min_seconds = 0.5
-    """The walk for the distance to the end runs in Python and calls into C at every node: it gets a
-    multiple of the (fast) C value search's time, and half a second at least, not the Python floor."""
-    plies_factor = 0.5
-    """... half of it: the walk is Python calling C at every node, some fifty times slower per node than the
-    search; one that needs more rarely finishes (Connect-Four 6x5 spent 30 s of a 47 s solve on a walk that
-    did not), and the value is exact without it."""
-    plies_after_the_value_only = True
-    """... a multiple of MTD(f)'s time alone: where testing every root move costs ten times the value (a won
-    Domineering 6x6), a walk given a multiple of that ran four seconds and still did not finish."""
+    def plies_seconds(self, value_seconds: float, tested_seconds: float) -> float:
+        """Half of MTD(f)'s time alone, and half a second at least. The walk runs in Python and calls C at every
+        node, some fifty times slower per node than the search: one that needs more rarely finishes (Connect-Four
+        6x5 spent 30 s of a 47 s solve on a walk that did not; a won Domineering 6x6, whose root tests cost ten
+        times its value search, 4 s), and the value is exact without it."""
+        del tested_seconds
+        return max(0.5, 0.5 * value_seconds)
 
     def __init__(self, game: Game, handle: NativeHandle, budget: Budget, table_entries: int | None,
                  threads: int = 1) -> None:
