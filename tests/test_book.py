@@ -251,7 +251,10 @@ def test_a_table_never_changes_a_search_to_the_end(tree: tuple, plies: int) -> N
         plain.choose(root)
         agent.choose(root)
         assert agent.last.value == pytest.approx(plain.last.value, abs=1e-9), spec
-        assert agent.last.stats.nodes <= plain.last.stats.nodes, spec
+        # A position the table answers is a leaf, scored (and counted) at once; without the table the same child
+        # may be cut before it is reached (found by hypothesis: a root whose second move wins at once). So the
+        # states searched besides the table's answers are compared.
+        assert agent.last.stats.nodes - probe.hits <= plain.last.stats.nodes, spec
 
 
 # ================================================================== untrusted files
