@@ -56,6 +56,8 @@ from solver.graph import Best, StateGraph, Values
 from solver.guess import GUESS_NODES, GUESS_SECONDS
 from solver.guess import stopped as _stopped
 from solver.limits import Budget, Limits, SearchStats, SearchStopped, StopReason
+from solver.native.graph import fits as c_graph_fits
+from solver.native.graph import solve_graph_native
 from solver.retrograde import retrograde
 from solver.solution import Solution, finish
 from solver.value_iteration import solve_graph
@@ -120,6 +122,10 @@ def solve(
             except TooDeep:
                 if chosen == Algorithm.ALPHABETA:
                     raise ValueError(f"{game.name} is too long for a recursive search; use backward") from None
+        if c_graph_fits(game, chosen):  # the graph in C: the same methods, the same answer
+            solved = solve_graph_native(game, root, budget, limits, chosen, tolerance)
+            if solved is not None:
+                return solved
         graph = StateGraph.explore(game, root, budget, limits.table_entries)
         order = graph.topological_order()
         if chosen == Algorithm.BACKWARD and order is None:

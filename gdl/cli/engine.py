@@ -231,7 +231,7 @@ def solve_with_moves(game: CompiledGame, state: Any, algorithm: str = "auto", li
         sweep_dead_ends(game, state, result, limits, started)
     if not result.exact or result.stopped or player < 0 or unsolvable(result):
         return solution  # (no goal from the root: none from its children either, as they are reachable from it)
-    if in_c and isinstance(result, ExactSolution) and result.algorithm == auto.Algorithm.ALPHABETA:
+    if in_c and isinstance(result, ExactSolution) and result.move_values:  # found by the solve itself
         _values_from_the_root_search(game, state, result, solution)
         return solution
     table = result.table if isinstance(result, ExactSolution) else None  # the exact solver's solved states

@@ -35,6 +35,9 @@ from gdl.console import format_number, make_console
 from gdl.runtime import CompiledGame
 from solver.limits import Limits
 
+GRAPH_METHODS = ("backward", "value_iteration")
+"""The exact methods the C back end runs over its own state graph (:mod:`solver.native.graph`)."""
+
 EXAMPLES = """examples:
   gdl solve tictactoe
   gdl solve connect4 -p cols=4 -p rows=4 --json
@@ -220,6 +223,9 @@ def _print_solution(out: Any, game: CompiledGame, state: Any, solution: engine.S
         elif result.exact and result.algorithm == "alphabeta" and result.best_moves:
             out.print(Text("distance to the end: not computed (walking every optimal line took too long)",
                            style="dim"))
+        elif result.exact and result.algorithm in GRAPH_METHODS and result.best_moves and game.backend == "c":
+            out.print(Text("distance to the end: not computed (the state graph in C does not yet; --backend "
+                           "python does)", style="dim"))
     player = game.to_move(state)
     as_probability = "win_probability" in report
     if solution.move_values and player >= 0:

@@ -18,7 +18,7 @@ from typing import Any, Protocol, runtime_checkable
 
 HERE = Path(__file__).resolve().parent
 HEADER = "gdl_abi.h"
-SOURCES = ("glue.c", "negamax.c", "mcts.c")
+SOURCES = ("glue.c", "negamax.c", "mcts.c", "graph.c")
 """Solver sources appended (in this order) after a game's own C source."""
 
 CDEF = """
@@ -63,6 +63,19 @@ int gdl_mc_children(mc_ctx *c, int64_t node, int32_t *moves, int64_t *visits, do
 int gdl_mc_line(mc_ctx *c, int32_t *moves, int cap);
 void gdl_mc_error(mc_ctx *c, gdl_error *e);
 int gdl_mc_path(mc_ctx *c, int32_t *moves, int cap, int32_t *state);
+
+typedef struct gr_ctx gr_ctx;
+gr_ctx *gdl_gr_new(int64_t cap);
+void gdl_gr_free(gr_ctx *c);
+int gdl_gr_explore(gr_ctx *c, const int32_t *root, int64_t slice);
+int gdl_gr_solve(gr_ctx *c, double tolerance, int64_t max_sweeps, int64_t slice);
+void gdl_gr_stats(gr_ctx *c, int64_t *out);
+void gdl_gr_error(gr_ctx *c, gdl_error *e);
+int64_t gdl_gr_find(gr_ctx *c, const int32_t *cells);
+int64_t gdl_gr_node(gr_ctx *c, int64_t i, double *value, int32_t *player, int32_t *codes, int64_t *children,
+                    int64_t cap);
+int64_t gdl_gr_parent(gr_ctx *c, int64_t i, int32_t *via);
+int gdl_gr_cells(gr_ctx *c, int64_t i, int32_t *cells);
 
 """
 """The C functions a native module exports to Python (cffi declarations)."""

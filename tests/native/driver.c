@@ -71,6 +71,30 @@ int main(int argc, char **argv) {
         DRV_CHECK(st == AB_DONE || st == AB_CYCLE || st == AB_SLICE);
         gdl_ab_free(c);
     }
+    { /* the state graph: a capped exploration (a game too big for the cap stops with GR_FULL), then solving */
+        gr_ctx *g = gdl_gr_new(200000);
+        DRV_CHECK(g != NULL);
+        int gs = gdl_gr_explore(g, root, 1000);
+        while (gs == GR_SLICE) gs = gdl_gr_explore(g, NULL, 1000);
+        DRV_CHECK(gs == GR_DONE || gs == GR_FULL || gs == GR_NOT_SCALAR || gs == GR_DEAD_END);
+        if (gs == GR_DONE) {
+            while ((gs = gdl_gr_solve(g, 1e-12, 0, 5000)) == GR_SLICE) {}
+            DRV_CHECK(gs == GR_DONE);
+            double v;
+            int32_t player, codes[G_MAX_MOVES + G_MAX_OUTCOMES], via;
+            int64_t children[G_MAX_MOVES + G_MAX_OUTCOMES], stats[8];
+            gdl_gr_stats(g, stats);
+            for (int64_t i = 0; i < stats[0]; i += 1 + stats[0] / 100) {
+                DRV_CHECK(gdl_gr_node(g, i, &v, &player, codes, children, G_MAX_MOVES + G_MAX_OUTCOMES) >= 0);
+                DRV_CHECK(gdl_gr_cells(g, i, root) == 0 && gdl_gr_find(g, root) == i);
+                (void)gdl_gr_parent(g, i, &via);
+            }
+            DRV_CHECK(gdl_gr_node(g, stats[0], &v, &player, codes, children, 1) == -1); /* out of range */
+        }
+        gdl_gr_free(g);
+        g_initial(s, &e);
+        gdl_export(s, root);
+    }
     mc_ctx *m = gdl_mc_new(root, 1.4, 1000, 1, 42, 0, &e);
     DRV_CHECK(m != NULL);
     int st = gdl_mc_run(m, 20000, 0);

@@ -1,0 +1,647 @@
+/* The state graph in C: breadth-first exploration over packed keys, then value iteration one strongly
+ * connected component at a time -- the inner loops of solver/graph.py and solver/value_iteration.py
+ * (plain sweeps) for games whose values are scalar: one player, or two whose utilities sum to zero.
+ *
+ * Sources: Moore (1959) for the breadth-first exploration; Tarjan (1972) for the components, sinks
+ * first, with an explicit stack; Bellman (1957) for the backups; Dai & Goldsmith (2007) for solving the
+ * components in reverse topological order. Pseudo-code (solve):
+ *
+ *     for C in components(graph), sinks first:
+ *         if C is one state without a self-loop: V[s] <- backup(s); continue
+ *         F <- the targets of depth-first back edges in C          (every cycle passes through one)
+ *         repeat: for s in C in finishing order: V'[s] <- backup(s) (F read as x: their old values)
+ *                 until no V'[f] moved by tolerance; then V[F] <- V'[F]
+ *
+ * Storage: every state is kept as its packed key (G_KEY_WORDS words) in an array indexed by discovery
+ * number; an open-addressing table of indexes finds a key. Edges are in compressed rows (first[i] ..
+ * first[i+1]) in move order with their codes and, for chance states, probabilities. Each state keeps its
+ * breadth-first parent and the code that led to it, so a dead end or a rule error is reported with the
+ * moves from the root. Both phases run in slices: Python checks time, nodes and Ctrl-C in between.
+ */
+
+#include <math.h>
+
+#define GR_DONE 0
+#define GR_SLICE 1
+#define GR_FULL 2      /* more states than the cap */
+#define GR_DEAD_END 3  /* a non-terminal state without a move: gdl_gr_stats()[7] is its index */
+#define GR_ERROR 4     /* a rule error: gdl_gr_error; its state's index as for a dead end */
+#define GR_MEMORY 5
+#define GR_NOT_SCALAR 6 /* a terminal state of a two-player game whose utilities do not sum to 0 */
+
+#define GR_NEWTON_MAX 8    /* Newton steps only in components with at most this many feedback states */
+#define GR_NEWTON_STEPS 30 /* after this many Newton steps, plain sweeps */
+#define GR_PIVOT_MIN 1e-9  /* a smaller pivot in I - A: a cycle that may never be left; plain sweeps */
+#define GR_TIE 1e-9        /* solver.limits.TIE_TOLERANCE */
+#define GR_BLOCK 16        /* states expanded before their children are added */
+#define GR_ACTIVE 0x80000000u     /* index[]: on the depth-first path */
+#define GR_DONE_INDEX 0x7fffffffu /* index[]: in a component already solved */
+
+typedef struct gr_ctx {
+    int64_t cap, n, expanded, edges, edges_cap, states_cap, slots_mask;
+    uint64_t *keys;       /* n * G_KEY_WORDS */
+    uint64_t *slots;      /* open addressing: the hash's top 32 bits << 32 | index + 1; 0 empty */
+    int8_t *player;
+    int64_t *first;       /* states_cap + 1 */
+    int32_t *parent, *via;
+    int32_t *succ;
+    int32_t *dist;        /* a chance state's probabilities: pool[dist[i] ..], in edge order */
+    double *pool, *val;   /* distributions, each kept once where chance states in a row share it */
+    int64_t pool_n, pool_cap, last_dist, last_len;
+    uint64_t *scratch, *hashes; /* a block of states' children: keys, hashes and moves */
+    int32_t *moves;
+    int64_t scratch_n;
+    gdl_error err;
+    int64_t bad;          /* the state of a dead end or an error */
+    /* solve: Tarjan's walk, resumable */
+    uint32_t *index;      /* discovery number (0: not seen; GR_DONE_INDEX: in a solved component), | GR_ACTIVE */
+    int32_t *low, *stack, *finished, *path;
+    int64_t *next_edge;
+    uint8_t *flags;       /* 2: the target of a back edge */
+    double *fresh;        /* a feedback state's new value in the current sweep */
+    int32_t *pos;         /* a state's position in the component being solved, else -1 */
+    double *slopes;       /* per member of that component, k slopes: d value / d x (Newton steps) */
+    int64_t slopes_cap;
+    int k, newton, with_slopes, steps; /* the component's feedback states, and how it is being iterated */
+    int32_t fb[GR_NEWTON_MAX];
+    double rows[GR_NEWTON_MAX][GR_NEWTON_MAX];
+    int64_t counter, root, nstack, nfinished, npath;
+    int64_t comp_start, comp_size, sweeps, max_sweeps_seen, components, work;
+    int comp_active, unconverged, solving;
+} gr_ctx;
+
+static int gr_grow(void **p, int64_t count, size_t size) {
+    void *q = realloc(*p, (size_t)count * size);
+    if (!q) return -1;
+    *p = q;
+    return 0;
+}
+
+static void gr_free_all(gr_ctx *c) {
+    free(c->keys); free(c->slots); free(c->player); free(c->first); free(c->parent); free(c->via);
+    free(c->succ); free(c->dist); free(c->pool); free(c->scratch); free(c->hashes); free(c->moves); free(c->val); free(c->index); free(c->low);
+    free(c->stack); free(c->finished); free(c->path); free(c->next_edge); free(c->flags); free(c->fresh);
+    free(c->pos); free(c->slopes);
+}
+
+gr_ctx *gdl_gr_new(int64_t cap) {
+    gr_ctx *c = calloc(1, sizeof(gr_ctx));
+    if (!c) return NULL;
+    c->cap = cap < 1 ? 1 : (cap > INT32_MAX - 1 ? INT32_MAX - 1 : cap);
+    c->states_cap = 1024;
+    c->edges_cap = 4096;
+    c->slots_mask = 4095;
+    c->keys = malloc(8 * G_KEY_WORDS * (size_t)c->states_cap);
+    c->player = malloc((size_t)c->states_cap);
+    c->first = malloc(8 * (size_t)(c->states_cap + 1));
+    c->parent = malloc(4 * (size_t)c->states_cap);
+    c->via = malloc(4 * (size_t)c->states_cap);
+    c->val = malloc(8 * (size_t)c->states_cap);
+    c->succ = malloc(4 * (size_t)c->edges_cap);
+    c->dist = malloc(4 * (size_t)c->states_cap);
+    c->pool_cap = 1024;
+    c->pool = malloc(8 * (size_t)c->pool_cap);
+    c->last_dist = -1;
+    c->slots = calloc((size_t)c->slots_mask + 1, 8);
+    if (!c->keys || !c->player || !c->first || !c->parent || !c->via || !c->val || !c->succ || !c->dist
+        || !c->pool || !c->slots) {
+        gr_free_all(c);
+        free(c);
+        return NULL;
+    }
+    c->bad = -1;
+    return c;
+}
+
+void gdl_gr_free(gr_ctx *c) {
+    if (!c) return;
+    gr_free_all(c);
+    free(c);
+}
+
+static inline uint64_t gr_tag(uint64_t h) { return h & 0xffffffff00000000ULL; }
+
+/* The bucket of a key: where it is, or the empty bucket where it would go. */
+static int64_t gr_probe(gr_ctx *c, const uint64_t *key, uint64_t h) {
+    uint64_t tag = gr_tag(h);
+    for (int64_t b = (int64_t)(h & (uint64_t)c->slots_mask);; b = (b + 1) & c->slots_mask) {
+        uint64_t s = c->slots[b];
+        if (!s) return b;
+        if (gr_tag(s) == tag
+            && memcmp(c->keys + (int64_t)((s & 0xffffffffULL) - 1) * G_KEY_WORDS, key, 8 * G_KEY_WORDS) == 0)
+            return b;
+    }
+}
+
+static int gr_rehash(gr_ctx *c) {
+    int64_t mask = c->slots_mask * 2 + 1;
+    uint64_t *slots = calloc((size_t)mask + 1, 8);
+    if (!slots) return -1;
+    free(c->slots);
+    c->slots = slots;
+    c->slots_mask = mask;
+    for (int64_t i = 0; i < c->n; i++) {
+        const uint64_t *k = c->keys + i * G_KEY_WORDS;
+        uint64_t h = gdl_hash_words(k, G_KEY_WORDS);
+        c->slots[gr_probe(c, k, h)] = gr_tag(h) | (uint64_t)(i + 1);
+    }
+    return 0;
+}
+
+/* The index of a key, added (with its parent and move) when new; -1: the cap; -2: no memory. */
+static int64_t gr_add(gr_ctx *c, const uint64_t *key, uint64_t h, int64_t parent, int32_t via) {
+    int64_t b = gr_probe(c, key, h);
+    if (c->slots[b]) return (int64_t)(c->slots[b] & 0xffffffffULL) - 1;
+    if (c->n >= c->cap) return -1;
+    if (c->n == c->states_cap) {
+        int64_t m = c->states_cap * 2;
+        if (gr_grow((void **)&c->keys, m * G_KEY_WORDS, 8) || gr_grow((void **)&c->player, m, 1)
+            || gr_grow((void **)&c->first, m + 1, 8) || gr_grow((void **)&c->parent, m, 4)
+            || gr_grow((void **)&c->via, m, 4) || gr_grow((void **)&c->val, m, 8) || gr_grow((void **)&c->dist, m, 4))
+            return -2;
+        c->states_cap = m;
+    }
+    int64_t i = c->n++;
+    memcpy(c->keys + i * G_KEY_WORDS, key, 8 * G_KEY_WORDS);
+    c->parent[i] = (int32_t)parent;
+    c->via[i] = via;
+    c->val[i] = 0.0;
+    c->slots[b] = gr_tag(h) | (uint64_t)(i + 1);
+    if (2 * c->n > c->slots_mask && gr_rehash(c)) return -2;
+    return i;
+}
+
+/* Where a chance state's probabilities are kept: the last distribution again when they equal it. */
+static int64_t gr_distribution(gr_ctx *c, const double *probs, int n) {
+    if (c->last_dist >= 0 && c->last_len == n && memcmp(c->pool + c->last_dist, probs, sizeof(double) * (size_t)n) == 0)
+        return c->last_dist;
+    if (c->pool_n + n > INT32_MAX) return -1;
+    if (c->pool_n + n > c->pool_cap) {
+        int64_t m = c->pool_cap;
+        while (m < c->pool_n + n) m *= 2;
+        if (gr_grow((void **)&c->pool, m, 8)) return -1;
+        c->pool_cap = m;
+    }
+    memcpy(c->pool + c->pool_n, probs, sizeof(double) * (size_t)n);
+    c->last_dist = c->pool_n;
+    c->last_len = n;
+    c->pool_n += n;
+    return c->last_dist;
+}
+
+static int gr_fail(gr_ctx *c, int64_t state, int status) {
+    c->bad = state;
+    return status;
+}
+
+/* Room for `more` children's keys, hashes and moves in the scratch buffers (`used` taken). */
+static int gr_scratch(gr_ctx *c, int64_t used, int64_t more) {
+    if (used + more <= c->scratch_n) return 0;
+    int64_t m = 2 * (used + more);
+    if (gr_grow((void **)&c->scratch, m * G_KEY_WORDS, 8) || gr_grow((void **)&c->hashes, m, 8)
+        || gr_grow((void **)&c->moves, m, 4))
+        return -1;
+    c->scratch_n = m;
+    return 0;
+}
+
+/* Expands state i: its turn, utilities or distribution, and its children's keys and hashes appended to the
+   scratch buffers from `used` (their buckets prefetched). Returns the number of children, or a GR_ status
+   (negated). */
+static int gr_expand(gr_ctx *c, int64_t i, int64_t used) {
+    g_cell s[G_STATE_LEN], t[G_STATE_LEN];
+    int32_t moves[G_MAX_MOVES > G_MAX_OUTCOMES ? G_MAX_MOVES : G_MAX_OUTCOMES];
+    double probs[G_MAX_OUTCOMES], u[G_PLAYERS];
+    gdl_error *e = &c->err;
+    gdl_unpack(c->keys + i * G_KEY_WORDS, s);
+    int p = g_to_move(s, e), n = 0;
+    if (p == GDL_ERROR) return -gr_fail(c, i, GR_ERROR);
+    c->player[i] = (int8_t)p;
+    if (p == GDL_TERMINAL) {
+        if (g_utilities(s, u, e) < 0) return -gr_fail(c, i, GR_ERROR);
+        if (G_PLAYERS == 2 && u[0] + u[1] != 0.0) return -gr_fail(c, i, GR_NOT_SCALAR);
+        c->val[i] = u[0];
+        return 0;
+    }
+    n = p == GDL_CHANCE ? g_chance(s, moves, probs, e) : g_legal(s, moves, e);
+    if (n < 0) return -gr_fail(c, i, GR_ERROR);
+    if (n == 0) return -gr_fail(c, i, GR_DEAD_END);
+    if (p == GDL_CHANCE) {
+        int64_t d = gr_distribution(c, probs, n);
+        if (d < 0) return -GR_MEMORY;
+        c->dist[i] = (int32_t)d;
+    }
+    if (gr_scratch(c, used, n)) return -GR_MEMORY;
+    for (int j = 0; j < n; j++) {
+        uint64_t *ck = c->scratch + (used + j) * G_KEY_WORDS;
+        memcpy(t, s, sizeof s);
+        if (g_apply(t, moves[j], e) < 0 || g_key(t, ck, e) < 0) return -gr_fail(c, i, GR_ERROR);
+        c->hashes[used + j] = gdl_hash_words(ck, G_KEY_WORDS);
+        c->moves[used + j] = moves[j];
+        __builtin_prefetch(&c->slots[c->hashes[used + j] & (uint64_t)c->slots_mask]);
+    }
+    return n;
+}
+
+/* Explores breadth-first from `root` (on the first call; NULL afterwards) until every state is expanded
+   (GR_DONE) or about `slice` states were expanded in this call (GR_SLICE). States are expanded a block at a
+   time, then their children added in order: the table's buckets are fetched while the block is expanded. */
+int gdl_gr_explore(gr_ctx *c, const int32_t *root, int64_t slice) {
+    g_cell s[G_STATE_LEN];
+    uint64_t key[G_KEY_WORDS];
+    int counts[GR_BLOCK];
+    c->err.code = 0;
+    if (root) {
+        if (gdl_import(root, s, &c->err) < 0 || g_key(s, key, &c->err) < 0) return gr_fail(c, 0, GR_ERROR);
+        if (gr_add(c, key, gdl_hash_words(key, G_KEY_WORDS), -1, -1) < 0) return GR_MEMORY;
+    }
+    for (int64_t done = 0; c->expanded < c->n; done += GR_BLOCK) {
+        if (done >= slice) return GR_SLICE;
+        int64_t lo = c->expanded, hi = c->n < lo + GR_BLOCK ? c->n : lo + GR_BLOCK, used = 0;
+        for (int64_t i = lo; i < hi; i++) {
+            int n = gr_expand(c, i, used);
+            if (n < 0) return -n;
+            counts[i - lo] = n;
+            used += n;
+        }
+        if (c->edges + used > c->edges_cap) {
+            int64_t m = c->edges_cap;
+            while (m < c->edges + used) m *= 2;
+            if (gr_grow((void **)&c->succ, m, 4)) return GR_MEMORY;
+            c->edges_cap = m;
+        }
+        used = 0;
+        for (int64_t i = lo; i < hi; i++) {
+            c->first[i] = c->edges;
+            for (int j = 0; j < counts[i - lo]; j++, used++) {
+                int64_t k = gr_add(c, c->scratch + used * G_KEY_WORDS, c->hashes[used], i, c->moves[used]);
+                if (k == -1) return GR_FULL;
+                if (k == -2) return GR_MEMORY;
+                c->succ[c->edges++] = (int32_t)k;
+            }
+            c->expanded = i + 1;
+            c->first[c->expanded] = c->edges;
+        }
+    }
+    return GR_DONE;
+}
+
+/* ------------------------------------------------------------------------------------- solving */
+
+static double gr_backup(const gr_ctx *c, int64_t s) {
+    int p = c->player[s];
+    int64_t a = c->first[s], b = c->first[s + 1];
+    const double *val = c->val;
+    if (p == GDL_TERMINAL) return val[s];
+    if (p == GDL_CHANCE) {
+        double v = 0.0;
+        const double *pr = c->pool + c->dist[s] - a;
+        for (int64_t k = a; k < b; k++) v += pr[k] * val[c->succ[k]];
+        return v;
+    }
+    double v = val[c->succ[a]];
+    if (p == 0) {
+        for (int64_t k = a + 1; k < b; k++) if (val[c->succ[k]] > v) v = val[c->succ[k]];
+    } else {
+        for (int64_t k = a + 1; k < b; k++) if (val[c->succ[k]] < v) v = val[c->succ[k]];
+    }
+    return v;
+}
+
+static int gr_solve_setup(gr_ctx *c) {
+    int64_t n = c->n;
+    c->index = calloc((size_t)n, 4);
+    c->low = malloc(4 * (size_t)n);
+    c->stack = malloc(4 * (size_t)n);
+    c->finished = malloc(4 * (size_t)n);
+    c->path = malloc(4 * (size_t)n);
+    c->next_edge = malloc(8 * (size_t)n);
+    c->flags = calloc((size_t)n, 1);
+    c->fresh = malloc(8 * (size_t)n);
+    c->pos = malloc(4 * (size_t)n);
+    if (!c->index || !c->low || !c->stack || !c->finished || !c->path || !c->next_edge || !c->flags || !c->fresh
+        || !c->pos)
+        return -1;
+    for (int64_t i = 0; i < n; i++) c->pos[i] = -1;
+    c->solving = 1;
+    return 0;
+}
+
+/* The slopes of state w as the current sweep reads them: its row if it is a member, else 0 (final). */
+static const double gr_zero[GR_NEWTON_MAX];
+
+static inline const double *gr_slope(const gr_ctx *c, int32_t w) {
+    return c->pos[w] >= 0 ? c->slopes + (int64_t)c->pos[w] * c->k : gr_zero;
+}
+
+/* One sweep of the current component (finished[comp_start ..+ comp_size], in finishing order): every
+   member backed up once, feedback states reading as x (their values before the sweep) and writing their
+   new values to fresh[]; with `slopes`, also each value's slopes in x (the feedback rows to rows[]). */
+static void gr_sweep(gr_ctx *c, int slopes) {
+    const int32_t *members = c->finished + c->comp_start;
+    int k = c->k;
+    for (int64_t m = 0; m < c->comp_size; m++) {
+        int32_t s = members[m];
+        double v, row[GR_NEWTON_MAX];
+        if (!slopes) {
+            v = gr_backup(c, s);
+        } else if (c->player[s] == GDL_CHANCE) {
+            v = 0.0;
+            for (int i = 0; i < k; i++) row[i] = 0.0;
+            const double *pr = c->pool + c->dist[s] - c->first[s];
+            for (int64_t e = c->first[s]; e < c->first[s + 1]; e++) {
+                int32_t w = c->succ[e];
+                const double *sw = gr_slope(c, w);
+                v += pr[e] * c->val[w];
+                for (int i = 0; i < k; i++) row[i] += pr[e] * sw[i];
+            }
+        } else { /* the first best child, as the Python solver picks it */
+            int64_t a = c->first[s], b = c->first[s + 1];
+            int32_t best = c->succ[a];
+            for (int64_t e = a + 1; e < b; e++) {
+                int32_t w = c->succ[e];
+                if (c->player[s] == 0 ? c->val[w] > c->val[best] : c->val[w] < c->val[best]) best = w;
+            }
+            v = c->val[best];
+            memcpy(row, gr_slope(c, best), sizeof(double) * (size_t)k);
+        }
+        if (c->flags[s] & 2) {
+            c->fresh[s] = v;
+            if (slopes)
+                for (int j = 0; j < k; j++)
+                    if (c->fb[j] == s) memcpy(c->rows[j], row, sizeof(double) * (size_t)k);
+        } else {
+            c->val[s] = v;
+            if (slopes) memcpy(c->slopes + (int64_t)m * k, row, sizeof(double) * (size_t)k);
+        }
+    }
+    c->work += c->comp_size;
+}
+
+/* Solves (I - rows) d = r by Gaussian elimination with partial pivoting; 0 if (nearly) singular. */
+static int gr_newton_step(const gr_ctx *c, const double *r, double *d) {
+    int k = c->k;
+    double m[GR_NEWTON_MAX][GR_NEWTON_MAX + 1];
+    for (int i = 0; i < k; i++) {
+        for (int j = 0; j < k; j++) m[i][j] = (i == j ? 1.0 : 0.0) - c->rows[i][j];
+        m[i][k] = r[i];
+    }
+    for (int col = 0; col < k; col++) {
+        int pivot = col;
+        for (int i = col + 1; i < k; i++) if (fabs(m[i][col]) > fabs(m[pivot][col])) pivot = i;
+        if (fabs(m[pivot][col]) < GR_PIVOT_MIN) return 0;
+        for (int j = 0; j <= k; j++) { double x = m[col][j]; m[col][j] = m[pivot][j]; m[pivot][j] = x; }
+        for (int i = col + 1; i < k; i++) {
+            double f = m[i][col] / m[col][col];
+            if (f != 0.0) for (int j = col; j <= k; j++) m[i][j] -= f * m[col][j];
+        }
+    }
+    for (int i = k - 1; i >= 0; i--) {
+        double x = m[i][k];
+        for (int j = i + 1; j < k; j++) x -= m[i][j] * d[j];
+        d[i] = x / m[i][i];
+    }
+    return 1;
+}
+
+/* Whether a decision member has two different children (nearly) equally good for its player. */
+static int gr_tied(const gr_ctx *c) {
+    const int32_t *members = c->finished + c->comp_start;
+    for (int64_t m = 0; m < c->comp_size; m++) {
+        int32_t s = members[m];
+        int p = c->player[s];
+        int64_t a = c->first[s], b = c->first[s + 1];
+        if (p < 0 || b - a < 2) continue;
+        int32_t best = -1, second = -1;
+        for (int64_t e = a; e < b; e++) {
+            int32_t w = c->succ[e];
+            if (w == best || w == second) continue;
+            double vw = p == 0 ? c->val[w] : -c->val[w];
+            if (best < 0 || vw > (p == 0 ? c->val[best] : -c->val[best])) { second = best; best = w; }
+            else if (second < 0 || vw > (p == 0 ? c->val[second] : -c->val[second])) second = w;
+        }
+        if (second >= 0) {
+            double top = p == 0 ? c->val[best] : -c->val[best], next = p == 0 ? c->val[second] : -c->val[second];
+            if (top - next <= GR_TIE) return 1;
+        }
+    }
+    return 0;
+}
+
+/* A new component (finished[comp_start ..+ comp_size]) with a cycle: its feedback states and, when they
+   are few, the slopes for Newton steps (a feedback state reads as its own variable x_j). */
+static int gr_component_begin(gr_ctx *c) {
+    const int32_t *members = c->finished + c->comp_start;
+    int k = 0;
+    for (int64_t m = 0; m < c->comp_size; m++) {
+        int32_t s = members[m];
+        if (c->flags[s] & 2) {
+            if (k < GR_NEWTON_MAX) c->fb[k] = s;
+            k++;
+        }
+    }
+    c->sweeps = c->steps = 0;
+    c->newton = c->with_slopes = k <= GR_NEWTON_MAX;
+    c->k = c->newton ? k : 0;
+    if (!c->newton) return 0;
+    if (c->comp_size * k > c->slopes_cap) {
+        int64_t want = c->comp_size * k * 2;
+        if (gr_grow((void **)&c->slopes, want, 8)) return -1;
+        c->slopes_cap = want;
+    }
+    for (int64_t m = 0; m < c->comp_size; m++) c->pos[members[m]] = (int32_t)m;
+    for (int j = 0; j < k; j++) {
+        double *row = c->slopes + (int64_t)c->pos[c->fb[j]] * k;
+        for (int i = 0; i < k; i++) row[i] = i == j ? 1.0 : 0.0;
+    }
+    return 0;
+}
+
+/* Iterates the current component (value iteration, with Newton steps while they are sound: see
+   solver/value_iteration.py, whose rules this follows step for step) until it converges, or `max_sweeps`
+   sweeps (0: no limit), within `slice` states' work: 1 when the component is done, 0 when the slice ran
+   out first (call again to go on). */
+static int gr_iterate(gr_ctx *c, double tolerance, int64_t max_sweeps, int64_t slice) {
+    int64_t until = c->work + slice;
+    const int32_t *members = c->finished + c->comp_start;
+    for (;;) {
+        if (max_sweeps > 0 && c->sweeps >= max_sweeps) {
+            c->unconverged = 1;
+            break;
+        }
+        if (c->work >= until) return 0;
+        c->sweeps++;
+        if (c->sweeps > c->max_sweeps_seen) c->max_sweeps_seen = c->sweeps;
+        gr_sweep(c, c->with_slopes);
+        double moved = 0.0, r[GR_NEWTON_MAX], d[GR_NEWTON_MAX];
+        for (int64_t m = 0; m < c->comp_size; m++) {
+            int32_t s = members[m];
+            if (c->flags[s] & 2) {
+                double x = fabs(c->fresh[s] - c->val[s]);
+                if (x > moved) moved = x;
+            }
+        }
+        int step = 0;
+        if (c->with_slopes && c->steps < GR_NEWTON_STEPS) {
+            for (int j = 0; j < c->k; j++) r[j] = c->fresh[c->fb[j]] - c->val[c->fb[j]];
+            step = gr_newton_step(c, r, d);
+        }
+        if (moved < tolerance) {
+            /* after a Newton step, a fixed point is value iteration's from 0 only if no move ties for best
+               and the choices leave every cycle; else the component is redone from 0 */
+            if (!(c->newton && c->steps && (gr_tied(c) || (c->with_slopes && !step)))) break;
+        } else if (c->with_slopes && step) { /* Newton; the next sweep, plain, checks it */
+            c->steps++;
+            for (int j = 0; j < c->k; j++) c->val[c->fb[j]] += d[j];
+            c->with_slopes = 0;
+            continue;
+        } else if (!c->with_slopes) { /* a plain step; the next sweep takes fresh slopes */
+            for (int64_t m = 0; m < c->comp_size; m++)
+                if (c->flags[members[m]] & 2) c->val[members[m]] = c->fresh[members[m]];
+            c->with_slopes = c->newton;
+            continue;
+        }
+        c->newton = c->with_slopes = 0; /* plain sweeps from 0 */
+        for (int64_t m = 0; m < c->comp_size; m++) c->val[members[m]] = 0.0;
+    }
+    for (int64_t m = 0; m < c->comp_size; m++) {
+        int32_t s = members[m];
+        if (c->flags[s] & 2) c->val[s] = c->fresh[s];
+        c->flags[s] &= (uint8_t)~2;
+        c->pos[s] = -1;
+    }
+    c->nfinished = c->comp_start;
+    c->comp_active = 0;
+    return 1;
+}
+
+/* Tarjan's components, sinks first, each solved as it is found. GR_DONE, GR_SLICE or GR_MEMORY. */
+int gdl_gr_solve(gr_ctx *c, double tolerance, int64_t max_sweeps, int64_t slice) {
+    if (!c->solving && gr_solve_setup(c)) return GR_MEMORY;
+    int64_t until = c->work + slice;
+    for (;;) {
+        if (c->comp_active) { /* a component the last slice left unfinished */
+            if (!gr_iterate(c, tolerance, max_sweeps, until - c->work)) return GR_SLICE;
+        }
+        if (c->work >= until) return GR_SLICE;
+        if (c->npath == 0) { /* a new depth-first root */
+            while (c->root < c->n && c->index[c->root]) c->root++;
+            if (c->root >= c->n) return GR_DONE;
+            int32_t r = (int32_t)c->root;
+            c->low[r] = (int32_t)++c->counter;
+            c->index[r] = (uint32_t)c->counter | GR_ACTIVE;
+            c->stack[c->nstack++] = r;
+            c->path[c->npath++] = r;
+            c->next_edge[r] = c->first[r];
+        }
+        while (c->npath > 0) {
+            int32_t v = c->path[c->npath - 1];
+            int descended = 0;
+            while (c->next_edge[v] < c->first[v + 1]) {
+                int32_t w = c->succ[c->next_edge[v]++];
+                uint32_t iw = c->index[w]; /* one read tells whether w is new, on the path, or done */
+                if (!iw) {
+                    c->low[w] = (int32_t)++c->counter;
+                    c->index[w] = (uint32_t)c->counter | GR_ACTIVE;
+                    c->stack[c->nstack++] = w;
+                    c->path[c->npath++] = w;
+                    c->next_edge[w] = c->first[w];
+                    for (int64_t e = c->first[w]; e < c->first[w + 1]; e++) /* w's children are read next */
+                        __builtin_prefetch(&c->index[c->succ[e]]);
+                    descended = 1;
+                    break;
+                }
+                if ((int32_t)(iw & ~GR_ACTIVE) < c->low[v]) c->low[v] = (int32_t)(iw & ~GR_ACTIVE);
+                if (iw & GR_ACTIVE) c->flags[w] |= 2;
+            }
+            if (descended) continue;
+            c->npath--;
+            c->index[v] &= ~GR_ACTIVE;
+            c->finished[c->nfinished++] = v;
+            if (c->npath > 0) {
+                int32_t u = c->path[c->npath - 1];
+                if (c->low[v] < c->low[u]) c->low[u] = c->low[v];
+            }
+            if (c->low[v] == (int32_t)c->index[v]) { /* v roots a component: its members leave both stacks */
+                int64_t size = 0;
+                for (;;) {
+                    int32_t w = c->stack[--c->nstack];
+                    c->index[w] = GR_DONE_INDEX;
+                    size++;
+                    if (w == v) break;
+                }
+                c->components++;
+                c->comp_start = c->nfinished - size;
+                c->comp_size = size;
+                if (size == 1 && !(c->flags[v] & 2)) {
+                    c->val[v] = gr_backup(c, v);
+                    c->work++;
+                    c->nfinished = c->comp_start;
+                } else {
+                    if (gr_component_begin(c)) return GR_MEMORY;
+                    c->comp_active = 1;
+                    if (!gr_iterate(c, tolerance, max_sweeps, until - c->work)) return GR_SLICE;
+                }
+                if (c->work >= until) return GR_SLICE;
+            }
+        }
+    }
+}
+
+/* out: states, expanded, edges, components, most sweeps of a component, work, unconverged, bad state */
+void gdl_gr_stats(gr_ctx *c, int64_t *out) {
+    out[0] = c->n; out[1] = c->expanded; out[2] = c->edges; out[3] = c->components;
+    out[4] = c->max_sweeps_seen; out[5] = c->work; out[6] = c->unconverged; out[7] = c->bad;
+}
+
+void gdl_gr_error(gr_ctx *c, gdl_error *e) { *e = c->err; }
+
+/* The index of a state (its key's), or -1 when the graph does not hold it (or the state is invalid). */
+int64_t gdl_gr_find(gr_ctx *c, const int32_t *cells) {
+    g_cell s[G_STATE_LEN];
+    uint64_t key[G_KEY_WORDS];
+    gdl_error e = {0, 0, 0, 0};
+    if (gdl_import(cells, s, &e) < 0 || g_key(s, key, &e) < 0) return -1;
+    return (int64_t)(c->slots[gr_probe(c, key, gdl_hash_words(key, G_KEY_WORDS))] & 0xffffffffULL) - 1;
+}
+
+/* State i: its value (player 0's), its turn; its edges' move codes and children into the buffers (cap
+   each; codes NULL: not wanted); returns the number of edges, or -1 for an index out of range or an error. */
+int64_t gdl_gr_node(gr_ctx *c, int64_t i, double *value, int32_t *player, int32_t *codes, int64_t *children,
+                    int64_t cap) {
+    if (i < 0 || i >= c->n) return -1;
+    *value = c->val[i];
+    *player = i < c->expanded ? c->player[i] : GDL_TERMINAL;
+    if (i >= c->expanded || !codes) return 0;
+    int64_t a = c->first[i], b = c->first[i + 1];
+    if (b > a) { /* the codes are not kept: the moves again, in the same order */
+        g_cell s[G_STATE_LEN];
+        int32_t moves[G_MAX_MOVES > G_MAX_OUTCOMES ? G_MAX_MOVES : G_MAX_OUTCOMES];
+        double probs[G_MAX_OUTCOMES];
+        gdl_error e = {0, 0, 0, 0};
+        gdl_unpack(c->keys + i * G_KEY_WORDS, s);
+        int n = c->player[i] == GDL_CHANCE ? g_chance(s, moves, probs, &e) : g_legal(s, moves, &e);
+        if (n != b - a) return -1;
+        for (int64_t k = 0; k < n && k < cap; k++) {
+            codes[k] = moves[k];
+            children[k] = c->succ[a + k];
+        }
+    }
+    return b - a;
+}
+
+/* State i's parent in the breadth-first tree and the move code from it (-1, -1 for the root). */
+int64_t gdl_gr_parent(gr_ctx *c, int64_t i, int32_t *via) {
+    if (i <= 0 || i >= c->n) { *via = -1; return -1; }
+    *via = c->via[i];
+    return c->parent[i];
+}
+
+/* The cells of state i (its canonical image). */
+int gdl_gr_cells(gr_ctx *c, int64_t i, int32_t *cells) {
+    g_cell s[G_STATE_LEN];
+    if (i < 0 || i >= c->n) return -1;
+    gdl_unpack(c->keys + i * G_KEY_WORDS, s);
+    gdl_export(s, cells);
+    return 0;
+}

@@ -1,0 +1,274 @@
+"""Backward induction and value iteration over the state graph in C (``graph.c``).
+
+The same methods as :mod:`solver.graph`, :mod:`solver.backward` and :mod:`solver.value_iteration` (plain
+sweeps: Bellman 1957, one strongly connected component at a time in Tarjan's order, Dai & Goldsmith 2007),
+for a game with a C back end whose values are scalar: one player, or two with zero-sum utilities, and no
+symmetries (the graph keeps the states themselves). :func:`solver.exact.solve` runs it in place of the
+Python graph methods when it fits; the answer is the same :class:`~solver.solution.Solution`.
+
+Both phases run in C in slices of states, between which Python checks the budget (time, nodes, the table
+cap, progress about every 0.1 s) and sees Ctrl-C. The solved table is read out of C only when first used.
+What it does not compute: the distance to the end (``plies``) -- the result says so.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Hashable
+from typing import Any
+
+from solver.auto import Algorithm, exact_method, is_deterministic_duel
+from solver.game import CHANCE, TERMINAL, Game, State, dead_end
+from solver.limits import TIE_TOLERANCE, Budget, Limits, SearchStopped, StopReason
+from solver.native import NativeHandle, handle_of
+from solver.native.search import lazy_table
+from solver.solution import Solution
+from solver.table import SolvedTable, has_symmetric_keys
+
+GR_DONE, GR_SLICE, GR_FULL, GR_DEAD_END, GR_ERROR, GR_MEMORY, GR_NOT_SCALAR = range(7)
+SLICE_SECONDS = 0.05
+"""A slice of C work lasts about this long: the budget is checked (and Ctrl-C seen) that often."""
+MOST_STATES = 2**31 - 2
+"""The graph numbers its states with 32-bit integers."""
+PV_LIMIT = 10_000
+
+
+def fits(game: Game, method: Algorithm) -> bool:
+    """Whether the C graph solves ``game`` by ``method`` (auto, backward or value iteration)."""
+    if method not in (Algorithm.AUTO, Algorithm.BACKWARD, Algorithm.VALUE_ITERATION):
+        return False
+    if method == Algorithm.AUTO and is_deterministic_duel(game):
+        return False  # alpha-beta, then retrograde analysis: not graph methods the C graph has
+    players = len(game.players)
+    scalar = players == 1 or (players == 2 and game.zero_sum)
+    return scalar and handle_of(game) is not None and not has_symmetric_keys(game)
+
+
+def solve_graph_native(game: Game, root: State, budget: Budget, limits: Limits, method: Algorithm,
+                       tolerance: float) -> Solution | None:
+    """Solve ``root`` over the C state graph; None when the game's values turn out not to be scalar.
+
+    :raises SearchStopped: a budget ran out (the table cap: reason ``table``).
+    :raises ValueError: ``backward`` asked for a game with cycles.
+    """
+    handle = handle_of(game)
+    assert handle is not None
+    graph = _Graph(game, handle, limits.table_entries)
+    if not graph.explore(root, budget):
+        return None
+    explored = budget.nodes
+    acyclic = graph.solve(budget, tolerance, limits.iterations)
+    if method == Algorithm.BACKWARD and not acyclic:
+        raise ValueError(f"{game.name} has cycles: backward induction cannot solve it; use value_iteration")
+    if method == Algorithm.AUTO:
+        method = exact_method(game, acyclic)
+    if method == Algorithm.BACKWARD:
+        budget.nodes = explored  # (the Python back end counts backward induction's states once, as explored)
+    return graph.solution(root, budget, method)
+
+
+class _Graph:
+    """The C graph of one solve, with the Python side of its answers."""
+
+    def __init__(self, game: Game, handle: NativeHandle, cap: int | None) -> None:
+        self.game, self.handle = game, handle
+        ffi, lib = handle.ffi, handle.lib
+        self.ffi, self.lib = ffi, lib
+        ctx = lib.gdl_gr_new(min(cap, MOST_STATES) if cap is not None else MOST_STATES)
+        if ctx == ffi.NULL:
+            raise MemoryError("no memory for the state graph")
+        self.ctx = ffi.gc(ctx, lib.gdl_gr_free)
+        self.stats = ffi.new("int64_t[8]")
+        self.converged = True
+        self.cells = ffi.new("int32_t[]", handle.state_len)
+        self.value = ffi.new("double *")
+        self.player = ffi.new("int32_t *")
+
+    def _read(self) -> Any:
+        self.lib.gdl_gr_stats(self.ctx, self.stats)
+        return self.stats
+
+    def explore(self, root: State, budget: Budget) -> bool:
+        """Every state reachable from ``root``; False when the values are not scalar after all."""
+        lib, ffi, ctx = self.lib, self.ffi, self.ctx
+        start = [ffi.new("int32_t[]", list(self.handle.cells(root)))]
+
+        def run(size: int) -> int:
+            status = lib.gdl_gr_explore(ctx, start[0] if start else ffi.NULL, size)
+            start.clear()
+            return int(status)
+
+        status = self._slices(budget, run, lambda stats: int(stats[1]))
+        if status == GR_NOT_SCALAR:
+            return False
+        if status == GR_FULL:
+            budget.nodes = budget.tt_size = int(self._read()[0])
+            raise SearchStopped(StopReason.TABLE)
+        if status != GR_DONE:
+            self._fail(status, root)
+        stats = self._read()
+        budget.nodes = int(stats[1])
+        budget.tt_size = int(stats[0])
+        return True
+
+    def solve(self, budget: Budget, tolerance: float, max_sweeps: int | None) -> bool:
+        """Values of every state; whether the graph is acyclic (each component one state without a loop)."""
+        lib, ctx = self.lib, self.ctx
+        explored = budget.nodes
+        status = self._slices(budget, lambda size: int(lib.gdl_gr_solve(ctx, tolerance, max_sweeps or 0, size)),
+                              lambda stats: explored + int(stats[5]))
+        if status == GR_MEMORY:
+            raise MemoryError("no memory to solve the state graph")
+        stats = self._read()
+        budget.nodes = explored + int(stats[5])
+        budget.iterations = int(stats[4])
+        self.converged = not stats[6]
+        return int(stats[4]) == 0  # no component needed a sweep: none has a cycle
+
+    def _slices(self, budget: Budget, run: Callable[[int], int], count: Callable[[Any], int]) -> int:
+        """Call ``run(size)`` until it returns something other than GR_SLICE, sizing slices to last about
+        SLICE_SECONDS and checking the budget after each (``count(stats)``: the nodes so far)."""
+        size = 4096
+        while True:
+            started = time.perf_counter()
+            status = run(size)
+            if status != GR_SLICE:
+                return status
+            elapsed = time.perf_counter() - started
+            size = max(256, min(size * 4, int(size * SLICE_SECONDS / max(elapsed, 1e-6))))
+            nodes = count(self._read())
+            if budget.limits.nodes is not None:
+                size = max(1, min(size, budget.limits.nodes - nodes))
+            budget.check(nodes)
+
+    def _fail(self, status: int, root: State) -> None:
+        """Raise what the exploration met, with the line of moves from ``root`` to the state."""
+        if status == GR_MEMORY:
+            raise MemoryError("no memory for the state graph")
+        handle, lib = self.handle, self.lib
+        bad = int(self._read()[7])
+        via = self.ffi.new("int32_t *")
+        codes: list[int] = []
+        i = bad
+        while i > 0:
+            i = int(lib.gdl_gr_parent(self.ctx, i, via))
+            codes.append(int(via[0]))
+        line = [handle.move(code) for code in reversed(codes)]
+        if status == GR_ERROR:
+            error = self.ffi.new("gdl_error *")
+            lib.gdl_gr_error(self.ctx, error)
+            raise handle.error(error[0], line)
+        game, state = self.game, root
+        for move in line:
+            state = game.apply(state, move)
+        error_ = dead_end(game, state, game.to_move(state))
+        for move in reversed(line):
+            error_.prepend(move)
+        raise error_
+
+    # ------------------------------------------------------------------------------ answers
+
+    def value_of(self, state: State) -> float:
+        """Player 0's value of a state of the graph."""
+        self.cells[0:self.handle.state_len] = list(self.handle.cells(state))
+        i = self.lib.gdl_gr_find(self.ctx, self.cells)
+        if i < 0:
+            raise KeyError(state)
+        self.lib.gdl_gr_node(self.ctx, i, self.value, self.player, self.ffi.NULL, self.ffi.NULL, 0)
+        return float(self.value[0])
+
+    def values(self, v: float) -> tuple[float, ...]:
+        return (v,) if len(self.game.players) == 1 else (v, 0.0 - v)
+
+    def best(self, state: State, player: int) -> tuple[list[Any], list[float], tuple[int, ...]]:
+        """A decision state's moves, their values (player 0's) and the positions of the optimal ones."""
+        game = self.game
+        moves = list(game.legal_moves(state))
+        vs = [self.value_of(game.apply(state, m)) for m in moves]
+        if player == 0:
+            top = max(vs) - TIE_TOLERANCE
+            return moves, vs, tuple(j for j, v in enumerate(vs) if v >= top)
+        bottom = min(vs) + TIE_TOLERANCE  # player 1's value is -v
+        return moves, vs, tuple(j for j, v in enumerate(vs) if v <= bottom)
+
+    def line(self, root: State) -> tuple[Any, ...]:
+        """The principal variation: first optimal moves, likeliest chance outcomes; stops on a repetition."""
+        game = self.game
+        line: list[Any] = []
+        state, seen = root, {game.key(root)}
+        while len(line) < PV_LIMIT:
+            player = game.to_move(state)
+            if player == TERMINAL:
+                break
+            if player == CHANCE:
+                outcomes = list(game.chance_outcomes(state))
+                move = max(outcomes, key=lambda pair: pair[1])[0]
+            else:
+                moves, _, best = self.best(state, player)
+                move = moves[best[0]]
+            line.append(move)
+            state = game.apply(state, move)
+            key = game.key(state)
+            if key in seen:
+                break
+            seen.add(key)
+        return tuple(line)
+
+    def solution(self, root: State, budget: Budget, method: Algorithm) -> Solution:
+        game = self.game
+        value = self.values(self.value_of(root))
+        player = game.to_move(root)
+        root_moves: tuple[Any, ...] = ()
+        move_values: tuple[tuple[Hashable, tuple[float, ...]], ...] = ()
+        if player >= 0:
+            moves, vs, best = self.best(root, player)
+            root_moves = tuple(moves[j] for j in best)
+            move_values = tuple((m, self.values(v)) for m, v in zip(moves, vs, strict=True))
+        pv = self.line(root)
+        budget.depth = len(pv)
+        table = lazy_table(SolvedTable.for_game(game, method, complete=True), self._table_filler(method))
+        reason = None if self.converged else StopReason.ITERATIONS
+        note = None
+        if not self.converged:
+            sweeps = f"{budget.iterations:,} sweep" + ("" if budget.iterations == 1 else "s")
+            note = (f"estimate: value iteration stopped after {sweeps} before it converged; "
+                    "the best move by the estimate")
+        return Solution(value, root_moves, pv, self.converged, budget.stats(), method, not self.converged, reason,
+                        note=note, table=table, move_values=move_values)
+
+    def _table_filler(self, method: Algorithm) -> Any:
+        """What reads every state's value and optimal moves out of C, when the table is first read."""
+        game, handle, ffi, lib, ctx = self.game, self.handle, self.ffi, self.lib, self.ctx
+        width = handle.state_len
+
+        def fill() -> SolvedTable:
+            table = SolvedTable.for_game(game, method, complete=True)
+            n = int(self._read()[0])
+            cells = ffi.new("int32_t[]", width)
+            value, player = ffi.new("double *"), ffi.new("int32_t *")
+            cap = 1 << 12
+            codes, children = ffi.new("int32_t[]", cap), ffi.new("int64_t[]", cap)
+            child_value, child_player = ffi.new("double *"), ffi.new("int32_t *")
+            for i in range(n):
+                lib.gdl_gr_cells(ctx, i, cells)
+                key = handle.key_of_cells(list(cells[0:width]))
+                edges = int(lib.gdl_gr_node(ctx, i, value, player, codes, children, cap))
+                v = float(value[0])
+                table.values[key] = self.values(v)
+                p = int(player[0])
+                if p < 0 or edges > cap:
+                    continue
+                vs = []
+                for j in range(edges):
+                    lib.gdl_gr_node(ctx, children[j], child_value, child_player, ffi.NULL, ffi.NULL, 0)
+                    vs.append(float(child_value[0]))
+                if p == 0:
+                    top = max(vs) - TIE_TOLERANCE
+                    best = [j for j, c in enumerate(vs) if c >= top]
+                else:
+                    bottom = min(vs) + TIE_TOLERANCE
+                    best = [j for j, c in enumerate(vs) if c <= bottom]
+                table.best[key] = tuple(str(handle.move(int(codes[j]))) for j in best)
+            return table
+
+        return fill

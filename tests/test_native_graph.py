@@ -1,0 +1,169 @@
+"""The state graph in C (solver/native/graph.c): backward induction and value iteration give the Python
+graph methods' answer -- values, optimal moves, line, table, statistics -- and report budgets, dead ends
+and rule errors the same way."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import gdl
+import solver.exact
+from gdl.rule_helpers import RuleRuntimeError
+from solver import exact
+from solver.auto import Algorithm
+from solver.game import DeadEndError
+from solver.limits import Limits
+from solver.native.graph import fits
+
+GAMBLER = """game Gambler "bet a coin at a time: reach 4 to win, 0 to lose"
+players A
+state money: 0..4 = 2
+move bet:
+    chance:
+        up with 2/5: money += 1
+        down with 3/5: money -= 1
+move wait: money = money
+win A when money == 4
+lose A when money == 0
+"""
+"""One player, chance and cycles; `wait` ties with itself, which makes Newton steps redo a component from 0."""
+
+SHUTTLE_DICE = """game ShuttleDice "push a token with a die; A wins at 6, B at 0"
+players A, B
+state pos: 0..6 = 3
+move push:
+    chance d in 1..2:
+        if mover == A: pos = min(pos + d, 6)
+        else: pos = max(pos - d, 0)
+move pass: pos = pos
+win A when pos == 6
+win B when pos == 0
+"""
+"""Two players, zero-sum, chance and cycles that neither player need leave."""
+
+CRASH = """game Crash
+players A, B
+state n: 0..3 = 0
+move step:
+    chance d in 1..2: n = n + d
+win A when n == 3
+"""
+"""n = 2, then d = 2: a value outside n's domain, a rule error two plies in."""
+
+STUCK = """game Stuck
+players A, B
+state n: 0..3 = 0
+move step when n < 2:
+    chance d in 1..2: n = n + d
+win A when n == 3
+"""
+"""n = 2 has no move and is not the end: a dead end."""
+
+CASES: list[tuple[str, dict[str, str], str]] = [
+    ("pig", {"goal": "10"}, "auto"), ("pig", {"goal": "12", "variant": "openspiel"}, "auto"),
+    ("race", {"goal": "10"}, "auto"), ("nim", {}, "backward"), ("dots_and_boxes", {}, "value_iteration"),
+    ("kalah", {"pits": "3", "seeds": "2"}, "backward"),
+    (GAMBLER, {}, "auto"), (SHUTTLE_DICE, {}, "auto"), (SHUTTLE_DICE, {}, "value_iteration"),
+]
+
+
+def _load(name: str, params: dict[str, str], backend: str) -> gdl.CompiledGame:
+    if "\n" in name:
+        return gdl.load_source(name, "case.gdl", params, backend=backend)
+    return gdl.load(name, params, backend=backend)
+
+
+def _solve_in_c(game: gdl.CompiledGame, monkeypatch: pytest.MonkeyPatch, **options: Any) -> exact.Solution:
+    """Solve with the Python graph made unavailable: the answer can only come from C."""
+    def no_python_graph(*args: Any, **kwargs: Any) -> None:
+        raise AssertionError("the Python state graph was used")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(solver.exact.StateGraph, "explore", no_python_graph)
+        return exact.solve(game, **options)
+
+
+def _close(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
+    return len(a) == len(b) and all(abs(x - y) <= 1e-12 for x, y in zip(a, b, strict=True))
+
+
+@pytest.mark.parametrize(("name", "params", "method"), CASES,
+                         ids=[f"{n.split()[1] if chr(10) in n else n}-{m}" for n, _, m in CASES])
+def test_the_c_graph_gives_the_python_answer(name: str, params: dict[str, str], method: str,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    python, native = _load(name, params, "python"), _load(name, params, "c")
+    assert fits(native, Algorithm(method)) and not fits(python, Algorithm(method))
+    theirs = exact.solve(python, method=method)
+    ours = _solve_in_c(native, monkeypatch, method=method)
+    assert _close(ours.value, theirs.value) and ours.exact and theirs.exact
+    assert ours.algorithm == theirs.algorithm
+    assert [str(m) for m in ours.best_moves] == [str(m) for m in theirs.best_moves]
+    assert [str(m) for m in ours.principal_variation] == [str(m) for m in theirs.principal_variation]
+    assert ours.stats.tt_size == theirs.stats.tt_size and ours.stats.depth == theirs.stats.depth
+    assert ours.stats.nodes == theirs.stats.nodes and ours.stats.iterations == theirs.stats.iterations
+    assert ours.table is not None and theirs.table is not None
+    assert ours.table.values.keys() == theirs.table.values.keys()
+    assert all(_close(ours.table.values[k], v) for k, v in theirs.table.values.items())
+    assert dict(ours.table.best) == dict(theirs.table.best)
+    assert ours.table.method == theirs.table.method and ours.table.complete
+
+
+def test_every_root_move_is_valued_by_the_same_solve(monkeypatch: pytest.MonkeyPatch) -> None:
+    python, native = _load(SHUTTLE_DICE, {}, "python"), _load(SHUTTLE_DICE, {}, "c")
+    ours = _solve_in_c(native, monkeypatch)
+    table = exact.solve(python).table
+    assert table is not None
+    root = python.initial_state()
+    expected = [(str(m), table.values[python.key(python.apply(root, m))]) for m in python.legal_moves(root)]
+    assert [(str(m), v) for m, v in ours.move_values] == expected
+
+
+def test_a_rule_error_is_reported_as_in_python() -> None:
+    for backend in ("python", "c"):
+        with pytest.raises(RuleRuntimeError, match="domain") as caught:
+            exact.solve(_load(CRASH, {}, backend))
+    assert str(caught.value).startswith("case.gdl:5:27:")  # C names the place itself (Python: by its span)
+    assert "step,d=2,step" in str(caught.value)
+
+
+def test_a_dead_end_is_reported_with_the_moves_that_reach_it() -> None:
+    errors = []
+    for backend in ("python", "c"):
+        with pytest.raises(DeadEndError) as caught:
+            exact.solve(_load(STUCK, {}, backend))
+        errors.append(str(caught.value))
+    assert errors[0] == errors[1]
+    assert "step" in errors[1]
+
+
+def test_budgets_stop_the_c_graph_as_they_stop_python() -> None:
+    for limits, reason in ((Limits(table_entries=50), "table"), (Limits(nodes=100), "nodes")):
+        results = [exact.solve(_load("pig", {"goal": "10"}, b), limits=limits) for b in ("python", "c")]
+        for result in results:
+            assert result.stopped and not result.exact and result.stop_reason == reason
+
+
+def test_a_sweep_limit_gives_the_same_estimate() -> None:
+    python, native = (_load(GAMBLER, {}, b) for b in ("python", "c"))
+    theirs, ours = (exact.solve(g, limits=Limits(iterations=2)) for g in (python, native))
+    assert not ours.exact and ours.stop_reason == theirs.stop_reason == "iterations"
+    assert ours.note == theirs.note and _close(ours.value, theirs.value)
+
+
+def test_backward_induction_refuses_a_cyclic_graph_in_c() -> None:
+    with pytest.raises(ValueError, match="has cycles: backward induction cannot solve it"):
+        exact.solve(_load(GAMBLER, {}, "c"), method="backward")
+
+
+def test_progress_is_reported_from_the_c_graph() -> None:
+    seen: list[int] = []
+    result = exact.solve(_load("pig", {"goal": "40"}, "c"), progress=lambda stats: seen.append(stats.nodes))
+    assert result.exact and seen and seen == sorted(seen)
+
+
+def test_games_the_c_graph_does_not_take() -> None:
+    assert not fits(_load("tictactoe", {}, "c"), Algorithm.BACKWARD)  # symmetries: the graph keeps images
+    assert not fits(_load("nim", {}, "c"), Algorithm.AUTO)  # alpha-beta first, then retrograde analysis
+    assert not fits(_load("nim", {}, "c"), Algorithm.RETROGRADE)
