@@ -360,3 +360,54 @@ win A when n == 5
     assert native is not None, reason
     result = agree(python, native, playouts=20, seed=1, oracle=_interpreter(python))
     assert result.agree and result.playouts == 20 and result.states == 20 * 3  # n = 0, 2, 4, then the error
+
+
+SKILL = """game Skill "hit with a chance that grows with practice"
+players A, B
+state practice[player]: 0..4 = 0
+state score[player]: 0..3 = 0
+move shoot:
+    let p = practice[mover]
+    chance:
+        hit with (p + 1) / 5:
+            score[mover] = min(score[mover] + 1, 3)
+        miss with 1 - (p + 1) / 5:
+            practice[mover] = min(p + 1, 4)
+move train when practice[mover] < 4:
+    practice[mover] += 1
+win p when score[p] == 3
+"""
+"""Branch probabilities computed when the chance is reached, from a `let` the move keeps across it."""
+
+
+def test_branch_probabilities_computed_at_run_time_in_c() -> None:
+    python = gdl.load_source(SKILL, "skill.gdl")
+    native, reason = c_backend_or_reason(python)
+    assert native is not None, reason
+    result = agree(python, native, playouts=2000, seed=5, oracle=_interpreter(python), oracle_playouts=50)
+    assert result.agree and result.playouts == 2000, (result.disagreement, result.moves)
+    state = native.apply(native.initial_state(), native.parse_move(native.initial_state(), "shoot"))
+    assert [(str(m), p) for m, p in native.chance_outcomes(state)] == [("hit", 0.2), ("miss", 0.8)]
+    assert solve(native).value == solve(python).value
+
+
+@pytest.mark.parametrize(("odds", "message"), [("(n - 2) / 4", "negative"), ("n / 4", "add up to 1.05")])
+def test_bad_run_time_probabilities_are_rule_errors_in_both_back_ends(odds: str, message: str) -> None:
+    source = f"""game Odds
+players A, B
+state n: 0..3 = 1
+move go:
+    chance:
+        up with {odds}: n = min(n + 1, 3)
+        down with 1 - n / 5: n = max(n - 1, 0)
+win A when n == 3
+"""
+    python = gdl.load_source(source, "odds.gdl")
+    native, reason = c_backend_or_reason(python)
+    assert native is not None, reason
+    for game in (python, native):
+        state = game.apply(game.initial_state(), game.parse_move(game.initial_state(), "go"))
+        with pytest.raises(RuleRuntimeError) as caught:
+            game.chance_outcomes(state)
+        assert game is native or message in str(caught.value)
+        assert game is python or str(caught.value).startswith("odds.gdl:5:5:")

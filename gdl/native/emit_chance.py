@@ -11,6 +11,8 @@ whose outcomes or probabilities are known only at run time are not translated ye
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from typing import Any
 
 from gdl.compiler import ir
@@ -46,11 +48,25 @@ class ChanceEmitter(ExpressionEmitter):
             lo, hi = 0, 0
             for point in self.p.chance:
                 if i < len(point.saved):
-                    bounds = point.saved[i].bounds
+                    bounds = point.saved[i].bounds or self.assigned_bounds().get(point.saved[i].id)
                     if bounds is None:
                         raise Unsupported("a local kept across a chance point without known bounds")
                     lo, hi = min(lo, _int(bounds[0])), max(hi, _int(bounds[1]))
             ranges[base + 3 + i] = (lo, hi)
+
+    def assigned_bounds(self) -> dict[int, ir.Interval | None]:
+        """Per ``let`` local, the interval of every value it is given (None where one is unknown): the range
+        of its cell when a move keeps it across a chance point."""
+        if getattr(self, "_assigned", None) is None:
+            found: dict[int, ir.Interval | None] = {}
+            for stmt in _statements(self.p):
+                if isinstance(stmt, (ir.Let, ir.AssignLocal)):
+                    new = stmt.value.bounds
+                    old = found.get(stmt.var.id, new)
+                    found[stmt.var.id] = None if new is None or old is None else \
+                        (min(old[0], new[0]), max(old[1], new[1]))
+            self._assigned = found
+        return self._assigned
 
     def st_Suspend(self, stmt: ir.Suspend, indent: str) -> list[str]:
         base = self.layout.extra_base
@@ -77,13 +93,16 @@ class ChanceEmitter(ExpressionEmitter):
             first = len(codes)
             cases = [f"  case {int(point.point)}:"]
             offered = 0  # (an outcome of probability 0 keeps its code but is not offered, as in Python)
+            computed = any(not expr.is_const for expr in point.probabilities)
             for i, (value, label, probability) in enumerate(outcomes):
                 codes.append(OutcomeCode(int(point.point), i, value, label))
-                if probability is not None and probability != 0:
+                if probability is not None and probability != 0 and not computed:
                     cases.append(f"    o[{offered}] = {first + i}; p[{offered}] = {_real(probability)};")
                     offered += 1
             if point.weight is not None:
                 cases.extend(self.weighted_case(point, [v for v, _, _ in outcomes if v is not None], first))
+            elif computed:
+                cases.extend(self.branch_case(point, first))
             else:
                 cases.append(f"    return {offered};")
             self.outcome_cases.extend(cases)
@@ -122,6 +141,42 @@ class ChanceEmitter(ExpressionEmitter):
             f"      if (_total <= 0) {{ gdl_fail(e, GDL_E_RULE, {line}, {col}, _total); goto fail; }}",
             f"      for (int _i = 0; _i < {n}; _i++) if (_wt[_i]) {{ o[_n] = {first} + _i; "
             "p[_n] = (double)_wt[_i] / (double)_total; _n++; }",
+            "      return _n;",
+            "    }",
+        ]
+
+    def branch_case(self, point: ir.ChancePoint, first: int) -> list[str]:
+        """Labelled outcomes whose probabilities are computed when the chance is reached, in the state as the
+        mover sees it (the locals the move keeps across the chance restored): as in Python, every probability
+        is computed first (exactly: a fraction), then a negative one or a total further than 1e-9 from 1 is a
+        rule error, an outcome of probability 0 is left out, and each is offered as ``float(p)``."""
+        kept = {var.id for var in point.saved}
+        for expr in point.probabilities:
+            for node in ir.walk(expr):
+                if isinstance(node, ir.Local) and node.var is not None and node.var.id not in kept:
+                    raise Unsupported("a chance probability that reads a local the move does not keep")
+        base = self.layout.extra_base
+        line, col = _pos(point.span)
+        outer, self.fn = self.fn, self.chance_fn
+        restore = [f"      {self.fn.local(var)} = s[{base + 3 + i}];" for i, var in enumerate(point.saved)]
+        fractions = [self.q(expr) for expr in point.probabilities]
+        self.chance_fn, self.fn = self.fn, outer
+        n = len(fractions)
+        return [
+            "    {",
+            f"      g_cell _t[G_STATE_LEN]; memcpy(_t, s, sizeof _t); _t[G_TURN] = _t[{base + 1}];",
+            f"      const g_cell *s = _t; int64_t me = s[{base + 1}]; (void)me;",
+            *restore,
+            f"      gdl_q _pq[{n}], _total = {{0, 1}}; int _n = 0;",
+            *(f"      _pq[{i}] = {q};" for i, q in enumerate(fractions)),
+            f"      for (int _i = 0; _i < {n}; _i++)",
+            f"        if (_pq[_i].n < 0) {{ gdl_fail(e, GDL_E_RULE, {line}, {col}, 0); goto fail; }}",
+            f"      for (int _i = 0; _i < {n}; _i++) _total = GDL_QADD(_total, _pq[_i], {line}, {col});",
+            f"      _total = GDL_QSUB(_total, ((gdl_q){{1, 1}}), {line}, {col});",
+            "      if ((_total.n < 0 ? -(double)_total.n : (double)_total.n) / (double)_total.d > 1e-9)",
+            f"        {{ gdl_fail(e, GDL_E_RULE, {line}, {col}, 0); goto fail; }}",
+            f"      for (int _i = 0; _i < {n}; _i++) if (_pq[_i].n) {{ o[_n] = {first} + _i; "
+            f"p[_n] = GDL_QDBL(_pq[_i], {line}, {col}); _n++; }}",
             "      return _n;",
             "    }",
         ]
@@ -177,9 +232,24 @@ def _outcomes(point: ir.ChancePoint) -> list[tuple[int | None, str | None, Any]]
         if point.weight is None or point.domain is None or not point.domain.is_const:
             raise Unsupported("a chance distribution computed at run time")
         return [(_int(value), None, None) for value in point.domain.const]  # (the weights are computed)
-    probabilities = []
-    for expr in point.probabilities:
-        if not expr.is_const:
-            raise Unsupported("chance probabilities computed at run time")
-        probabilities.append(expr.const)
+    probabilities = [expr.const if expr.is_const else None for expr in point.probabilities]  # (None: computed)
     return [(None, label, probability) for label, probability in zip(point.labels, probabilities, strict=True)]
+
+
+def _statements(program: ir.Program) -> Iterator[ir.Stmt]:
+    """Every statement of the program's moves, setup and chance continuations, nested ones included."""
+    stack: list[Any] = [program.setup.body]
+    for move in program.moves:
+        if move.effect is not None:
+            stack.append(move.effect.body)
+        for _, _, effect in move.specialised or ():
+            stack.append(effect.body)
+    for point in program.chance:
+        stack.extend(c.body for c in point.continuations)
+    while stack:
+        item = stack.pop()
+        if isinstance(item, ir.Stmt):
+            yield item
+            stack.extend(getattr(item, name) for name in ("branches", "orelse", "body") if hasattr(item, name))
+        elif isinstance(item, tuple):
+            stack.extend(x for x in item if isinstance(x, (ir.Stmt, tuple)))
