@@ -43,22 +43,24 @@ from solver.game import CHANCE, TERMINAL  # noqa: E402
 
 TOLERANCE = 1e-9
 FENCE = re.compile(r"^```gdl[ \t]*\n(.*?)^```[ \t]*$", re.DOTALL | re.MULTILINE)
-# Parameter sets for the bundled games (besides the defaults), kept small so that playouts are quick.
+# Parameter sets for the bundled games (besides the defaults), kept small so that playouts are quick: those
+# of bench and those the tests use (tests/test_backends.py's TRANSLATED), so a bench run covers both.
 BUNDLED_PARAMS: dict[str, list[dict[str, str]]] = {
-    "connect4": [{"rows": "4", "cols": "5"}],
+    "connect4": [{"rows": "4", "cols": "5"}, {"cols": "4", "rows": "4"}],
     "nim": [{"heaps": "1,2,3"}],
     "takeaway3": [],
     "tictactoe": [],
-    "hex": [{"size": "3"}] ,
-    "breakthrough": [],
-    "othello": [],
-    "kalah": [],
-    "pig": [],
+    "hex": [{"size": "3"}, {"size": "4"}],
+    "breakthrough": [{"rows": "4", "cols": "3"}],
+    "othello": [{"size": "4"}, {"scoring": "margin", "ending": "immediate"}],
+    "kalah": [{"pits": "3", "seeds": "3"}],
+    "pig": [{"variant": "openspiel"}],
     "race": [],
-    "clobber": [],
-    "dots_and_boxes": [],
+    "clobber": [{"rows": "3", "cols": "4"}],
+    "dots_and_boxes": [{"scoring": "winloss"}],
     "eight_puzzle": [],
     "hexapawn": [],
+    "mnk": [{"m": "4", "n": "3", "k": "3"}],
 }
 
 

@@ -44,13 +44,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--start", type=int, default=0, help="first seed")
     parser.add_argument("--playouts", type=int, default=200)
     parser.add_argument("--plies", type=int, default=200)
-    parser.add_argument("--seconds", type=float, default=20.0, help="most CPU seconds of lockstep play per case")
+    parser.add_argument("--seconds", type=float, default=20.0,
+                        help="most CPU seconds of lockstep play per case (0: no limit, every case plays --playouts)")
     parser.add_argument("--out", default="native-disagreements", help="folder for one reproducer per message")
     args = parser.parse_args(argv)
     stats: Counter[str] = Counter()
     reasons: Counter[str] = Counter()
     found: dict[str, list[str]] = {}
     started = time.perf_counter()
+    fewest: tuple[int, str] | None = None  # the fewest playouts an agreeing case reached (a budget ended it)
     for label, text, params in generated_cases(args.generator, args.start, args.cases):
         stats["cases"] += 1
         try:
@@ -67,9 +69,11 @@ def main(argv: list[str] | None = None) -> int:
         stats["translated"] += 1
         oracle = Interpreter(parse(text, f"{label}.gdl"), python.parameters)
         result = agree(python, native, playouts=args.playouts, seed=stats["cases"], max_plies=args.plies,
-                       oracle=oracle, oracle_playouts=5, time_budget=args.seconds)
+                       oracle=oracle, oracle_playouts=5, time_budget=args.seconds or None)
         stats["playouts"] += result.playouts
         stats["states"] += result.states
+        if result.agree and (fewest is None or result.playouts < fewest[0]):
+            fewest = (result.playouts, label)
         if result.agree:
             continue
         key = re.sub(r"\d+", "N", result.disagreement or "?")
@@ -84,6 +88,8 @@ def main(argv: list[str] | None = None) -> int:
     seconds = time.perf_counter() - started
     print(f"\n{stats['cases']} cases, {stats['accepted']} accepted by the checker, {stats['translated']} translated "
           f"to C, {stats['playouts']:,} lockstep playouts ({stats['states']:,} states) in {seconds:.0f} s")
+    if fewest is not None:
+        print(f"every agreeing case played at least {fewest[0]:,} playouts (the fewest: {fewest[1]})")
     print(f"{sum(len(v) for v in found.values())} disagreeing cases, {len(found)} distinct messages")
     for key, labels in sorted(found.items(), key=lambda kv: -len(kv[1])):
         print(f"  {len(labels):5d}  {key}  (first: {labels[0]})")

@@ -41,15 +41,16 @@ players A, B
 state n: 0..3 = 0
 move up when n < 3:
     let h = n / 2
-    if h >= 1:
-        n = 3
-    else:
-        n += 1
+    chance d in 1..2:
+        if h >= 1:
+            n = 3
+        else:
+            n = min(n + d, 3)
 terminal when n == 3
 utility p: n / 2 if p == A else 0 - n / 2
 """
-"""A rule file the C emitter does not translate yet: a fraction kept in a local."""
-NOT_YET = "the C back end does not translate a fraction kept in a variable or passed on as a value yet"
+"""A rule file the C emitter does not translate yet: a fraction kept across a chance point."""
+NOT_YET = "the C back end does not translate a fraction kept across a chance point yet"
 FRACTIONS = """game Fractions
 players A, B
 state n: 0..9 = 0
@@ -411,3 +412,31 @@ win A when n == 3
             game.chance_outcomes(state)
         assert game is native or message in str(caught.value)
         assert game is python or str(caught.value).startswith("odds.gdl:5:5:")
+
+
+SHARES = """game Shares "fractions in locals, def results and aggregates"
+players A, B
+state pot[player]: 0..6 = 0
+def share(k: 0..6) = k / 3
+def spread(a: 0..6, b: 0..6) = abs(share(a) - share(b))
+move add(k: 1..2) when pot[mover] + k <= 6:
+    let before = share(pot[mover])
+    pot[mover] += k
+    let after = share(pot[mover])
+    after -= before
+    if after > 1/2 and pot[opponent(mover)] > 0:
+        pot[opponent(mover)] -= 1
+terminal when (sum p in player: pot[p] / 4) >= 2 or (max p in player: share(pot[p])) == 2
+utility p: min(share(pot[p]) - share(pot[opponent(p)]), 1) - spread(pot[A], pot[B]) / 7
+"""
+"""Fractions kept in `let` locals (assigned, `-=`), returned by defs, summed and maximised by aggregates, and
+through abs and min: exact in C as in Python's Fraction."""
+
+
+def test_fractions_kept_in_locals_defs_and_aggregates_in_c() -> None:
+    python = gdl.load_source(SHARES, "shares.gdl")
+    native, reason = c_backend_or_reason(python)
+    assert native is not None, reason
+    result = agree(python, native, playouts=2000, seed=2, oracle=_interpreter(python), oracle_playouts=50)
+    assert result.agree and result.playouts == 2000, (result.disagreement, result.moves)
+    assert solve(native).value == solve(python).value

@@ -110,7 +110,13 @@ class _Function:
     locals: dict[int, str] = field(default_factory=dict)
 
     def local(self, var: ir.Var) -> str:
-        return self.locals.setdefault(var.id, f"L{int(var.id)}")
+        """The C name of a local: ``L<id>`` (int64_t), or ``Q<id>`` (gdl_q) for a fraction."""
+        return self.locals.setdefault(var.id, f"{'Q' if var.type.kind == 'real' else 'L'}{int(var.id)}")
+
+
+def _c_type(type_: Any) -> str:
+    """The C type of a value of a rule-file type: a fraction is a ``gdl_q``, everything else an int64_t."""
+    return "gdl_q" if type_.kind == "real" else "int64_t"
 
 
 def _terms(condition: ir.Expr) -> tuple[ir.Expr, ...]:
@@ -154,7 +160,8 @@ class ExpressionEmitter:
         """A function whose locals were collected while ``body`` was emitted (then reset)."""
         names = sorted(set(self.fn.locals.values()))
         self.fn = _Function()
-        decl = [f"  int64_t {n} = 0;" for n in names] + [f"  (void){n};" for n in names]
+        decl = [f"  gdl_q {n} = {{0, 1}};" if n.startswith("Q") else f"  int64_t {n} = 0;" for n in names]
+        decl += [f"  (void){n};" for n in names]
         return "\n".join([f"{signature} {{", *prologue, *decl, *body, "}"])
 
     # ------------------------------------------------------------------ expressions
@@ -181,8 +188,8 @@ class ExpressionEmitter:
     def q(self, node: ir.Expr | None) -> str:
         """A number as an exact fraction (``gdl_q``, C helpers GDL_Q*): what ``/`` makes, as Python's Fraction.
 
-        Fractions are computed where the rules compare them or hand them out (utility, heuristic); a whole
-        number inside is converted. A fraction kept in a local, a def's result or an aggregate is not yet."""
+        Fractions are computed where the rules compare them, keep them (a local, a def's result) or hand them
+        out (utility, heuristic); a whole number inside is converted."""
         if node is None:
             raise Unsupported("a missing expression")
         line, col = _pos(getattr(node, "span", None))
@@ -199,7 +206,57 @@ class ExpressionEmitter:
             return f"(({self.ex(node.test)}) ? ({self.q(node.then)}) : ({self.q(node.orelse)}))"
         if isinstance(node, ir.Check) and node.kind in ("number", "float"):
             return self.q(node.value)
+        if isinstance(node, ir.Local) and node.var is not None:
+            return self.fn.local(node.var)
+        if isinstance(node, ir.Call) and node.name in self.def_index:
+            return f"({{ gdl_q _d = D{self.def_index[node.name]}(s, me, {self.call_args(node)}e); " \
+                   "if (e->code) goto fail; _d; })"
+        if isinstance(node, ir.Evaluate):
+            first = " ".join(f"(void)({self.ex(e)});" for e in node.first)
+            return f"({{ {first} {self.q(node.value)}; }})"
+        if isinstance(node, ir.Aggregate) and node.kind in ("sum", "min", "max"):
+            return self.q_aggregate(node)
+        if isinstance(node, ir.Builtin) and node.name in ("abs", "min", "max") and node.args:
+            return self.q_builtin(node)
         raise Unsupported(f"a fraction computed by {type(node).__name__}")
+
+    def q_aggregate(self, node: ir.Aggregate) -> str:
+        """``sum``, ``min`` or ``max`` of fractions (the first of equal ones; no value: a rule error)."""
+        assert node.var is not None and node.domain is not None and node.body is not None
+        line, col = _pos(node.span)
+        var = self.fn.local(node.var)
+        test = f"({self.ex(node.filter)})" if node.filter is not None else "1"
+        body = self.q(node.body)
+        if node.domain.is_const and not _values(node.domain):
+            if node.kind == "sum":
+                return "((gdl_q){0, 1})"
+            return f"({{ gdl_fail(e, GDL_E_RULE, {line}, {col}, 0); goto fail; (gdl_q){{0, 1}}; }})"
+        head, tail = self.iterate(node.domain, var)
+        if node.kind == "sum":
+            return (f"({{ gdl_q _r = {{0, 1}}; {head} if (!{test}) continue; "
+                    f"_r = GDL_QADD(_r, {body}, {line}, {col}); {tail} _r; }})")
+        better = "<" if node.kind == "min" else ">"
+        return (f"({{ gdl_q _r = {{0, 1}}; int _n = 0; {head} if (!{test}) continue; "
+                f"{{ gdl_q _b = {body}; if (!_n++ || gdl_q_cmp(_b, _r) {better} 0) _r = _b; }} {tail} "
+                f"if (!_n) {{ gdl_fail(e, GDL_E_RULE, {line}, {col}, 0); goto fail; }} _r; }})")
+
+    def q_builtin(self, node: ir.Builtin) -> str:
+        """``abs``, ``min`` and ``max`` of fractions (the first of equal ones, as Python's)."""
+        args = [self.q(a) for a in node.args]
+        if node.name == "abs" and len(args) == 1:
+            # (names of their own: GDL_QNEG(_x) would declare an _x initialised from itself)
+            return f"({{ gdl_q _qa = {args[0]}; _qa.n < 0 ? GDL_QNEG(_qa) : _qa; }})"
+        if node.name in ("min", "max") and len(args) >= 2:
+            op = "<" if node.name == "min" else ">"
+            steps = " ".join(f"{{ gdl_q _qc = {a}; if (!(gdl_q_cmp(_qm, _qc) {op}= 0)) _qm = _qc; }}" for a in args[1:])
+            return f"({{ gdl_q _qm = {args[0]}; {steps} _qm; }})"
+        raise Unsupported(f"the built-in {node.name!r} of fractions")
+
+    def call_args(self, node: ir.Call) -> str:
+        """A def call's arguments, each followed by a comma: fractions for its fraction parameters."""
+        d = self.p.defs[self.def_index[node.name]]
+        return "".join(f"{self.q(a) if v.type.kind == 'real' else self.ex(a)}, "
+                       for v, a in zip(d.params, node.args, strict=True))
 
     def number(self, node: ir.Expr) -> str:
         """A utility or heuristic value as a C double (a fraction rounded as Python's ``float()`` rounds it)."""
@@ -469,8 +526,7 @@ class ExpressionEmitter:
             raise Unsupported("a list returned by a def, used as a value")
         if index is None:
             raise Unsupported(f"a call of the unknown def #{len(self.def_index)}")
-        args = "".join(f"{self.ex(a)}, " for a in node.args)
-        return f"({{ int64_t _d = D{index}(s, me, {args}e); if (e->code) goto fail; _d; }})"
+        return f"({{ int64_t _d = D{index}(s, me, {self.call_args(node)}e); if (e->code) goto fail; _d; }})"
 
     def defs(self) -> tuple[list[str], list[str]]:
         """One C function per def that stayed a function: prototypes first (defs call defs), then bodies.
@@ -479,13 +535,15 @@ class ExpressionEmitter:
         for i, d in enumerate(self.p.defs):
             if d.body.type.kind == "seq":
                 continue  # (a list: inlined where it is iterated, see `sequence`)
-            params = "".join(f"int64_t A{k}, " for k in range(len(d.params)))
-            signature = f"static int64_t D{i}(const g_cell *s, int64_t me, {params}gdl_error *e)"
+            real = d.body.type.kind == "real"
+            params = "".join(f"{_c_type(v.type)} A{k}, " for k, v in enumerate(d.params))
+            signature = f"static {_c_type(d.body.type)} D{i}(const g_cell *s, int64_t me, {params}gdl_error *e)"
             protos.append(signature + ";")
             self.fn = _Function()
             binds = [f"  {self.fn.local(v)} = A{k};" for k, v in enumerate(d.params)]
-            value = self.ex(d.body)
-            body = ["  (void)me;", *binds, f"  return {value};", "fail:", "  return 0;"]
+            value = self.q(d.body) if real else self.ex(d.body)
+            failed = "(gdl_q){0, 1}" if real else "0"
+            body = ["  (void)me;", *binds, f"  return {value};", "fail:", f"  return {failed};"]
             bodies.append(self.function(signature, body))
         return protos, bodies
 
@@ -599,6 +657,14 @@ class ExpressionEmitter:
 
     def st_AssignLocal(self, stmt: ir.AssignLocal, indent: str) -> list[str]:
         name = self.fn.local(stmt.var)
+        if stmt.var.type.kind == "real":
+            line, col = _pos(stmt.span)
+            if stmt.op == "=":
+                return [f"{indent}{name} = {self.q(stmt.value)};"]
+            op = _Q_OPS.get(stmt.op.rstrip("="))
+            if op is None:
+                raise Unsupported(f"the assignment {stmt.op!r} of a fraction")
+            return [f"{indent}{name} = {op}({name}, {self.q(stmt.value)}, {line}, {col});"]
         value = self.ex(stmt.value)
         if stmt.op == "=":
             return [f"{indent}{name} = {value};"]
@@ -610,6 +676,8 @@ class ExpressionEmitter:
         return [f"{indent}{name} = {op}({name}, {value}, {line}, {col});"]
 
     def st_Let(self, stmt: ir.Let, indent: str) -> list[str]:
+        if stmt.var.type.kind == "real":
+            return [f"{indent}{self.fn.local(stmt.var)} = {self.q(stmt.value)};"]
         return [f"{indent}{self.fn.local(stmt.var)} = {self.ex(stmt.value)};"]
 
     def st_SetTurn(self, stmt: ir.SetTurn, indent: str) -> list[str]:

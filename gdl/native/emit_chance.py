@@ -12,7 +12,6 @@ whose outcomes or probabilities are known only at run time are not translated ye
 from __future__ import annotations
 
 from collections.abc import Iterator
-
 from typing import Any
 
 from gdl.compiler import ir
@@ -48,6 +47,8 @@ class ChanceEmitter(ExpressionEmitter):
             lo, hi = 0, 0
             for point in self.p.chance:
                 if i < len(point.saved):
+                    if point.saved[i].type.kind == "real":
+                        raise Unsupported("a fraction kept across a chance point")
                     bounds = point.saved[i].bounds or self.assigned_bounds().get(point.saved[i].id)
                     if bounds is None:
                         raise Unsupported("a local kept across a chance point without known bounds")
