@@ -208,8 +208,8 @@ def test_the_docs_games_and_the_interpreter_corpus_agree() -> None:
         translated += 1
         result = agree(python, native, playouts=50, seed=3, oracle=_interpreter(python), oracle_playouts=10)
         assert result.agree, (name, result.disagreement, result.moves)
-    assert translated >= 49  # (49 of the 55 that load: the rest use `select`, a fraction kept in a local, an
-    # Evaluate statement, simultaneous moves, or locals kept across a chance point without known bounds)
+    assert translated >= 53  # (53 of the 55 that load: the others use `select` as a list value, or simultaneous
+    # moves)
 
 
 class _Reordered:
@@ -438,5 +438,17 @@ def test_fractions_kept_in_locals_defs_and_aggregates_in_c() -> None:
     native, reason = c_backend_or_reason(python)
     assert native is not None, reason
     result = agree(python, native, playouts=2000, seed=2, oracle=_interpreter(python), oracle_playouts=50)
+    assert result.agree and result.playouts == 2000, (result.disagreement, result.moves)
+    assert solve(native).value == solve(python).value
+
+
+@pytest.mark.parametrize("case", ["fractions", "let_kept_across_chance"])
+def test_fraction_weights_and_unbounded_kept_locals_in_c(case: str) -> None:
+    """Chance weights that are fractions (exact, each probability float(w / total)); a `let` grown in a loop and
+    kept across two chance points (its cell: 32 bits)."""
+    python = gdl.load(str(ROOT / "tests" / "interp_cases" / f"{case}.gdl"))
+    native, reason = c_backend_or_reason(python)
+    assert native is not None, reason
+    result = agree(python, native, playouts=2000, seed=4, oracle=_interpreter(python), oracle_playouts=50)
     assert result.agree and result.playouts == 2000, (result.disagreement, result.moves)
     assert solve(native).value == solve(python).value

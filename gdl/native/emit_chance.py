@@ -27,6 +27,9 @@ from gdl.native.emit_c_expr import (
 )
 
 NONE_TURN = -1
+UNKNOWN_BOUNDS = (-(2**31), 2**31 - 1)
+"""The cell of a local kept across a chance point whose values the compiler cannot bound: 32 bits (a value
+beyond is a rule error in C, where Python would go on: as for whole numbers beyond 64 bits)."""
 """A chance state's "turn set so far" when the move has set none (Python's ``None``)."""
 
 
@@ -49,9 +52,7 @@ class ChanceEmitter(ExpressionEmitter):
                 if i < len(point.saved):
                     if point.saved[i].type.kind == "real":
                         raise Unsupported("a fraction kept across a chance point")
-                    bounds = point.saved[i].bounds or self.assigned_bounds().get(point.saved[i].id)
-                    if bounds is None:
-                        raise Unsupported("a local kept across a chance point without known bounds")
+                    bounds = point.saved[i].bounds or self.assigned_bounds().get(point.saved[i].id) or UNKNOWN_BOUNDS
                     lo, hi = min(lo, _int(bounds[0])), max(hi, _int(bounds[1]))
             ranges[base + 3 + i] = (lo, hi)
 
@@ -123,12 +124,14 @@ class ChanceEmitter(ExpressionEmitter):
                 raise Unsupported("a chance weight that reads a local of the move")
         base = self.layout.extra_base
         line, col = _pos(point.span)
+        array = self.static_array(values)
+        n = len(values)
+        if point.weight.type.kind == "real":
+            return self.fraction_weights(point, first, array, n)
         outer, self.fn = self.fn, self.chance_fn
         var = self.fn.local(point.var)
         weight = self.ex(point.weight)
         self.chance_fn, self.fn = self.fn, outer
-        array = self.static_array(values)
-        n = len(values)
         return [
             "    {",
             f"      g_cell _t[G_STATE_LEN]; memcpy(_t, s, sizeof _t); _t[G_TURN] = _t[{base + 1}];",
@@ -142,6 +145,32 @@ class ChanceEmitter(ExpressionEmitter):
             f"      if (_total <= 0) {{ gdl_fail(e, GDL_E_RULE, {line}, {col}, _total); goto fail; }}",
             f"      for (int _i = 0; _i < {n}; _i++) if (_wt[_i]) {{ o[_n] = {first} + _i; "
             "p[_n] = (double)_wt[_i] / (double)_total; _n++; }",
+            "      return _n;",
+            "    }",
+        ]
+
+    def fraction_weights(self, point: ir.ChancePoint, first: int, array: str, n: int) -> list[str]:
+        """Weights that are fractions: exact, as Python's Fractions; each probability ``float(w / total)``."""
+        assert point.weight is not None and point.var is not None
+        base = self.layout.extra_base
+        line, col = _pos(point.span)
+        outer, self.fn = self.fn, self.chance_fn
+        var = self.fn.local(point.var)
+        weight = self.q(point.weight)
+        self.chance_fn, self.fn = self.fn, outer
+        return [
+            "    {",
+            f"      g_cell _t[G_STATE_LEN]; memcpy(_t, s, sizeof _t); _t[G_TURN] = _t[{base + 1}];",
+            f"      const g_cell *s = _t; int64_t me = s[{base + 1}]; (void)me;",
+            f"      gdl_q _wt[{n}], _total = {{0, 1}}; int _n = 0;",
+            f"      for (int _i = 0; _i < {n}; _i++) {{",
+            f"        {var} = {array}[_i]; _wt[_i] = {weight};",
+            f"        if (_wt[_i].n < 0) {{ gdl_fail(e, GDL_E_RULE, {line}, {col}, 0); goto fail; }}",
+            f"        _total = GDL_QADD(_total, _wt[_i], {line}, {col});",
+            "      }",
+            f"      if (_total.n <= 0) {{ gdl_fail(e, GDL_E_RULE, {line}, {col}, 0); goto fail; }}",
+            f"      for (int _i = 0; _i < {n}; _i++) if (_wt[_i].n) {{ o[_n] = {first} + _i; "
+            f"p[_n] = GDL_QDBL(GDL_QDIV(_wt[_i], _total, {line}, {col}), {line}, {col}); _n++; }}",
             "      return _n;",
             "    }",
         ]
