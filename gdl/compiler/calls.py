@@ -124,7 +124,7 @@ class CallPass(CompilerBase):
             return None  # code that never runs is only type-checked: keep it small
         # The same def with the same arguments inlines to the same code: a def calling another twice
         # would otherwise compile 2^n bodies. Past INLINE_BUDGET, calls stay calls.
-        key = (info.decl.name, min(self.loop_weight, POLL_WEIGHT + 1), *(a.src for a in args))
+        key = (info.decl.name, min(self.loop_weight, POLL_WEIGHT + 1), *(_memo_key(a) for a in args))
         if key in self.inline_memo:
             return self.inline_memo[key]
         if self.inlined >= INLINE_BUDGET:  # (`inline_body` counts the inlinings)
@@ -204,3 +204,14 @@ class CallPass(CompilerBase):
             raise self.fail("bad-type", f"the parameter {_q(p.name)} needs a type or a set", p.type.span)
         elem = dom.type.elem or T.INT
         return elem.with_optional(p.type.optional) if elem.is_entity else elem
+
+
+def _memo_key(arg: Code) -> tuple[str, object]:
+    """What an inlined argument is, for the inline memo: its value, the local it names (two locals of
+    different scopes may share a generated name: `p` of a def and `p` of `heuristic p:`), or its code."""
+    if arg.is_const:
+        return ("const", arg.src)
+    value = node(arg)
+    if isinstance(value, ir.Local) and value.var is not None:
+        return ("local", value.var.id)
+    return ("code", arg.src)

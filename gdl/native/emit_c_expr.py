@@ -7,19 +7,25 @@ See :mod:`gdl.native.emit_c` for what is emitted and the safety argument.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from fractions import Fraction
+from dataclasses import dataclass
 from typing import Any
 
 from gdl.compiler import ir
-
-LIMIT = 1 << 62
-"""Integer constants must lie strictly inside +-LIMIT (then no sum of two overflows int64 unchecked)."""
-NO_TURN = -100
-"""``nt`` before a move sets the turn (the next player then moves)."""
-
-class Unsupported(Exception):
-    """A construct the C emitter does not translate yet (the message names it)."""
+from gdl.native.emit_c_fraction import FractionEmitter
+from gdl.native.emit_c_values import (  # noqa: F401 (re-exported: the emitter's other modules import them here)
+    _Q_OPS,
+    LIMIT,
+    NO_TURN,
+    Unsupported,
+    _c_type,
+    _Function,
+    _int,
+    _pos,
+    _real,
+    _table_dims,
+    _values,
+    _whole,
+)
 
 
 @dataclass(frozen=True)
@@ -57,68 +63,6 @@ class Emitted:
     ranges: list[tuple[int, int]]
 
 
-def _int(value: Any) -> int:
-    if isinstance(value, bool):
-        return int(value)
-    if isinstance(value, Fraction):
-        if value.denominator != 1:
-            raise Unsupported("fractions")
-        value = value.numerator
-    if not isinstance(value, int):
-        raise Unsupported(f"a constant of type {type(value).__name__}")
-    if not -LIMIT < value < LIMIT:
-        raise Unsupported("an integer constant beyond 62 bits")
-    return value
-
-
-def _values(domain: ir.Expr | None) -> list[int]:
-    """The values of a constant domain (a range or a sequence of integers)."""
-    if domain is None or not domain.is_const:
-        raise Unsupported("a domain computed at run time")
-    value = domain.const
-    if isinstance(value, range | tuple | list | frozenset | set):
-        return [_int(v) for v in value]
-    raise Unsupported("a domain that is not a sequence")
-
-
-_Q_OPS = {"+": "GDL_QADD", "-": "GDL_QSUB", "*": "GDL_QMUL", "/": "GDL_QDIV"}
-"""The arithmetic of fractions (gdl/native/c_runtime.py)."""
-
-
-def _whole(value: Any) -> bool:
-    """A constant that is a whole number (an int, or a Fraction with denominator 1)."""
-    return not isinstance(value, Fraction) or value.denominator == 1
-
-
-def _real(value: float) -> str:
-    text = repr(float(value))
-    if text in ("inf", "-inf", "nan"):
-        raise Unsupported("an infinite utility")
-    return f"({text})"
-
-
-def _pos(span: Any) -> tuple[int, int]:
-    if span is None:
-        return (0, 0)
-    return (int(span.line), int(span.column or 0))
-
-
-@dataclass
-class _Function:
-    """The locals one generated function declares."""
-
-    locals: dict[int, str] = field(default_factory=dict)
-
-    def local(self, var: ir.Var) -> str:
-        """The C name of a local: ``L<id>`` (int64_t), or ``Q<id>`` (gdl_q) for a fraction."""
-        return self.locals.setdefault(var.id, f"{'Q' if var.type.kind == 'real' else 'L'}{int(var.id)}")
-
-
-def _c_type(type_: Any) -> str:
-    """The C type of a value of a rule-file type: a fraction is a ``gdl_q``, everything else an int64_t."""
-    return "gdl_q" if type_.kind == "real" else "int64_t"
-
-
 def _terms(condition: ir.Expr) -> tuple[ir.Expr, ...]:
     return condition.disjuncts() if isinstance(condition, ir.BoolOp) else (condition,)
 
@@ -138,7 +82,7 @@ def _unsupported(what: str) -> str:
     raise Unsupported(what)
 
 
-class ExpressionEmitter:
+class ExpressionEmitter(FractionEmitter):
     """Expressions (``ex_*``: a C expression each) and statements (``st_*``: C lines) of one program."""
 
     p: ir.Program
@@ -182,88 +126,6 @@ class ExpressionEmitter:
         if method is None:
             raise Unsupported(f"the expression {type(node).__name__}")
         return str(method(node))
-
-    # ------------------------------------------------------------------ fractions
-
-    def q(self, node: ir.Expr | None) -> str:
-        """A number as an exact fraction (``gdl_q``, C helpers GDL_Q*): what ``/`` makes, as Python's Fraction.
-
-        Fractions are computed where the rules compare them, keep them (a local, a def's result) or hand them
-        out (utility, heuristic); a whole number inside is converted."""
-        if node is None:
-            raise Unsupported("a missing expression")
-        line, col = _pos(getattr(node, "span", None))
-        if node.is_const and not isinstance(node, ir.Check):
-            value = Fraction(node.const)
-            return f"((gdl_q){{{_int(value.numerator)}LL, {_int(value.denominator)}LL}})"
-        if node.type.kind != "real":
-            return f"GDL_QINT({self.ex(node)}, {line}, {col})"
-        if isinstance(node, ir.Binary) and node.op in _Q_OPS:
-            return f"{_Q_OPS[node.op]}({self.q(node.left)}, {self.q(node.right)}, {line}, {col})"
-        if isinstance(node, ir.Unary) and node.op == "-":
-            return f"GDL_QNEG({self.q(node.operand)})"
-        if isinstance(node, ir.IfExpr):
-            return f"(({self.ex(node.test)}) ? ({self.q(node.then)}) : ({self.q(node.orelse)}))"
-        if isinstance(node, ir.Check) and node.kind in ("number", "float"):
-            return self.q(node.value)
-        if isinstance(node, ir.Local) and node.var is not None:
-            return self.fn.local(node.var)
-        if isinstance(node, ir.Call) and node.name in self.def_index:
-            return f"({{ gdl_q _d = D{self.def_index[node.name]}(s, me, {self.call_args(node)}e); " \
-                   "if (e->code) goto fail; _d; })"
-        if isinstance(node, ir.Evaluate):
-            first = " ".join(f"(void)({self.ex(e)});" for e in node.first)
-            return f"({{ {first} {self.q(node.value)}; }})"
-        if isinstance(node, ir.Aggregate) and node.kind in ("sum", "min", "max"):
-            return self.q_aggregate(node)
-        if isinstance(node, ir.Builtin) and node.name in ("abs", "min", "max") and node.args:
-            return self.q_builtin(node)
-        raise Unsupported(f"a fraction computed by {type(node).__name__}")
-
-    def q_aggregate(self, node: ir.Aggregate) -> str:
-        """``sum``, ``min`` or ``max`` of fractions (the first of equal ones; no value: a rule error)."""
-        assert node.var is not None and node.domain is not None and node.body is not None
-        line, col = _pos(node.span)
-        var = self.fn.local(node.var)
-        test = f"({self.ex(node.filter)})" if node.filter is not None else "1"
-        body = self.q(node.body)
-        if node.domain.is_const and not _values(node.domain):
-            if node.kind == "sum":
-                return "((gdl_q){0, 1})"
-            return f"({{ gdl_fail(e, GDL_E_RULE, {line}, {col}, 0); goto fail; (gdl_q){{0, 1}}; }})"
-        head, tail = self.iterate(node.domain, var)
-        if node.kind == "sum":
-            return (f"({{ gdl_q _r = {{0, 1}}; {head} if (!{test}) continue; "
-                    f"_r = GDL_QADD(_r, {body}, {line}, {col}); {tail} _r; }})")
-        better = "<" if node.kind == "min" else ">"
-        return (f"({{ gdl_q _r = {{0, 1}}; int _n = 0; {head} if (!{test}) continue; "
-                f"{{ gdl_q _b = {body}; if (!_n++ || gdl_q_cmp(_b, _r) {better} 0) _r = _b; }} {tail} "
-                f"if (!_n) {{ gdl_fail(e, GDL_E_RULE, {line}, {col}, 0); goto fail; }} _r; }})")
-
-    def q_builtin(self, node: ir.Builtin) -> str:
-        """``abs``, ``min`` and ``max`` of fractions (the first of equal ones, as Python's)."""
-        args = [self.q(a) for a in node.args]
-        if node.name == "abs" and len(args) == 1:
-            # (names of their own: GDL_QNEG(_x) would declare an _x initialised from itself)
-            return f"({{ gdl_q _qa = {args[0]}; _qa.n < 0 ? GDL_QNEG(_qa) : _qa; }})"
-        if node.name in ("min", "max") and len(args) >= 2:
-            op = "<" if node.name == "min" else ">"
-            steps = " ".join(f"{{ gdl_q _qc = {a}; if (!(gdl_q_cmp(_qm, _qc) {op}= 0)) _qm = _qc; }}" for a in args[1:])
-            return f"({{ gdl_q _qm = {args[0]}; {steps} _qm; }})"
-        raise Unsupported(f"the built-in {node.name!r} of fractions")
-
-    def call_args(self, node: ir.Call) -> str:
-        """A def call's arguments, each followed by a comma: fractions for its fraction parameters."""
-        d = self.p.defs[self.def_index[node.name]]
-        return "".join(f"{self.q(a) if v.type.kind == 'real' else self.ex(a)}, "
-                       for v, a in zip(d.params, node.args, strict=True))
-
-    def number(self, node: ir.Expr) -> str:
-        """A utility or heuristic value as a C double (a fraction rounded as Python's ``float()`` rounds it)."""
-        if node.type.kind != "real":
-            return f"(double)({self.ex(node)})"
-        line, col = _pos(getattr(node, "span", None))
-        return f"GDL_QDBL({self.q(node)}, {line}, {col})"
 
     def ex_Local(self, node: ir.Local) -> str:
         assert node.var is not None
@@ -340,8 +202,9 @@ class ExpressionEmitter:
         return "((int64_t)(" + " && ".join(parts) + "))"
 
     def membership(self, value: str, seq: ir.Expr) -> str:
-        if not seq.is_const:
-            raise Unsupported("`in` a sequence computed at run time")
+        if not seq.is_const:  # (the value first, then the list: Python's order)
+            return (f"({{ int64_t _m = {value}; const int64_t *_sq = K_EMPTY; int64_t _sn = 0; {self.sequence(seq)} "
+                    "int64_t _f = 0; for (int64_t _k = 0; _k < _sn; _k++) if (_sq[_k] == _m) { _f = 1; break; } _f; })")
         const = seq.const
         if isinstance(const, range) and const.step == 1:
             return f"({{ int64_t _m = {value}; _m >= {_int(const.start)} && _m < {_int(const.stop)}; }})"
@@ -441,16 +304,21 @@ class ExpressionEmitter:
         return (f"{{ const int64_t *_sq = K_EMPTY; int64_t _sn = 0; {choose} "
                 f"for (int64_t _k = 0; _k < _sn; _k++) {{ {var} = _sq[_k];", "} }")
 
-    def sequence(self, domain: ir.Expr) -> str:
+    def sequence(self, domain: ir.Expr, top: bool = True) -> str:
         """C statements that point ``_sq``/``_sn`` at the values of ``domain``, a list chosen at run time
         among constant lists: a conditional, a call of a def whose body is one (inlined: its parameters
-        bound in the caller), or a table entry."""
+        bound in the caller), or a table entry; or a ``select`` (``top``: not inside a conditional), whose
+        values are gathered into an array of the block that iterates them."""
         if domain.is_const:
             values = _values(domain)
             return f"_sq = {self.static_array(values) if values else 'K_EMPTY'}; _sn = {len(values)};"
         if isinstance(domain, ir.IfExpr) and domain.then is not None and domain.orelse is not None:
-            return (f"if ({self.ex(domain.test)}) {{ {self.sequence(domain.then)} }} "
-                    f"else {{ {self.sequence(domain.orelse)} }}")
+            return (f"if ({self.ex(domain.test)}) {{ {self.sequence(domain.then, False)} }} "
+                    f"else {{ {self.sequence(domain.orelse, False)} }}")
+        if isinstance(domain, ir.Aggregate) and domain.kind == "select":
+            if not top:
+                raise Unsupported("`select` inside a conditional list")
+            return self.selected(domain)
         if isinstance(domain, ir.Call):
             d = self.p.defs[self.def_index[domain.name]] if domain.name in self.def_index else None
             if d is None or d.calls_defs:
@@ -463,6 +331,37 @@ class ExpressionEmitter:
                     f"_sn = {offsets}[_j + 1] - {offsets}[_j]; }}")
         raise Unsupported("a domain computed at run time")
 
+    def selected(self, node: ir.Aggregate) -> str:
+        """``select x in D: cond``: the values of D (in order) that pass, gathered into an array as long as D's
+        every possible value, then ``_sq``/``_sn`` pointed at it."""
+        assert node.var is not None and node.domain is not None
+        self.buffers = getattr(self, "buffers", 0) + 1
+        buffer = f"_sb{self.buffers}"
+        most = max(1, self.longest(node.domain))
+        var = self.fn.local(node.var)
+        test = f"({self.ex(node.filter)})" if node.filter is not None else "1"
+        body = f"({self.ex(node.body)})" if node.body is not None else "1"
+        head, tail = self.iterate(node.domain, var)
+        full = f"{{ gdl_fail(e, GDL_E_CAPACITY, 0, 0, {most}); goto fail; }}"  # (cannot happen: `most` bounds it)
+        return (f"int64_t {buffer}[{most}]; int64_t {buffer}n = 0; {head} if ({test} && {body}) {{ "
+                f"if ({buffer}n >= {most}) {full} {buffer}[{buffer}n++] = {var}; }} {tail} "
+                f"_sq = {buffer}; _sn = {buffer}n;")
+
+    def longest(self, domain: ir.Expr) -> int:
+        """The most values (repeats counted) a list that :meth:`sequence` can make from ``domain`` holds."""
+        if domain.is_const:
+            return len(_values(domain))
+        if isinstance(domain, ir.IfExpr) and domain.then is not None and domain.orelse is not None:
+            return max(self.longest(domain.then), self.longest(domain.orelse))
+        if isinstance(domain, ir.Call) and domain.name in self.def_index:
+            return self.longest(self.p.defs[self.def_index[domain.name]].body)
+        if isinstance(domain, ir.Aggregate) and domain.kind == "select" and domain.domain is not None:
+            return self.longest(domain.domain)
+        if isinstance(domain, ir.Table):
+            entries = _flatten(domain.table, len(domain.args), _table_dims(domain))
+            return max((len(entry) for entry in entries if isinstance(entry, tuple | list | range)), default=0)
+        raise Unsupported("`select` over a list computed at run time")
+
     def universe(self, domain: ir.Expr) -> list[int]:
         """Every value ``domain`` may hold, in first-seen order (what a move parameter's codes range over)."""
         if domain.is_const:
@@ -471,18 +370,14 @@ class ExpressionEmitter:
             return list(dict.fromkeys(self.universe(domain.then) + self.universe(domain.orelse)))
         if isinstance(domain, ir.Call) and domain.name in self.def_index:
             return self.universe(self.p.defs[self.def_index[domain.name]].body)
+        if isinstance(domain, ir.Aggregate) and domain.kind == "select" and domain.domain is not None:
+            return self.universe(domain.domain)
         raise Unsupported("a move parameter ranging over a list computed at run time")
 
     def jagged(self, node: ir.Table) -> tuple[str, str, str]:
         """A table whose entries are lists, as one array of items and one of offsets; and the C index
         of the entry ``node`` looks up (checked)."""
-        dims: list[int] = []
-        level: Any = node.table
-        for _ in node.args:
-            if not isinstance(level, tuple | list) or not level:
-                raise Unsupported("a table that is not rectangular")
-            dims.append(len(level))
-            level = level[0]
+        dims = _table_dims(node)
         # The same board table is looked up in many places (othello's rays: 208 times): its arrays once.
         known = self.jagged_arrays.get(id(node.table))
         if known is not None and known[0] is node.table:
@@ -592,6 +487,9 @@ class ExpressionEmitter:
     def ex_Builtin(self, node: ir.Builtin) -> str:
         if node.name == "connected":
             return self.connected(node)
+        if node.name == "len" and len(node.args) == 1 and not node.args[0].is_const:
+            choose = self.sequence(node.args[0])
+            return f"({{ const int64_t *_sq = K_EMPTY; int64_t _sn = 0; {choose} (void)_sq; _sn; }})"
         args = [self.ex(a) for a in node.args]
         if node.name == "abs" and len(args) == 1:
             return f"({{ int64_t _x = {args[0]}; _x < 0 ? -_x : _x; }})"
