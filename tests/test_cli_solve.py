@@ -130,3 +130,18 @@ def test_agent_specs():
     for bad in ("", "perfect:table", "mcts:depth=3", "alphabeta:time=-1"):
         with pytest.raises(EngineError):
             make_agent(bad, game)
+
+
+@pytest.mark.parametrize("backend", ["python", "c"])
+def test_solve_value_only(capsys, backend):
+    """`--value-only`: the value and one best move, nothing else computed (no other move's value, no distance)."""
+    code, out, _ = run(capsys, "solve", "tictactoe", "--moves", "place(a1),place(b1)", "--value-only", "--json",
+                       "--backend", backend)
+    assert code == 0
+    report = json.loads(out)
+    full = json.loads(run(capsys, "solve", "tictactoe", "--moves", "place(a1),place(b1)", "--json",
+                          "--backend", backend)[1])
+    assert report["value"] == full["value"] == {"X": 1, "O": -1}
+    assert len(report["best_moves"]) == 1 and report["best_moves"][0] in full["best_moves"]
+    assert report["move_values"] == {} and report["plies_to_end"] is None and full["plies_to_end"] is not None
+    assert report["stats"]["nodes"] < full["stats"]["nodes"]

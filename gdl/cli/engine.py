@@ -42,11 +42,13 @@ own deadline, so that a search stopped on time still has a moment for its fallba
 
 
 def search(game: CompiledGame, state: Any, algorithm: str = "auto", limits: Limits | None = None,
-           progress: Progress | None = None, plies: bool = True, move_values: bool = False) -> SearchResult:
+           progress: Progress | None = None, plies: bool = True, move_values: bool = False,
+           all_best: bool = True) -> SearchResult:
     """One search from ``state`` within ``limits``, a single rule evaluation included (see
     :func:`gdl.runtime.rule_budget`): one that outlasts them stops the search like its own budget would.
     ``plies=False``: an exact solve skips the distance to the end; ``move_values``: an exact alpha-beta
-    solve values every root move in the same search (``Solution.move_values``).
+    solve values every root move in the same search (``Solution.move_values``); ``all_best=False``: an exact
+    solve settles for one optimal root move.
     """
     from gdl.runtime import rule_budget
 
@@ -55,7 +57,7 @@ def search(game: CompiledGame, state: Any, algorithm: str = "auto", limits: Limi
     started = time.perf_counter()
     try:
         with rule_budget(seconds, limits.nodes):
-            return _search(game, state, algorithm, limits, progress, plies, move_values)
+            return _search(game, state, algorithm, limits, progress, plies, move_values, all_best)
     except SearchStopped as stop:  # a rule evaluation outlasted the budget where the search could not catch it
         zeros = (0.0,) * len(game.players)
         stats = SearchStats(seconds=time.perf_counter() - started)
@@ -64,7 +66,8 @@ def search(game: CompiledGame, state: Any, algorithm: str = "auto", limits: Limi
 
 
 def _search(game: CompiledGame, state: Any, algorithm: str = "auto", limits: Limits | None = None,
-            progress: Progress | None = None, plies: bool = True, move_values: bool = False) -> SearchResult:
+            progress: Progress | None = None, plies: bool = True, move_values: bool = False,
+            all_best: bool = True) -> SearchResult:
     """One search from ``state``: exact without depth/time limits, heuristic with them.
 
     With ``algorithm="auto"`` and no depth or time limit, the exact solver
@@ -95,7 +98,7 @@ def _search(game: CompiledGame, state: Any, algorithm: str = "auto", limits: Lim
         if algorithm == "exact" or (algorithm in EXACT_METHODS and as_method):
             method = "auto" if algorithm == "exact" else algorithm
             return exact.solve(game, state, limits, method=method, progress=progress, plies=plies,
-                               move_values=move_values)
+                               move_values=move_values, all_best=all_best)
         if algorithm == "alphabeta":
             paranoid = not auto.is_two_player_zero_sum(game)
             return alphabeta.alphabeta(game, state, limits, paranoid=paranoid, progress=progress)

@@ -77,6 +77,8 @@ def add_solve_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-symmetry", action="store_true", help="ignore the rule file's `symmetry` line "
                    "(every mirror image is solved on its own; for comparison)")
     p.add_argument("--json", action="store_true", help="print exactly one JSON object")
+    p.add_argument("--value-only", action="store_true",
+                   help="the value and one best move only: no other move's value, no distance to the end (quicker)")
 
 
 BYTES_PER_ENTRY = 400
@@ -129,7 +131,12 @@ def cmd_solve(args: argparse.Namespace) -> int:
         return solve_simultaneous_game(args, out, game, state, played, limits)
     try:
         with rule_errors(game, state, played), SearchDisplay(out, f"solving {game_label(game)}") as display:
-            solution = engine.solve_with_moves(game, state, args.algorithm, limits, display.update)
+            if args.value_only:
+                result = engine.search(game, state, args.algorithm, limits, display.update, plies=False,
+                                       all_best=False)
+                solution = engine.Solution(result, game.to_move(state))
+            else:
+                solution = engine.solve_with_moves(game, state, args.algorithm, limits, display.update)
     except engine.EngineError as error:
         if args.algorithm == "auto":
             raise Problem(str(error)) from None  # no solver fits: the work found a problem
