@@ -27,7 +27,8 @@ GAMES: list[tuple[str, dict[str, str]]] = [
     ("nim", {}), ("takeaway3", {"pile": "30"}), ("clobber", {"rows": "3", "cols": "4"}),
     ("clobber", {"rows": "4", "cols": "4"}), ("dots_and_boxes", {}), ("kalah", {"pits": "3", "seeds": "3"}),
     ("othello", {"size": "4"}), ("breakthrough", {"rows": "4", "cols": "3"}), ("hexapawn", {}),
-    ("pig", {"goal": "20"}), ("race", {"goal": "20"}), ("hex", {"size": "3"}),
+    ("pig", {"goal": "20"}), ("pig", {"goal": "40"}), ("race", {"goal": "20"}), ("hex", {"size": "3"}),
+    ("mnk", {"m": "4", "n": "3", "k": "3"}),
 ]
 NOT_TRANSLATED: list[str] = []
 # (eight_puzzle translates too; its exact solve, a breadth-first search in Python, takes 8 s on either back end)

@@ -11,7 +11,7 @@ whose outcomes or probabilities are known only at run time are not translated ye
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from gdl.compiler import ir
@@ -119,9 +119,8 @@ class ChanceEmitter(ExpressionEmitter):
         turn is the mover's); as in Python, a negative weight or a zero total is a rule error, an outcome
         of weight 0 is left out, and each probability is ``w / total``."""
         assert point.var is not None and point.weight is not None
-        for node in ir.walk(point.weight):
-            if isinstance(node, ir.Local) and node.var is not None and node.var.id != point.var.id:
-                raise Unsupported("a chance weight that reads a local of the move")
+        self.check_kept(point, (point.weight,), "a chance weight that reads a local the move does not keep",
+                        point.var.id)
         base = self.layout.extra_base
         line, col = _pos(point.span)
         array = self.static_array(values)
@@ -130,12 +129,14 @@ class ChanceEmitter(ExpressionEmitter):
             return self.fraction_weights(point, first, array, n)
         outer, self.fn = self.fn, self.chance_fn
         var = self.fn.local(point.var)
+        restore = self.restored(point)
         weight = self.ex(point.weight)
         self.chance_fn, self.fn = self.fn, outer
         return [
             "    {",
             f"      g_cell _t[G_STATE_LEN]; memcpy(_t, s, sizeof _t); _t[G_TURN] = _t[{base + 1}];",
             f"      const g_cell *s = _t; int64_t me = s[{base + 1}]; (void)me;",
+            *restore,
             f"      int64_t _wt[{n}], _total = 0; int _n = 0;",
             f"      for (int _i = 0; _i < {n}; _i++) {{",
             f"        {var} = {array}[_i]; _wt[_i] = {weight};",
@@ -156,12 +157,14 @@ class ChanceEmitter(ExpressionEmitter):
         line, col = _pos(point.span)
         outer, self.fn = self.fn, self.chance_fn
         var = self.fn.local(point.var)
+        restore = self.restored(point)
         weight = self.q(point.weight)
         self.chance_fn, self.fn = self.fn, outer
         return [
             "    {",
             f"      g_cell _t[G_STATE_LEN]; memcpy(_t, s, sizeof _t); _t[G_TURN] = _t[{base + 1}];",
             f"      const g_cell *s = _t; int64_t me = s[{base + 1}]; (void)me;",
+            *restore,
             f"      gdl_q _wt[{n}], _total = {{0, 1}}; int _n = 0;",
             f"      for (int _i = 0; _i < {n}; _i++) {{",
             f"        {var} = {array}[_i]; _wt[_i] = {weight};",
@@ -175,20 +178,30 @@ class ChanceEmitter(ExpressionEmitter):
             "    }",
         ]
 
+    @staticmethod
+    def check_kept(point: ir.ChancePoint, exprs: Sequence[ir.Expr], message: str, *also: int) -> None:
+        """Chance outcomes are computed from the chance state alone: the locals they read must be kept in it."""
+        kept = {var.id for var in point.saved} | set(also)
+        for expr in exprs:
+            for node in ir.walk(expr):
+                if isinstance(node, ir.Local) and node.var is not None and node.var.id not in kept:
+                    raise Unsupported(message)
+
+    def restored(self, point: ir.ChancePoint) -> list[str]:
+        """C lines that give the current function's locals the values the chance state keeps."""
+        base = self.layout.extra_base
+        return [f"      {self.fn.local(var)} = s[{base + 3 + i}];" for i, var in enumerate(point.saved)]
+
     def branch_case(self, point: ir.ChancePoint, first: int) -> list[str]:
         """Labelled outcomes whose probabilities are computed when the chance is reached, in the state as the
         mover sees it (the locals the move keeps across the chance restored): as in Python, every probability
         is computed first (exactly: a fraction), then a negative one or a total further than 1e-9 from 1 is a
         rule error, an outcome of probability 0 is left out, and each is offered as ``float(p)``."""
-        kept = {var.id for var in point.saved}
-        for expr in point.probabilities:
-            for node in ir.walk(expr):
-                if isinstance(node, ir.Local) and node.var is not None and node.var.id not in kept:
-                    raise Unsupported("a chance probability that reads a local the move does not keep")
+        self.check_kept(point, point.probabilities, "a chance probability that reads a local the move does not keep")
         base = self.layout.extra_base
         line, col = _pos(point.span)
         outer, self.fn = self.fn, self.chance_fn
-        restore = [f"      {self.fn.local(var)} = s[{base + 3 + i}];" for i, var in enumerate(point.saved)]
+        restore = self.restored(point)
         fractions = [self.q(expr) for expr in point.probabilities]
         self.chance_fn, self.fn = self.fn, outer
         n = len(fractions)
