@@ -145,3 +145,17 @@ def test_solve_value_only(capsys, backend):
     assert len(report["best_moves"]) == 1 and report["best_moves"][0] in full["best_moves"]
     assert report["move_values"] == {} and report["plies_to_end"] is None and full["plies_to_end"] is not None
     assert report["stats"]["nodes"] < full["stats"]["nodes"]
+
+
+def test_a_command_line_imports_only_its_own_command():
+    """Start-up is part of every command's time: `gdl solve ...` does not import the other commands' modules."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from gdl.cli.app import main; main(['solve', 'nim', '--value-only', '--json']); "
+            "print(sorted(m for m in sys.modules if m.startswith('gdl.cli.')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    loaded = out.strip().splitlines()[-1]
+    assert "gdl.cli.solve" in loaded
+    for other in ("gdl.cli.play", "gdl.cli.match", "gdl.cli.book", "gdl.cli.check", "gdl.cli.lsp"):
+        assert f"'{other}'" not in loaded, other

@@ -9,32 +9,23 @@ never print a traceback (:mod:`gdl.cli.errors`).
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 from collections.abc import Sequence
+from types import ModuleType
 from typing import NoReturn
 
 from rich.text import Text
 
 import gdl
-import gdl.cli.book as book
-import gdl.cli.check as check
-import gdl.cli.fmt as fmt
-import gdl.cli.info as info
-import gdl.cli.list as list_games
-import gdl.cli.lsp as lsp
-import gdl.cli.match as match
-import gdl.cli.new as new
-import gdl.cli.play as play
-import gdl.cli.replay as replay
-import gdl.cli.show as show
-import gdl.cli.solve as solve
 from gdl.cli.errors import EXIT_INTERRUPTED, EXIT_OK, EXIT_PROBLEM, EXIT_USAGE, Problem, UsageError
 from gdl.cli.output import error_json
 from gdl.console import make_console, print_diagnostics
 from gdl.diagnostics import visible
 
-COMMANDS = (check, list_games, info, solve, play, match, replay, book, fmt, new, show, lsp)
-"""The sub-commands in the order ``gdl --help`` lists them; each module has ``register(sub)``."""
+COMMANDS = ("check", "list", "info", "solve", "play", "match", "replay", "book", "fmt", "new", "show", "lsp")
+"""The sub-commands in the order ``gdl --help`` lists them: each is the module ``gdl.cli.<name>``, with
+``register(sub)``. A command line that names one imports only that one (start-up time is every command's)."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -46,7 +37,18 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(EXIT_USAGE)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def command_module(name: str) -> ModuleType:
+    return importlib.import_module(f"gdl.cli.{name}")
+
+
+def named_command(argv: Sequence[str]) -> str | None:
+    """The command ``argv`` names before any other argument, if it is one of ours (else None: every command's
+    parser is built, for ``--help`` and for the error that lists them)."""
+    first = next((a for a in argv if not a.startswith("-")), None)
+    return first if first in COMMANDS and argv and argv[0] == first else None
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     parser = _Parser(
         prog="gdl",
         description="Games as declarative rule files: check, describe, solve and play them.",
@@ -57,14 +59,15 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"gdl {gdl.__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
-    for command in COMMANDS:
-        command.register(sub)
+    for name in (only,) if only else COMMANDS:
+        command_module(name).register(sub)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``gdl`` command; returns the exit status."""
-    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(named_command(argv))
     try:
         args = parser.parse_args(argv)
     except SystemExit as exit_:
