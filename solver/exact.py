@@ -123,7 +123,7 @@ def solve(
                 if chosen == Algorithm.ALPHABETA:
                     raise ValueError(f"{game.name} is too long for a recursive search; use backward") from None
         if c_graph_fits(game, chosen):  # the graph in C: the same methods, the same answer
-            solved = solve_graph_native(game, root, budget, limits, chosen, tolerance)
+            solved = solve_graph_native(game, root, budget, limits, chosen, tolerance, plies)
             if solved is not None:
                 return solved
         graph = StateGraph.explore(game, root, budget, limits.table_entries)

@@ -86,7 +86,7 @@ def solve_graph(graph: StateGraph, budget: Budget, tolerance: float = 1e-12, max
             converged = False
     budget.nodes = solver.work
     values = solver.values()
-    best = _best_moves(graph, values, solver.val if isinstance(solver, _ScalarSolver) else None, tie_tolerance)
+    best = best_moves(graph, values, solver.val if isinstance(solver, _ScalarSolver) else None, tie_tolerance)
     return values, best, converged
 
 
@@ -364,7 +364,7 @@ class _VectorSolver(_Sweeper):
 # ------------------------------------------------------------------ optimal moves
 
 
-def _best_moves(graph: StateGraph, values: Values, val: list[float] | None, tie_tolerance: float) -> Best:
+def best_moves(graph: StateGraph, values: Values, val: list[float] | None, tie_tolerance: float) -> Best:
     """Per decision state, the positions of every child within ``tie_tolerance`` of the best for the mover.
 
     ``val``: player 0's values when they are scalar (then player 1 minimises them).
@@ -396,4 +396,4 @@ def _best_moves(graph: StateGraph, values: Values, val: list[float] | None, tie_
     return best
 
 
-__all__ = ["components", "solve_graph"]  # components: from solver.graph, kept importable here
+__all__ = ["best_moves", "components", "solve_graph"]  # components: from solver.graph, kept importable here

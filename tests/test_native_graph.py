@@ -10,6 +10,7 @@ import pytest
 
 import gdl
 import solver.exact
+import solver.native.graph
 from gdl.rule_helpers import RuleRuntimeError
 from solver import exact
 from solver.auto import Algorithm
@@ -167,3 +168,29 @@ def test_games_the_c_graph_does_not_take() -> None:
     assert not fits(_load("tictactoe", {}, "c"), Algorithm.BACKWARD)  # symmetries: the graph keeps images
     assert not fits(_load("nim", {}, "c"), Algorithm.AUTO)  # alpha-beta first, then retrograde analysis
     assert not fits(_load("nim", {}, "c"), Algorithm.RETROGRADE)
+
+
+@pytest.mark.parametrize(("name", "params", "method"), CASES,
+                         ids=[f"{n.split()[1] if chr(10) in n else n}-{m}" for n, _, m in CASES])
+def test_with_the_distance_a_small_c_graph_is_finished_as_in_python(name: str, params: dict[str, str], method: str,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    python, native = _load(name, params, "python"), _load(name, params, "c")
+    theirs = exact.solve(python, method=method, plies=True)
+    ours = _solve_in_c(native, monkeypatch, method=method, plies=True)
+    assert ours.plies == theirs.plies and theirs.plies is not None
+    assert [str(m) for m in ours.fastest_moves] == [str(m) for m in theirs.fastest_moves]
+    assert [str(m) for m in ours.principal_variation] == [str(m) for m in theirs.principal_variation]
+    assert ours.table is not None and theirs.table is not None and ours.table.plies == theirs.table.plies
+    assert _close(ours.value, theirs.value) and ours.stats.nodes == theirs.stats.nodes
+    assert dict(ours.table.best) == dict(theirs.table.best)
+
+
+def test_a_graph_too_big_for_the_distance_says_so(monkeypatch: pytest.MonkeyPatch,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    from gdl.cli import main
+
+    monkeypatch.setattr(solver.native.graph, "PLIES_STATES", 10)
+    solution = exact.solve(_load("pig", {"goal": "10"}, "c"), plies=True)
+    assert solution.exact and solution.plies is None
+    assert main(["solve", "pig", "-p", "goal=10", "--backend", "c"]) == 0
+    assert "distance to the end: not computed" in capsys.readouterr().out

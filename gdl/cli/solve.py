@@ -231,8 +231,8 @@ def _print_solution(out: Any, game: CompiledGame, state: Any, solution: engine.S
             out.print(Text("distance to the end: not computed (walking every optimal line took too long)",
                            style="dim"))
         elif result.exact and result.algorithm in GRAPH_METHODS and result.best_moves and game.backend == "c":
-            out.print(Text("distance to the end: not computed (the state graph in C does not yet; --backend "
-                           "python does)", style="dim"))
+            out.print(Text("distance to the end: not computed (a state graph this large is solved in C without "
+                           "it; --backend python computes it)", style="dim"))
     player = game.to_move(state)
     as_probability = "win_probability" in report
     if solution.move_values and player >= 0:

@@ -76,6 +76,8 @@ int64_t gdl_gr_node(gr_ctx *c, int64_t i, double *value, int32_t *player, int32_
                     int64_t cap);
 int64_t gdl_gr_parent(gr_ctx *c, int64_t i, int32_t *via);
 int gdl_gr_cells(gr_ctx *c, int64_t i, int32_t *cells);
+int gdl_gr_export(gr_ctx *c, int32_t *player, int64_t *first, double *val, int32_t *cells, int32_t *succ,
+                  int32_t *codes, double *probs);
 
 """
 """The C functions a native module exports to Python (cffi declarations)."""

@@ -645,3 +645,32 @@ int gdl_gr_cells(gr_ctx *c, int64_t i, int32_t *cells) {
     gdl_export(s, cells);
     return 0;
 }
+
+/* Copies the graph out for Python (a small graph whose distance to the end Python computes): per state its
+   turn, first edge (n + 1 entries), value and cells (n * G_STATE_LEN); per edge its child, its move code (the
+   moves made again: they are not kept) and probability (0 at a decision). 0, or -1 if moves differ. */
+int gdl_gr_export(gr_ctx *c, int32_t *player, int64_t *first, double *val, int32_t *cells, int32_t *succ,
+                  int32_t *codes, double *probs) {
+    g_cell s[G_STATE_LEN];
+    int32_t moves[G_MAX_MOVES > G_MAX_OUTCOMES ? G_MAX_MOVES : G_MAX_OUTCOMES];
+    double p[G_MAX_OUTCOMES];
+    gdl_error e = {0, 0, 0, 0};
+    for (int64_t i = 0; i < c->n; i++) {
+        int64_t a = c->first[i], b = c->first[i + 1];
+        player[i] = c->player[i];
+        first[i] = a;
+        val[i] = c->val[i];
+        gdl_unpack(c->keys + i * G_KEY_WORDS, s);
+        gdl_export(s, cells + i * G_STATE_LEN);
+        if (b == a) continue;
+        int n = c->player[i] == GDL_CHANCE ? g_chance(s, moves, p, &e) : g_legal(s, moves, &e);
+        if (n != b - a) return -1;
+        for (int64_t k = 0; k < n; k++) {
+            succ[a + k] = c->succ[a + k];
+            codes[a + k] = moves[k];
+            probs[a + k] = c->player[i] == GDL_CHANCE ? c->pool[c->dist[i] + k] : 0.0;
+        }
+    }
+    first[c->n] = c->edges;
+    return 0;
+}

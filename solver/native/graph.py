@@ -15,15 +15,18 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Hashable
+from dataclasses import replace
 from typing import Any
 
 from solver.auto import Algorithm, exact_method, is_deterministic_duel
 from solver.game import CHANCE, TERMINAL, Game, State, dead_end
+from solver.graph import StateGraph, Values
 from solver.limits import TIE_TOLERANCE, Budget, Limits, SearchStopped, StopReason
 from solver.native import NativeHandle, handle_of
 from solver.native.search import lazy_table
-from solver.solution import Solution
+from solver.solution import Solution, finish
 from solver.table import SolvedTable, has_symmetric_keys
+from solver.value_iteration import best_moves
 
 GR_DONE, GR_SLICE, GR_FULL, GR_DEAD_END, GR_ERROR, GR_MEMORY, GR_NOT_SCALAR = range(7)
 SLICE_SECONDS = 0.05
@@ -31,6 +34,8 @@ SLICE_SECONDS = 0.05
 MOST_STATES = 2**31 - 2
 """The graph numbers its states with 32-bit integers."""
 PV_LIMIT = 10_000
+PLIES_STATES = 200_000
+"""The largest graph whose distance to the end is computed (by :mod:`solver.remoteness`, in Python)."""
 
 
 def fits(game: Game, method: Algorithm) -> bool:
@@ -45,8 +50,12 @@ def fits(game: Game, method: Algorithm) -> bool:
 
 
 def solve_graph_native(game: Game, root: State, budget: Budget, limits: Limits, method: Algorithm,
-                       tolerance: float) -> Solution | None:
+                       tolerance: float, plies: bool = False) -> Solution | None:
     """Solve ``root`` over the C state graph; None when the game's values turn out not to be scalar.
+
+    ``plies``: the distance to the end too, for a graph of at most :data:`PLIES_STATES` states: it is copied
+    into a :class:`solver.graph.StateGraph` and finished by the Python code (:func:`solver.solution.finish`),
+    so the answer is the Python back end's to the last field; a larger graph's answer has no distance.
 
     :raises SearchStopped: a budget ran out (the table cap: reason ``table``).
     :raises ValueError: ``backward`` asked for a game with cycles.
@@ -64,6 +73,8 @@ def solve_graph_native(game: Game, root: State, budget: Budget, limits: Limits, 
         method = exact_method(game, acyclic)
     if method == Algorithm.BACKWARD:
         budget.nodes = explored  # (the Python back end counts backward induction's states once, as explored)
+    if plies and budget.tt_size <= PLIES_STATES:
+        return graph.finished_in_python(root, budget, method)
     return graph.solution(root, budget, method)
 
 
@@ -235,6 +246,50 @@ class _Graph:
                     "the best move by the estimate")
         return Solution(value, root_moves, pv, self.converged, budget.stats(), method, not self.converged, reason,
                         note=note, table=table, move_values=move_values)
+
+    def finished_in_python(self, root: State, budget: Budget, method: Algorithm) -> Solution:
+        """The graph copied into a :class:`StateGraph`, the values and optimal moves as the Python solver
+        gives them, then :func:`solver.solution.finish` (table, distance, fastest moves, line)."""
+        game, handle, ffi = self.game, self.handle, self.ffi
+        stats = self._read()
+        n, edges, width = int(stats[0]), int(stats[2]), handle.state_len
+        player, first, val = ffi.new("int32_t[]", n), ffi.new("int64_t[]", n + 1), ffi.new("double[]", n)
+        cells = ffi.new("int32_t[]", n * width)
+        succ, codes, probs = ffi.new("int32_t[]", edges), ffi.new("int32_t[]", edges), ffi.new("double[]", edges)
+        if self.lib.gdl_gr_export(self.ctx, player, first, val, cells, succ, codes, probs) != 0:
+            raise RuntimeError("the state graph's moves changed between two calls")  # (the rules are pure)
+        graph = StateGraph(game)
+        flat, firsts, children, moves, chances = (ffi.unpack(cells, n * width), ffi.unpack(first, n + 1),
+                                                   ffi.unpack(succ, edges), ffi.unpack(codes, edges),
+                                                   ffi.unpack(probs, edges))
+        values: Values = []
+        two = len(game.players) == 2
+        for i in range(n):
+            state = handle.key_of_cells(flat[i * width:(i + 1) * width])
+            graph.states.append(state)
+            graph.keys.append(state)
+            p = int(player[i])
+            graph.player.append(p)
+            a, b = firsts[i], firsts[i + 1]
+            graph.succ.append(tuple(children[a:b]))
+            graph.moves.append([handle.move(code) for code in moves[a:b]])
+            graph.probs.append(tuple(chances[a:b]) if p == CHANCE else ())
+            v = float(val[i])
+            values.append((v, 0.0 - v) if two else (v,))
+            if p == TERMINAL:
+                graph.utilities[i] = values[i] = (v, -v) if two else (v,)
+        best = best_moves(graph, values, [v[0] for v in values], TIE_TOLERANCE)
+        order = graph.topological_order() if method == Algorithm.BACKWARD else None
+        reason = None if self.converged else StopReason.ITERATIONS
+        solution = finish(game, graph, budget, (values, best), method, self.converged, reason, True, order)
+        if graph.player[0] >= 0:
+            solution = replace(solution, move_values=tuple(
+                (move, values[child]) for move, child in zip(graph.moves[0], graph.succ[0], strict=True)))
+        if not self.converged:
+            sweeps = f"{budget.iterations:,} sweep" + ("" if budget.iterations == 1 else "s")
+            solution = replace(solution, note=f"estimate: value iteration stopped after {sweeps} before it "
+                                              "converged; the best move by the estimate")
+        return solution
 
     def _table_filler(self, method: Algorithm) -> Any:
         """What reads every state's value and optimal moves out of C, when the table is first read."""
