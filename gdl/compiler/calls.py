@@ -124,12 +124,21 @@ class CallPass(CompilerBase):
             return None  # code that never runs is only type-checked: keep it small
         # The same def with the same arguments inlines to the same code: a def calling another twice
         # would otherwise compile 2^n bodies. Past INLINE_BUDGET, calls stay calls.
-        key = (info.decl.name, min(self.loop_weight, POLL_WEIGHT + 1), *(_memo_key(a) for a in args))
+        key = (info.decl.name, min(self.loop_weight, POLL_WEIGHT + 1), *(a.src for a in args))
+        locals_ = tuple(_local_id(a) for a in args)
         if key in self.inline_memo:
-            return self.inline_memo[key]
+            cached, bound = self.inline_memo[key]
+            if cached is None or bound == locals_:
+                return cached
+            # The same text names other locals here (`p` of a def, `p` of `heuristic p:`): the same Python,
+            # and the IR with this call's locals in place of the first call's, made when asked for.
+            swaps = {old: arg for old, new, arg in zip(bound, locals_, args, strict=True)
+                     if old is not None and old != new}
+            return _rebound(cached, swaps)
         if self.inlined >= INLINE_BUDGET:  # (`inline_body` counts the inlinings)
             return None
-        self.inline_memo[key] = result = self.inline_body(info, args)
+        result = self.inline_body(info, args)
+        self.inline_memo[key] = (result, locals_)
         return result
 
     def inline_body(self, info: DefInfo, args: list[Code]) -> Code | None:
@@ -206,12 +215,22 @@ class CallPass(CompilerBase):
         return elem.with_optional(p.type.optional) if elem.is_entity else elem
 
 
-def _memo_key(arg: Code) -> tuple[str, object]:
-    """What an inlined argument is, for the inline memo: its value, the local it names (two locals of
-    different scopes may share a generated name: `p` of a def and `p` of `heuristic p:`), or its code."""
-    if arg.is_const:
-        return ("const", arg.src)
+def _local_id(arg: Code) -> int | None:
+    """The IR variable of an argument that is a local (two locals of different scopes may share a name)."""
+    if not arg.simple:
+        return None
     value = node(arg)
-    if isinstance(value, ir.Local) and value.var is not None:
-        return ("local", value.var.id)
-    return ("code", arg.src)
+    return value.var.id if isinstance(value, ir.Local) and value.var is not None else None
+
+
+def _rebound(code: Code, swaps: dict[int, Code]) -> Code:
+    """``code`` whose IR reads the locals of ``swaps``' values where it read those of its keys."""
+    def made() -> ir.Expr:
+        return ir.substitute(node(code), {old: node(arg) for old, arg in swaps.items()})
+
+    copy = Code(code.src, code.type, code.const, None, code.bounds, code.reads, code.may_fail, code.calls_def,
+                code.slot, code.slot_test, code.rows, code.long_range, code.simple,
+                node=None if code.is_const else made)
+    if code.terms is not None:
+        copy.terms = tuple(_rebound(term, swaps) for term in code.terms)
+    return copy

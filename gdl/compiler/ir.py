@@ -81,6 +81,7 @@ from gdl.compiler.ir_expr import (  # noqa: F401 (the IR is one namespace: `from
     Turn,
     Unary,
     Var,
+    substitute,
     union_free,
     union_reads,
     walk,

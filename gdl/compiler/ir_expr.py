@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -571,6 +572,25 @@ class Suspend(Stmt):
 
     point: int
     saved: tuple[Var, ...]
+
+
+def substitute(expr: Expr, mapping: dict[int, Expr]) -> Expr:
+    """``expr`` with every :class:`Local` of a variable in ``mapping`` (by id) replaced by its expression; the
+    nodes above a replacement are rebuilt (their facts follow), the rest shared."""
+    if isinstance(expr, Local) and expr.var is not None and expr.var.id in mapping:
+        return mapping[expr.var.id]
+    changes: dict[str, Any] = {}
+    for name in expr.children:
+        value = getattr(expr, name)
+        if isinstance(value, Expr):
+            new = substitute(value, mapping)
+            if new is not value:
+                changes[name] = new
+        elif isinstance(value, tuple):
+            items = tuple(substitute(v, mapping) if isinstance(v, Expr) else v for v in value)
+            if any(a is not b for a, b in zip(items, value, strict=True)):
+                changes[name] = items
+    return dataclasses.replace(expr, **changes) if changes else expr
 
 
 def walk(expr: Expr) -> Iterator[Expr]:
