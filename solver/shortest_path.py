@@ -37,6 +37,7 @@ from typing import Any
 from solver.auto import Algorithm
 from solver.game import CHANCE, TERMINAL, Game, State, dead_end
 from solver.limits import Limits, SearchResult, SearchStats, StopReason
+from solver.native import handle_of
 
 
 @dataclass(frozen=True)
@@ -104,11 +105,18 @@ def solve_puzzle(
     limits = limits or Limits()
     caps = [c for c in (limits.nodes, limits.table_entries, max_nodes) if c is not None]
     seconds = [c for c in (limits.seconds, max_seconds) if c is not None]
-    budget = _Budget(min(caps) if caps else None, min(seconds) if seconds else None, progress)
+    budget = PuzzleBudget(min(caps) if caps else None, min(seconds) if seconds else None, progress)
     start = game.initial_state() if state is None else state
     target = _target_utility(game)
     heuristic = game.heuristic(start) if use_heuristic else None
     astar = heuristic is not None and target is not None
+    algorithm = Algorithm.ASTAR if astar else Algorithm.BFS
+    native = handle_of(game)
+    if native is not None:  # the same search, its loop in C (solver/native/puzzle.c)
+        from solver.native.puzzle import native_puzzle_search
+
+        utility, line = native_puzzle_search(game, native, start, astar, target, budget)
+        return _answer(utility, line, budget, limits, algorithm)
     try:
         if astar:
             assert target is not None
@@ -118,10 +126,12 @@ def solve_puzzle(
     except KeyboardInterrupt:
         budget.stop = StopReason.INTERRUPT
         found = None
-    return _result(found, budget, limits, Algorithm.ASTAR if astar else Algorithm.BFS)
+    best = None if found is None else found[1]
+    moves = () if found is None or best is None else line_to(found[0], best[1])
+    return _answer(None if best is None else best[0], moves, budget, limits, algorithm)
 
 
-class _Budget:
+class PuzzleBudget:
     """The caps of one puzzle search, its counters, and why it stopped (None: it ran to its end)."""
 
     def __init__(self, nodes: int | None, seconds: float | None, progress: Progress | None) -> None:
@@ -180,7 +190,7 @@ def _moves(game: Game, state: State, player: int, parents: dict[Hashable, tuple[
     return moves
 
 
-def _bfs(game: Game, start: State, target: float | None, budget: _Budget) -> Found:
+def _bfs(game: Game, start: State, target: float | None, budget: PuzzleBudget) -> Found:
     """Breadth-first search; with no known target, the best terminal of the whole reachable space."""
     key = game.key
     parents: dict[Hashable, tuple[Hashable, Any] | None] = {key(start): None}
@@ -211,7 +221,7 @@ def _bfs(game: Game, start: State, target: float | None, budget: _Budget) -> Fou
     return parents, best
 
 
-def _astar(game: Game, start: State, target: float, budget: _Budget) -> Found:
+def _astar(game: Game, start: State, target: float, budget: PuzzleBudget) -> Found:
     """A* with ``h = -heuristic``; states are closed when first expanded (consistent estimates)."""
     key = game.key
 
@@ -254,10 +264,10 @@ def _astar(game: Game, start: State, target: float, budget: _Budget) -> Found:
     return parents, best
 
 
-def _result(found: Found | None, budget: _Budget, limits: Limits, algorithm: Algorithm) -> PuzzleSolution:
-    """The search's answer as a :class:`SearchResult`, with a note when it found no solution."""
-    best = None if found is None else found[1]
-    moves = () if found is None or best is None else line_to(found[0], best[1])
+def _answer(best: float | None, moves: tuple[Any, ...], budget: PuzzleBudget, limits: Limits,
+            algorithm: Algorithm) -> PuzzleSolution:
+    """The search's answer as a :class:`SearchResult`, with a note when it found no solution: ``best``, the
+    utility of the best terminal reached (None: none), and ``moves``, the line to it."""
     solved = best is not None
     complete = budget.stop is None
     stopped = not complete and not solved
@@ -270,7 +280,7 @@ def _result(found: Found | None, budget: _Budget, limits: Limits, algorithm: Alg
     elif stopped:
         note = "no solution found before the search stopped"
     stats = SearchStats(nodes=budget.nodes, seconds=time.perf_counter() - budget.started, depth=len(moves))
-    value = (float(best[0]),) if best is not None else (0.0,)
+    value = (float(best),) if best is not None else (0.0,)
     return PuzzleSolution(value, moves[:1], moves, solved or complete, stats, algorithm, stopped, reason, note=note,
                           plies=float(len(moves)) if solved else None, solved=solved, complete=complete)
 

@@ -18,7 +18,7 @@ from typing import Any, Protocol, runtime_checkable
 
 HERE = Path(__file__).resolve().parent
 HEADER = "gdl_abi.h"
-SOURCES = ("glue.c", "negamax.c", "mcts.c", "graph.c")
+SOURCES = ("glue.c", "negamax.c", "mcts.c", "graph.c", "puzzle.c")
 """Solver sources appended (in this order) after a game's own C source."""
 
 CDEF = """
@@ -76,6 +76,12 @@ int64_t gdl_gr_node(gr_ctx *c, int64_t i, double *value, int32_t *player, int32_
                     int64_t cap);
 int64_t gdl_gr_parent(gr_ctx *c, int64_t i, int32_t *via);
 int gdl_gr_cells(gr_ctx *c, int64_t i, int32_t *cells);
+typedef struct pz_ctx pz_ctx;
+pz_ctx *gdl_pz_new(const int32_t *root, int32_t astar, int32_t has_target, double target, gdl_error *e);
+void gdl_pz_free(pz_ctx *c);
+int gdl_pz_run(pz_ctx *c, int64_t slice, gdl_error *e);
+void gdl_pz_stats(pz_ctx *c, int64_t *out, double *best_utility);
+int64_t gdl_pz_line(pz_ctx *c, int64_t i, int32_t *codes, int64_t cap);
 int gdl_gr_export(gr_ctx *c, int32_t *player, int64_t *first, double *val, int32_t *cells, int32_t *succ,
                   int32_t *codes, double *probs);
 

@@ -95,6 +95,18 @@ int main(int argc, char **argv) {
         g_initial(s, &e);
         gdl_export(s, root);
     }
+    for (int astar = 0; astar < 2; astar++) { /* the puzzle searches (any game will do for memory safety) */
+        pz_ctx *z = gdl_pz_new(root, astar, 1, 1e300, &e);
+        DRV_CHECK(z != NULL);
+        int zs = PZ_SLICE;
+        for (int k = 0; k < 20 && zs == PZ_SLICE; k++) zs = gdl_pz_run(z, 1000, &e);
+        int64_t zstats[4];
+        double zbest;
+        int32_t zline[4096];
+        gdl_pz_stats(z, zstats, &zbest);
+        if (zstats[2] >= 0) DRV_CHECK(gdl_pz_line(z, zstats[2], zline, 4096) >= 0);
+        gdl_pz_free(z);
+    }
     mc_ctx *m = gdl_mc_new(root, 1.4, 1000, 1, 42, 0, &e);
     DRV_CHECK(m != NULL);
     int st = gdl_mc_run(m, 20000, 0);
