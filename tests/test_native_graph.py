@@ -62,11 +62,26 @@ win A when n == 3
 """
 """n = 2 has no move and is not the end: a dead end."""
 
+SHARED = """game Shared "two players' own scores (general sum), chance and cycles"
+players A, B
+state pos: 0..4 = 2
+state bonus: bool = false
+move step:
+    chance:
+        up with 1/2: pos = min(pos + 1, 4)
+        down with 1/2: pos = max(pos - 1, 0)
+move wait: bonus = not bonus
+terminal when pos == 0 or pos == 4
+utility p: (3 if pos == 4 else 1) + (1 if bonus and p == A else 0)
+"""
+"""A value per player (max^n) in C, as in Python's vector solver."""
+
 CASES: list[tuple[str, dict[str, str], str]] = [
     ("pig", {"goal": "10"}, "auto"), ("pig", {"goal": "12", "variant": "openspiel"}, "auto"),
     ("race", {"goal": "10"}, "auto"), ("nim", {}, "backward"), ("dots_and_boxes", {}, "value_iteration"),
     ("kalah", {"pits": "3", "seeds": "2"}, "backward"),
     (GAMBLER, {}, "auto"), (SHUTTLE_DICE, {}, "auto"), (SHUTTLE_DICE, {}, "value_iteration"),
+    ("takeaway3", {}, "auto"), ("takeaway3", {}, "value_iteration"), (SHARED, {}, "auto"),
 ]
 
 

@@ -67,6 +67,8 @@ int gdl_mc_path(mc_ctx *c, int32_t *moves, int cap, int32_t *state);
 typedef struct gr_ctx gr_ctx;
 gr_ctx *gdl_gr_new(int64_t cap);
 void gdl_gr_free(gr_ctx *c);
+int gdl_gr_vector(gr_ctx *c);
+int gdl_gr_values(gr_ctx *c, int64_t i, double *out);
 int gdl_gr_explore(gr_ctx *c, const int32_t *root, int64_t slice);
 int gdl_gr_solve(gr_ctx *c, double tolerance, int64_t max_sweeps, int64_t slice);
 void gdl_gr_stats(gr_ctx *c, int64_t *out);
@@ -82,7 +84,7 @@ void gdl_pz_free(pz_ctx *c);
 int gdl_pz_run(pz_ctx *c, int64_t slice, gdl_error *e);
 void gdl_pz_stats(pz_ctx *c, int64_t *out, double *best_utility);
 int64_t gdl_pz_line(pz_ctx *c, int64_t i, int32_t *codes, int64_t cap);
-int gdl_gr_export(gr_ctx *c, int32_t *player, int64_t *first, double *val, int32_t *cells, int32_t *succ,
+int gdl_gr_export(gr_ctx *c, int32_t *player, int64_t *first, double *vals, int32_t *cells, int32_t *succ,
                   int32_t *codes, double *probs);
 
 """

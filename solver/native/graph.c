@@ -68,6 +68,8 @@ typedef struct gr_ctx {
     int64_t counter, root, nstack, nfinished, npath;
     int64_t comp_start, comp_size, sweeps, max_sweeps_seen, components, work;
     int comp_active, unconverged, solving;
+    int vector, antisymmetric; /* vector: a value per player (max^n); antisymmetric: so far every end (u, -u) */
+    double *vv;                /* vector: G_PLAYERS values per state */
 } gr_ctx;
 
 static int gr_grow(void **p, int64_t count, size_t size) {
@@ -79,7 +81,7 @@ static int gr_grow(void **p, int64_t count, size_t size) {
 
 static void gr_free_all(gr_ctx *c) {
     free(c->keys); free(c->slots); free(c->player); free(c->first); free(c->parent); free(c->via);
-    free(c->succ); free(c->dist); free(c->pool); free(c->scratch); free(c->hashes); free(c->moves); free(c->val); free(c->index); free(c->low);
+    free(c->vv); free(c->succ); free(c->dist); free(c->pool); free(c->scratch); free(c->hashes); free(c->moves); free(c->val); free(c->index); free(c->low);
     free(c->stack); free(c->finished); free(c->path); free(c->next_edge); free(c->flags); free(c->fresh);
     free(c->pos); free(c->slopes);
 }
@@ -111,6 +113,15 @@ gr_ctx *gdl_gr_new(int64_t cap) {
     }
     c->bad = -1;
     return c;
+}
+
+/* Values per player (max^n, the first best child), as solver/value_iteration.py's vector solver, unless every
+   end turns out to pay (u, -u) to two players: then one value, as its scalar solver. Before exploring. */
+int gdl_gr_vector(gr_ctx *c) {
+    if (c->n > 1 || gr_grow((void **)&c->vv, c->states_cap * G_PLAYERS, 8)) return -1;
+    for (int64_t i = 0; i < c->n * G_PLAYERS; i++) c->vv[i] = 0.0;
+    c->vector = c->antisymmetric = 1;
+    return 0;
 }
 
 void gdl_gr_free(gr_ctx *c) {
@@ -157,7 +168,8 @@ static int64_t gr_add(gr_ctx *c, const uint64_t *key, uint64_t h, int64_t parent
         int64_t m = c->states_cap * 2;
         if (gr_grow((void **)&c->keys, m * G_KEY_WORDS, 8) || gr_grow((void **)&c->player, m, 1)
             || gr_grow((void **)&c->first, m + 1, 8) || gr_grow((void **)&c->parent, m, 4)
-            || gr_grow((void **)&c->via, m, 4) || gr_grow((void **)&c->val, m, 8) || gr_grow((void **)&c->dist, m, 4))
+            || gr_grow((void **)&c->via, m, 4) || gr_grow((void **)&c->val, m, 8) || gr_grow((void **)&c->dist, m, 4)
+            || (c->vector && gr_grow((void **)&c->vv, m * G_PLAYERS, 8)))
             return -2;
         c->states_cap = m;
     }
@@ -166,6 +178,8 @@ static int64_t gr_add(gr_ctx *c, const uint64_t *key, uint64_t h, int64_t parent
     c->parent[i] = (int32_t)parent;
     c->via[i] = via;
     c->val[i] = 0.0;
+    if (c->vector)
+        for (int j = 0; j < G_PLAYERS; j++) c->vv[i * G_PLAYERS + j] = 0.0;
     c->slots[b] = gr_tag(h) | (uint64_t)(i + 1);
     if (2 * c->n > c->slots_mask && gr_rehash(c)) return -2;
     return i;
@@ -219,7 +233,12 @@ static int gr_expand(gr_ctx *c, int64_t i, int64_t used) {
     c->player[i] = (int8_t)p;
     if (p == GDL_TERMINAL) {
         if (g_utilities(s, u, e) < 0) return -gr_fail(c, i, GR_ERROR);
-        if (G_PLAYERS == 2 && u[0] + u[1] != 0.0) return -gr_fail(c, i, GR_NOT_SCALAR);
+        if (c->vector) {
+            for (int j = 0; j < G_PLAYERS; j++) c->vv[i * G_PLAYERS + j] = u[j];
+            if (G_PLAYERS != 2 || u[1] != -u[0]) c->antisymmetric = 0;
+        } else if (G_PLAYERS == 2 && u[0] + u[1] != 0.0) {
+            return -gr_fail(c, i, GR_NOT_SCALAR);
+        }
         c->val[i] = u[0];
         return 0;
     }
@@ -323,6 +342,7 @@ static int gr_solve_setup(gr_ctx *c) {
         || !c->pos)
         return -1;
     for (int64_t i = 0; i < n; i++) c->pos[i] = -1;
+    if (c->vector && G_PLAYERS == 2 && c->antisymmetric) c->vector = 0; /* (val holds player 0's utilities) */
     c->solving = 1;
     return 0;
 }
@@ -515,13 +535,69 @@ static int gr_iterate(gr_ctx *c, double tolerance, int64_t max_sweeps, int64_t s
     return 1;
 }
 
+/* A state's values backed up (vector values): the expectation at chance, the first child best for the mover. */
+static void gr_backup_vec(const gr_ctx *c, int64_t s, double *out) {
+    int p = c->player[s];
+    int64_t a = c->first[s], b = c->first[s + 1];
+    const double *vv = c->vv;
+    if (p == GDL_TERMINAL) {
+        memcpy(out, vv + s * G_PLAYERS, sizeof(double) * G_PLAYERS);
+        return;
+    }
+    if (p == GDL_CHANCE) {
+        const double *pr = c->pool + c->dist[s] - a;
+        for (int j = 0; j < G_PLAYERS; j++) out[j] = 0.0;
+        for (int64_t k = a; k < b; k++)
+            for (int j = 0; j < G_PLAYERS; j++) out[j] += pr[k] * vv[(int64_t)c->succ[k] * G_PLAYERS + j];
+        return;
+    }
+    int64_t best = c->succ[a];
+    for (int64_t k = a; k < b; k++)
+        if (vv[(int64_t)c->succ[k] * G_PLAYERS + p] > vv[best * G_PLAYERS + p]) best = c->succ[k];
+    memcpy(out, vv + best * G_PLAYERS, sizeof(double) * G_PLAYERS);
+}
+
+/* Gauss-Seidel sweeps of the current component (vector values), in finishing order, until no value moves by
+   `tolerance` (or `max_sweeps`): 1 when the component is done, 0 when the slice ran out first. */
+static int gr_iterate_vec(gr_ctx *c, double tolerance, int64_t max_sweeps, int64_t slice) {
+    int64_t until = c->work + slice;
+    const int32_t *members = c->finished + c->comp_start;
+    double row[G_PLAYERS];
+    for (;;) {
+        if (max_sweeps > 0 && c->sweeps >= max_sweeps) {
+            c->unconverged = 1;
+            break;
+        }
+        if (c->work >= until) return 0;
+        c->sweeps++;
+        if (c->sweeps > c->max_sweeps_seen) c->max_sweeps_seen = c->sweeps;
+        double delta = 0.0;
+        for (int64_t m = 0; m < c->comp_size; m++) {
+            int32_t s = members[m];
+            double *old = c->vv + (int64_t)s * G_PLAYERS;
+            gr_backup_vec(c, s, row);
+            for (int j = 0; j < G_PLAYERS; j++) {
+                double d = fabs(row[j] - old[j]);
+                if (d > delta) delta = d;
+            }
+            memcpy(old, row, sizeof row);
+        }
+        c->work += c->comp_size;
+        if (delta < tolerance) break;
+    }
+    for (int64_t m = 0; m < c->comp_size; m++) c->flags[c->finished[c->comp_start + m]] &= (uint8_t)~2;
+    c->nfinished = c->comp_start;
+    c->comp_active = 0;
+    return 1;
+}
+
 /* Tarjan's components, sinks first, each solved as it is found. GR_DONE, GR_SLICE or GR_MEMORY. */
 int gdl_gr_solve(gr_ctx *c, double tolerance, int64_t max_sweeps, int64_t slice) {
     if (!c->solving && gr_solve_setup(c)) return GR_MEMORY;
     int64_t until = c->work + slice;
     for (;;) {
         if (c->comp_active) { /* a component the last slice left unfinished */
-            if (!gr_iterate(c, tolerance, max_sweeps, until - c->work)) return GR_SLICE;
+            if (!(c->vector ? gr_iterate_vec : gr_iterate)(c, tolerance, max_sweeps, until - c->work)) return GR_SLICE;
         }
         if (c->work >= until) return GR_SLICE;
         if (c->npath == 0) { /* a new depth-first root */
@@ -574,9 +650,19 @@ int gdl_gr_solve(gr_ctx *c, double tolerance, int64_t max_sweeps, int64_t slice)
                 c->comp_start = c->nfinished - size;
                 c->comp_size = size;
                 if (size == 1 && !(c->flags[v] & 2)) {
-                    c->val[v] = gr_backup(c, v);
+                    if (c->vector) {
+                        double row[G_PLAYERS];
+                        gr_backup_vec(c, v, row);
+                        memcpy(c->vv + (int64_t)v * G_PLAYERS, row, sizeof row);
+                    } else {
+                        c->val[v] = gr_backup(c, v);
+                    }
                     c->work++;
                     c->nfinished = c->comp_start;
+                } else if (c->vector) {
+                    c->sweeps = 0;
+                    c->comp_active = 1;
+                    if (!gr_iterate_vec(c, tolerance, max_sweeps, until - c->work)) return GR_SLICE;
                 } else {
                     if (gr_component_begin(c)) return GR_MEMORY;
                     c->comp_active = 1;
@@ -588,10 +674,26 @@ int gdl_gr_solve(gr_ctx *c, double tolerance, int64_t max_sweeps, int64_t slice)
     }
 }
 
-/* out: states, expanded, edges, components, most sweeps of a component, work, unconverged, bad state */
+/* out: states, expanded, edges, components, most sweeps of a component, work, unconverged, bad state, vector */
 void gdl_gr_stats(gr_ctx *c, int64_t *out) {
     out[0] = c->n; out[1] = c->expanded; out[2] = c->edges; out[3] = c->components;
-    out[4] = c->max_sweeps_seen; out[5] = c->work; out[6] = c->unconverged; out[7] = c->bad;
+    out[4] = c->max_sweeps_seen; out[5] = c->work; out[6] = c->unconverged; out[7] = c->bad; out[8] = c->vector;
+}
+
+/* State i's value per player: a row of the vector values, or player 0's value (and 0 - it for player 1). */
+static void gr_values(const gr_ctx *c, int64_t i, double *out) {
+    if (c->vector) {
+        memcpy(out, c->vv + i * G_PLAYERS, sizeof(double) * G_PLAYERS);
+        return;
+    }
+    out[0] = c->val[i];
+    if (G_PLAYERS == 2) out[1] = 0.0 - c->val[i];
+}
+
+int gdl_gr_values(gr_ctx *c, int64_t i, double *out) {
+    if (i < 0 || i >= c->n) return -1;
+    gr_values(c, i, out);
+    return 0;
 }
 
 void gdl_gr_error(gr_ctx *c, gdl_error *e) { *e = c->err; }
@@ -647,9 +749,9 @@ int gdl_gr_cells(gr_ctx *c, int64_t i, int32_t *cells) {
 }
 
 /* Copies the graph out for Python (a small graph whose distance to the end Python computes): per state its
-   turn, first edge (n + 1 entries), value and cells (n * G_STATE_LEN); per edge its child, its move code (the
+   turn, first edge (n + 1 entries), values (n * G_PLAYERS) and cells (n * G_STATE_LEN); per edge its child, its move code (the
    moves made again: they are not kept) and probability (0 at a decision). 0, or -1 if moves differ. */
-int gdl_gr_export(gr_ctx *c, int32_t *player, int64_t *first, double *val, int32_t *cells, int32_t *succ,
+int gdl_gr_export(gr_ctx *c, int32_t *player, int64_t *first, double *vals, int32_t *cells, int32_t *succ,
                   int32_t *codes, double *probs) {
     g_cell s[G_STATE_LEN];
     int32_t moves[G_MAX_MOVES > G_MAX_OUTCOMES ? G_MAX_MOVES : G_MAX_OUTCOMES];
@@ -659,7 +761,7 @@ int gdl_gr_export(gr_ctx *c, int32_t *player, int64_t *first, double *val, int32
         int64_t a = c->first[i], b = c->first[i + 1];
         player[i] = c->player[i];
         first[i] = a;
-        val[i] = c->val[i];
+        gr_values(c, i, vals + i * G_PLAYERS);
         gdl_unpack(c->keys + i * G_KEY_WORDS, s);
         gdl_export(s, cells + i * G_STATE_LEN);
         if (b == a) continue;

@@ -1,14 +1,16 @@
 """Backward induction and value iteration over the state graph in C (``graph.c``).
 
-The same methods as :mod:`solver.graph`, :mod:`solver.backward` and :mod:`solver.value_iteration` (plain
-sweeps: Bellman 1957, one strongly connected component at a time in Tarjan's order, Dai & Goldsmith 2007),
-for a game with a C back end whose values are scalar: one player, or two with zero-sum utilities, and no
-symmetries (the graph keeps the states themselves). :func:`solver.exact.solve` runs it in place of the
-Python graph methods when it fits; the answer is the same :class:`~solver.solution.Solution`.
+The same methods as :mod:`solver.graph`, :mod:`solver.backward` and :mod:`solver.value_iteration` (Bellman
+1957, one strongly connected component at a time in Tarjan's order, Dai & Goldsmith 2007), for a game with a
+C back end and no symmetries (the graph keeps the states themselves): one value per state in a one-player or
+two-player zero-sum game (with Newton steps), else one per player (max^n, plain sweeps), chosen as the Python
+solver chooses. :func:`solver.exact.solve` runs it in place of the Python graph methods when it fits; the
+answer is the same :class:`~solver.solution.Solution`.
 
 Both phases run in C in slices of states, between which Python checks the budget (time, nodes, the table
-cap, progress about every 0.1 s) and sees Ctrl-C. The solved table is read out of C only when first used.
-What it does not compute: the distance to the end (``plies``) -- the result says so.
+cap, progress about every 0.1 s) and sees Ctrl-C. A graph small enough is copied out and finished by the
+Python code (the distance to the end included); a larger one's table is read out of C only when first used,
+and it has no distance to the end (the result says so).
 """
 
 from __future__ import annotations
@@ -44,9 +46,7 @@ def fits(game: Game, method: Algorithm) -> bool:
         return False
     if method == Algorithm.AUTO and is_deterministic_duel(game):
         return False  # alpha-beta, then retrograde analysis: not graph methods the C graph has
-    players = len(game.players)
-    scalar = players == 1 or (players == 2 and game.zero_sum)
-    return scalar and handle_of(game) is not None and not has_symmetric_keys(game)
+    return handle_of(game) is not None and not has_symmetric_keys(game)
 
 
 def solve_graph_native(game: Game, root: State, budget: Budget, limits: Limits, method: Algorithm,
@@ -89,11 +89,14 @@ class _Graph:
         if ctx == ffi.NULL:
             raise MemoryError("no memory for the state graph")
         self.ctx = ffi.gc(ctx, lib.gdl_gr_free)
-        self.stats = ffi.new("int64_t[8]")
+        self.stats = ffi.new("int64_t[9]")
         self.converged = True
         self.cells = ffi.new("int32_t[]", handle.state_len)
-        self.value = ffi.new("double *")
-        self.player = ffi.new("int32_t *")
+        self.row = ffi.new("double[]", len(game.players))
+        players = len(game.players)
+        if not (players == 1 or (players == 2 and game.zero_sum)) and lib.gdl_gr_vector(self.ctx) != 0:
+            raise MemoryError("no memory for the state graph")
+        # (a value per player, max^n; a two-player game whose every end pays (u, -u) is found to be scalar)
 
     def _read(self) -> Any:
         self.lib.gdl_gr_stats(self.ctx, self.stats)
@@ -179,28 +182,23 @@ class _Graph:
 
     # ------------------------------------------------------------------------------ answers
 
-    def value_of(self, state: State) -> float:
-        """Player 0's value of a state of the graph."""
+    def values_of(self, state: State) -> tuple[float, ...]:
+        """The values (one per player) of a state of the graph."""
         self.cells[0:self.handle.state_len] = list(self.handle.cells(state))
         i = self.lib.gdl_gr_find(self.ctx, self.cells)
         if i < 0:
             raise KeyError(state)
-        self.lib.gdl_gr_node(self.ctx, i, self.value, self.player, self.ffi.NULL, self.ffi.NULL, 0)
-        return float(self.value[0])
+        self.lib.gdl_gr_values(self.ctx, i, self.row)
+        return tuple(self.row[0:len(self.game.players)])
 
-    def values(self, v: float) -> tuple[float, ...]:
-        return (v,) if len(self.game.players) == 1 else (v, 0.0 - v)
-
-    def best(self, state: State, player: int) -> tuple[list[Any], list[float], tuple[int, ...]]:
-        """A decision state's moves, their values (player 0's) and the positions of the optimal ones."""
+    def best(self, state: State, player: int) -> tuple[list[Any], list[tuple[float, ...]], tuple[int, ...]]:
+        """A decision state's moves, their values and the positions of those within TIE_TOLERANCE of the
+        best for the mover (player 1's value in a scalar game is 0 - player 0's: the same test)."""
         game = self.game
         moves = list(game.legal_moves(state))
-        vs = [self.value_of(game.apply(state, m)) for m in moves]
-        if player == 0:
-            top = max(vs) - TIE_TOLERANCE
-            return moves, vs, tuple(j for j, v in enumerate(vs) if v >= top)
-        bottom = min(vs) + TIE_TOLERANCE  # player 1's value is -v
-        return moves, vs, tuple(j for j, v in enumerate(vs) if v <= bottom)
+        vs = [self.values_of(game.apply(state, m)) for m in moves]
+        top = max(v[player] for v in vs) - TIE_TOLERANCE
+        return moves, vs, tuple(j for j, v in enumerate(vs) if v[player] >= top)
 
     def line(self, root: State) -> tuple[Any, ...]:
         """The principal variation: first optimal moves, likeliest chance outcomes; stops on a repetition."""
@@ -227,14 +225,14 @@ class _Graph:
 
     def solution(self, root: State, budget: Budget, method: Algorithm) -> Solution:
         game = self.game
-        value = self.values(self.value_of(root))
+        value = self.values_of(root)
         player = game.to_move(root)
         root_moves: tuple[Any, ...] = ()
         move_values: tuple[tuple[Hashable, tuple[float, ...]], ...] = ()
         if player >= 0:
             moves, vs, best = self.best(root, player)
             root_moves = tuple(moves[j] for j in best)
-            move_values = tuple((m, self.values(v)) for m, v in zip(moves, vs, strict=True))
+            move_values = tuple(zip(moves, vs, strict=True))
         pv = self.line(root)
         budget.depth = len(pv)
         table = lazy_table(SolvedTable.for_game(game, method, complete=True), self._table_filler(method))
@@ -253,7 +251,8 @@ class _Graph:
         game, handle, ffi = self.game, self.handle, self.ffi
         stats = self._read()
         n, edges, width = int(stats[0]), int(stats[2]), handle.state_len
-        player, first, val = ffi.new("int32_t[]", n), ffi.new("int64_t[]", n + 1), ffi.new("double[]", n)
+        width_v = len(game.players)
+        player, first, val = ffi.new("int32_t[]", n), ffi.new("int64_t[]", n + 1), ffi.new("double[]", n * width_v)
         cells = ffi.new("int32_t[]", n * width)
         succ, codes, probs = ffi.new("int32_t[]", edges), ffi.new("int32_t[]", edges), ffi.new("double[]", edges)
         if self.lib.gdl_gr_export(self.ctx, player, first, val, cells, succ, codes, probs) != 0:
@@ -263,7 +262,7 @@ class _Graph:
                                                    ffi.unpack(succ, edges), ffi.unpack(codes, edges),
                                                    ffi.unpack(probs, edges))
         values: Values = []
-        two = len(game.players) == 2
+        flat_values = ffi.unpack(val, n * width_v)
         for i in range(n):
             state = handle.key_of_cells(flat[i * width:(i + 1) * width])
             graph.states.append(state)
@@ -274,11 +273,11 @@ class _Graph:
             graph.succ.append(tuple(children[a:b]))
             graph.moves.append([handle.move(code) for code in moves[a:b]])
             graph.probs.append(tuple(chances[a:b]) if p == CHANCE else ())
-            v = float(val[i])
-            values.append((v, 0.0 - v) if two else (v,))
+            values.append(tuple(flat_values[i * width_v:(i + 1) * width_v]))
             if p == TERMINAL:
-                graph.utilities[i] = values[i] = (v, -v) if two else (v,)
-        best = best_moves(graph, values, [v[0] for v in values], TIE_TOLERANCE)
+                graph.utilities[i] = values[i]
+        scalar = not self._read()[8]  # (as solver.value_iteration decides: its best moves follow)
+        best = best_moves(graph, values, [v[0] for v in values] if scalar else None, TIE_TOLERANCE)
         order = graph.topological_order() if method == Algorithm.BACKWARD else None
         reason = None if self.converged else StopReason.ITERATIONS
         solution = finish(game, graph, budget, (values, best), method, self.converged, reason, True, order)
@@ -292,38 +291,33 @@ class _Graph:
         return solution
 
     def _table_filler(self, method: Algorithm) -> Any:
-        """What reads every state's value and optimal moves out of C, when the table is first read."""
+        """What reads every state's values and optimal moves out of C, when the table is first read."""
         game, handle, ffi, lib, ctx = self.game, self.handle, self.ffi, self.lib, self.ctx
-        width = handle.state_len
+        width, players = handle.state_len, len(game.players)
 
         def fill() -> SolvedTable:
             table = SolvedTable.for_game(game, method, complete=True)
             n = int(self._read()[0])
-            cells = ffi.new("int32_t[]", width)
+            cells, row = ffi.new("int32_t[]", width), ffi.new("double[]", players)
             value, player = ffi.new("double *"), ffi.new("int32_t *")
             cap = 1 << 12
             codes, children = ffi.new("int32_t[]", cap), ffi.new("int64_t[]", cap)
-            child_value, child_player = ffi.new("double *"), ffi.new("int32_t *")
+
+            def values(i: int) -> tuple[float, ...]:
+                lib.gdl_gr_values(ctx, i, row)
+                return tuple(row[0:players])
+
             for i in range(n):
                 lib.gdl_gr_cells(ctx, i, cells)
                 key = handle.key_of_cells(list(cells[0:width]))
                 edges = int(lib.gdl_gr_node(ctx, i, value, player, codes, children, cap))
-                v = float(value[0])
-                table.values[key] = self.values(v)
+                table.values[key] = values(i)
                 p = int(player[0])
                 if p < 0 or edges > cap:
                     continue
-                vs = []
-                for j in range(edges):
-                    lib.gdl_gr_node(ctx, children[j], child_value, child_player, ffi.NULL, ffi.NULL, 0)
-                    vs.append(float(child_value[0]))
-                if p == 0:
-                    top = max(vs) - TIE_TOLERANCE
-                    best = [j for j, c in enumerate(vs) if c >= top]
-                else:
-                    bottom = min(vs) + TIE_TOLERANCE
-                    best = [j for j, c in enumerate(vs) if c <= bottom]
-                table.best[key] = tuple(str(handle.move(int(codes[j]))) for j in best)
+                vs = [values(children[j])[p] for j in range(edges)]
+                top = max(vs) - TIE_TOLERANCE
+                table.best[key] = tuple(str(handle.move(int(codes[j]))) for j, v in enumerate(vs) if v >= top)
             return table
 
         return fill

@@ -71,9 +71,11 @@ int main(int argc, char **argv) {
         DRV_CHECK(st == AB_DONE || st == AB_CYCLE || st == AB_SLICE);
         gdl_ab_free(c);
     }
-    { /* the state graph: a capped exploration (a game too big for the cap stops with GR_FULL), then solving */
+    for (int vector = 0; vector < 2; vector++) { /* the state graph, one value or a value per player: a capped
+        exploration (a game too big for the cap stops with GR_FULL), then solving */
         gr_ctx *g = gdl_gr_new(200000);
         DRV_CHECK(g != NULL);
+        if (vector) DRV_CHECK(gdl_gr_vector(g) == 0);
         int gs = gdl_gr_explore(g, root, 1000);
         while (gs == GR_SLICE) gs = gdl_gr_explore(g, NULL, 1000);
         DRV_CHECK(gs == GR_DONE || gs == GR_FULL || gs == GR_NOT_SCALAR || gs == GR_DEAD_END);
@@ -82,9 +84,11 @@ int main(int argc, char **argv) {
             DRV_CHECK(gs == GR_DONE);
             double v;
             int32_t player, codes[G_MAX_MOVES + G_MAX_OUTCOMES], via;
-            int64_t children[G_MAX_MOVES + G_MAX_OUTCOMES], stats[8];
+            int64_t children[G_MAX_MOVES + G_MAX_OUTCOMES], stats[9];
             gdl_gr_stats(g, stats);
             for (int64_t i = 0; i < stats[0]; i += 1 + stats[0] / 100) {
+                double row[G_PLAYERS];
+                DRV_CHECK(gdl_gr_values(g, i, row) == 0);
                 DRV_CHECK(gdl_gr_node(g, i, &v, &player, codes, children, G_MAX_MOVES + G_MAX_OUTCOMES) >= 0);
                 DRV_CHECK(gdl_gr_cells(g, i, root) == 0 && gdl_gr_find(g, root) == i);
                 (void)gdl_gr_parent(g, i, &via);
