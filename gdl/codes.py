@@ -170,6 +170,8 @@ register("endless-cycle", INFO, "play can cycle forever without reaching an end"
 register("no-end", WARNING, "a random game still going after `--max-plies` plies", CHECK)
 register("backend-disagrees", ERROR,
          "the C back end plays the rules differently from the Python back end (a bug in gdl)", CHECK)
+register("backend-untranslated", ERROR,
+         "`gdl check --backend c`: a construct of the file the C emitter does not translate yet", CHECK)
 
 # ------------------------------------------------------------------ reading the file
 register("encoding", ERROR, "a rule file that is not UTF-8 text", FILE)

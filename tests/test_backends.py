@@ -489,3 +489,12 @@ def test_an_inlined_def_reads_the_callers_own_local() -> None:
     assert native.heuristic(state) == python.heuristic(state) == (1.0, -1.0)
     result = agree(python, native, playouts=300, seed=3, oracle=_interpreter(python), oracle_playouts=20)
     assert result.agree, (result.disagreement, result.moves)
+
+
+def test_gdl_check_backend_c_goes_on_past_a_file_c_does_not_translate(capsys: pytest.CaptureFixture[str]) -> None:
+    """One file C cannot take (simultaneous moves) is that file's error; the next file is still compared."""
+    files = [str(ROOT / "games" / "rps.gdl"), str(ROOT / "games" / "nim.gdl")]
+    assert main(["check", *files, "--backend", "c", "--playouts", "50"]) == 1
+    out = capsys.readouterr().out
+    assert "error[backend-untranslated]: --backend c: the C back end does not translate simultaneous moves" in out
+    assert "nim.gdl: the C and Python back ends agree along 2,000 playouts" in out
