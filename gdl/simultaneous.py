@@ -23,10 +23,14 @@ class ChanceInRoundError(ValueError):
     """A player's move reached a chance before every player of the round had moved."""
 
 
-def install(game: Any) -> None:
+def install(game: Any, step: Callable[[tuple, Move], tuple] | None = None,
+            actions: Sequence[str] | None = None) -> None:
     """Turn a compiled game (:class:`gdl.runtime.CompiledGame`) whose program declares `simultaneous` into a
-    simultaneous game, in place."""
+    simultaneous game, in place. ``step(state, move)`` plays one player's move as a turn (default: the move's
+    own function); ``actions``, the moves' names (default: the program's)."""
     turn = game._turn  # the slot of the state that says who moves
+    play: Callable[[tuple, Move], tuple] = step or (lambda state, move: move.data(state))
+    names = list(actions) if actions is not None else list(game.program.move_actions)
     legal: Callable[[tuple], list[Move]] = game.legal_moves
     players = len(game.players)
 
@@ -61,7 +65,7 @@ def install(game: Any) -> None:
                 raise ChanceInRoundError(f"{game.players[player - 1]}'s move {move} reached a chance before "
                                          "every player had moved; put the chance in the last player's move or "
                                          "in `after every move` once every choice is in")
-            state = move.data(as_player(state, player))
+            state = play(as_player(state, player), move)
         return as_player(state, 0) if state[turn] >= 0 else state  # a round always starts as player 0's
 
     def parse_move(state: tuple, text: str, player: int | None = None) -> Move:
@@ -79,9 +83,8 @@ def install(game: Any) -> None:
             m for m in candidates if m.name.lower() == wanted.lower()]
         if len(found) == 1:
             return found[0]
-        if wanted.split("(")[0].lower() not in [a.lower() for a in game.program.move_actions]:
-            raise UnknownMoveError(f"{text!r} is not a move of {game.name} (moves: "
-                                   f"{', '.join(game.program.move_actions)})")
+        if wanted.split("(")[0].lower() not in [a.lower() for a in names]:
+            raise UnknownMoveError(f"{text!r} is not a move of {game.name} (moves: {', '.join(names)})")
         raise IllegalMoveError(f"{text!r} is not a legal move of {game.players[player]} here")
 
     game.to_move = to_move

@@ -275,9 +275,15 @@ class ExpressionEmitter(FractionEmitter):
                 f"if (!_n) {{ gdl_fail(e, GDL_E_RULE, {line}, {col}, 0); goto fail; }} _r; }})")
 
     def ex_Index(self, node: ir.Index) -> str:
-        """``seq[i]`` of a constant list (checked index: an index outside it is a rule error)."""
-        if node.seq is None or not node.seq.is_const:
-            raise Unsupported("indexing a list computed at run time")
+        """``seq[i]`` of a list (checked index: an index outside it is a rule error)."""
+        if node.seq is None:
+            raise Unsupported("indexing a missing list")
+        if not node.seq.is_const:  # a list chosen at run time (a conditional, a def, a table entry, a select)
+            line, col = _pos(node.span)
+            choose = self.sequence(node.seq)  # (the list first, then the index: Python's order)
+            return (f"({{ const int64_t *_sq = K_EMPTY; int64_t _sn = 0; {choose} "
+                    f"int64_t _ix = GDL_CHECK({self.ex(node.index)}, 0, _sn - 1, GDL_E_INDEX, {line}, {col}); "
+                    "_sq[_ix]; })")
         values = _values(node.seq)
         if not values:
             raise Unsupported("indexing an empty list")

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from gdl import simultaneous as rounds
 from gdl.native.build import build
 from gdl.native.emit_c import Emitted, MoveCode, SymmetryMap, emit
 from gdl.native.emit_c_expr import OutcomeCode
@@ -47,7 +48,7 @@ class NativeGame:
         self.zero_sum = python.zero_sum
         self.utility_bounds = python.utility_bounds
         self.has_chance = python.has_chance
-        self.simultaneous = False  # the C emitter has no simultaneous moves
+        self.simultaneous = False
         self.fingerprint = python.fingerprint
         self.backend = "c"
         self._decision_len = program.layout.nvars + 2
@@ -55,6 +56,8 @@ class NativeGame:
         self._code_of_name: dict[str, int] | None = None
         self._chance_points = {int(c.point): c for c in program.chance}
         self._displays = [[_displayer(python, param.var.type) for param in move.params] for move in program.moves]
+        if program.simultaneous:  # rounds over the C rules, each player's move played as a turn (gdl.simultaneous)
+            rounds.install(self, step=self._apply_one, actions=python.program.move_actions)
 
     @property
     def symmetries(self) -> tuple[str, ...]:
@@ -82,6 +85,12 @@ class NativeGame:
         return [(self.move(code), p) for code, p in self.rules.chance(self.cells(state))]
 
     def apply(self, state: tuple[int, ...], move: Hashable) -> tuple[int, ...]:
+        data = getattr(move, "data", None)
+        if callable(data):  # a simultaneous round's joint move (gdl.simultaneous): it plays its parts
+            return data(state)
+        return self._apply_one(state, move)
+
+    def _apply_one(self, state: tuple[int, ...], move: Hashable) -> tuple[int, ...]:
         return self._state(self.rules.apply(self.cells(state), self.code(move)))
 
     def utilities(self, state: tuple[int, ...]) -> tuple[float, ...]:
@@ -112,8 +121,10 @@ class NativeGame:
 
     # -------------------------------------------------------------- the native handle (solver.native)
 
-    def native(self) -> NativeGame:
-        return self
+    def native(self) -> NativeGame | None:
+        """The handle the C solvers use; None for simultaneous rounds (the solvers' C loops play turns: the
+        Python loops run over the C rules)."""
+        return None if self.simultaneous else self
 
     def cells(self, state: Sequence[int]) -> list[int]:
         """A state as the C array's cells (a decision state is padded with zeros to the layout's length;

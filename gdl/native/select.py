@@ -36,8 +36,6 @@ def c_backend_or_reason(game: CompiledGame) -> tuple[CompiledGame | None, str | 
     program = game.program.ir
     if program is None:
         return None, "the game has no IR"
-    if program.simultaneous:  # (the C emitter plays turns only)
-        return None, "the C back end does not translate simultaneous moves yet"
     try:
         native = compile_native(game, program)
     except Unsupported as error:
