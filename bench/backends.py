@@ -43,7 +43,9 @@ def timed_solve(game: object) -> tuple[float, tuple[float, ...]]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", help="also write the table to this file")
+    ap.add_argument("--results", action="store_true", help="replace this table's section of bench/RESULTS.md")
     args = ap.parse_args()
+    started = time.perf_counter()
     rows = ["| game | parameters | value | C build (s) | Python solve (s) | C solve (s) | C speed-up |",
             "| --- | --- | --- | ---: | ---: | ---: | ---: |"]
     for name, params in GAMES:
@@ -70,6 +72,34 @@ def main() -> None:
     print(text)
     if args.out:
         Path(args.out).write_text(text + "\n")
+    if args.results:
+        write_section(text, time.perf_counter() - started)
+
+
+MARK_BEGIN, MARK_END = "<!-- bundled games, C against Python: begin -->", "<!-- bundled games, C against Python: end -->"
+
+
+def write_section(table: str, seconds: float) -> None:
+    """The table as its own section of bench/RESULTS.md (replacing the last run's)."""
+    import os
+    import platform
+
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    section = "\n".join([
+        MARK_BEGIN, "## Every bundled game's exact solve, C against Python", "",
+        f"`python bench/backends.py --results` on CPython {platform.python_version()}, {time.strftime('%Y-%m-%d %H:%M')}, "
+        f"in {seconds:.0f} s; load average at the end {load:.1f} on {os.cpu_count()} cores. The same "
+        "`solver.exact.solve` call on both back ends (the C module built first, its build time apart), "
+        "alternating, median of 3; the values must be equal (they are, to the last bit). The games at "
+        "parameters that solve in seconds; the simultaneous ones are solved by an LP per round in Python "
+        "over either back end's rules and are left out.", "", table, MARK_END]) + "\n"
+    results = ROOT / "bench" / "RESULTS.md"
+    text = results.read_text(encoding="utf-8")
+    if MARK_BEGIN in text:
+        text = text[:text.index(MARK_BEGIN)] + section + text[text.index(MARK_END) + len(MARK_END) + 1:]
+    else:
+        text = text.rstrip("\n") + "\n\n" + section
+    results.write_text(text, encoding="utf-8")
 
 
 if __name__ == "__main__":
