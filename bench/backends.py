@@ -76,7 +76,8 @@ def main() -> None:
         write_section(text, time.perf_counter() - started)
 
 
-MARK_BEGIN, MARK_END = "<!-- bundled games, C against Python: begin -->", "<!-- bundled games, C against Python: end -->"
+MARK_BEGIN = "<!-- bundled games, C against Python: begin -->"
+MARK_END = "<!-- bundled games, C against Python: end -->"
 
 
 def write_section(table: str, seconds: float) -> None:
@@ -87,7 +88,8 @@ def write_section(table: str, seconds: float) -> None:
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     section = "\n".join([
         MARK_BEGIN, "## Every bundled game's exact solve, C against Python", "",
-        f"`python bench/backends.py --results` on CPython {platform.python_version()}, {time.strftime('%Y-%m-%d %H:%M')}, "
+        f"`python bench/backends.py --results` on CPython {platform.python_version()}, "
+        f"{time.strftime('%Y-%m-%d %H:%M')}, "
         f"in {seconds:.0f} s; load average at the end {load:.1f} on {os.cpu_count()} cores. The same "
         "`solver.exact.solve` call on both back ends (the C module built first, its build time apart), "
         "alternating, median of 3; the values must be equal (they are, to the last bit). The games at "
