@@ -48,7 +48,15 @@ from dataclasses import replace
 from typing import Any
 
 from solver.alphabeta import CycleFound, TooDeep
-from solver.auto import EXACT_METHODS, Algorithm, check_exact_method, check_players, exact_method, search_first
+from solver.auto import (
+    EXACT_METHODS,
+    Algorithm,
+    check_exact_method,
+    check_players,
+    exact_method,
+    is_deterministic_duel,
+    search_first,
+)
 from solver.backward import backward
 from solver.exact_alphabeta import PLIES_FACTOR, PLIES_MIN_SECONDS, solve_alphabeta
 from solver.game import DeadEndError, Game, State
@@ -56,8 +64,8 @@ from solver.graph import Best, StateGraph, Values
 from solver.guess import GUESS_NODES, GUESS_SECONDS
 from solver.guess import stopped as _stopped
 from solver.limits import Budget, Limits, SearchStats, SearchStopped, StopReason
+from solver.native.graph import explored_in_c, solve_graph_native
 from solver.native.graph import fits as c_graph_fits
-from solver.native.graph import solve_graph_native
 from solver.retrograde import retrograde
 from solver.solution import Solution, finish
 from solver.value_iteration import solve_graph
@@ -122,11 +130,13 @@ def solve(
             except TooDeep:
                 if chosen == Algorithm.ALPHABETA:
                     raise ValueError(f"{game.name} is too long for a recursive search; use backward") from None
-        if c_graph_fits(game, chosen):  # the graph in C: the same methods, the same answer
+        retrograde_likely = chosen == Algorithm.RETROGRADE or (chosen == Algorithm.AUTO and is_deterministic_duel(game))
+        if c_graph_fits(game, chosen) and not retrograde_likely:  # the graph in C: the same methods, the same answer
             solved = solve_graph_native(game, root, budget, limits, chosen, tolerance, plies)
             if solved is not None:
                 return solved
-        graph = StateGraph.explore(game, root, budget, limits.table_entries)
+        graph = explored_in_c(game, root, budget, limits) or StateGraph.explore(game, root, budget,
+                                                                                  limits.table_entries)
         order = graph.topological_order()
         if chosen == Algorithm.BACKWARD and order is None:
             raise ValueError(f"{game.name} has cycles: backward induction cannot solve it; use value_iteration")

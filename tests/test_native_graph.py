@@ -4,6 +4,7 @@ and rule errors the same way."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -209,3 +210,21 @@ def test_a_graph_too_big_for_the_distance_says_so(monkeypatch: pytest.MonkeyPatc
     assert solution.exact and solution.plies is None
     assert main(["solve", "pig", "-p", "goal=10", "--backend", "c"]) == 0
     assert "distance to the end: not computed" in capsys.readouterr().out
+
+
+SHUTTLE = str(Path(__file__).resolve().parent / "solvefiles" / "shuttle.gdl")
+
+
+@pytest.mark.parametrize("method", ["auto", "retrograde"])
+def test_retrograde_analysis_over_a_graph_explored_in_c(method: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A cyclic duel: explored in C, copied out, solved by the Python retrograde analysis -- its answer."""
+    python, native = gdl.load(SHUTTLE), gdl.load(SHUTTLE, backend="c")
+    theirs = exact.solve(python, method=method, plies=True)
+    ours = _solve_in_c(native, monkeypatch, method=method, plies=True)
+    assert ours.algorithm == theirs.algorithm == "retrograde"
+    assert ours.value == theirs.value and ours.plies == theirs.plies and ours.exact
+    assert [str(m) for m in ours.best_moves] == [str(m) for m in theirs.best_moves]
+    assert [str(m) for m in ours.principal_variation] == [str(m) for m in theirs.principal_variation]
+    assert ours.table is not None and theirs.table is not None
+    assert dict(ours.table.values) == dict(theirs.table.values) and dict(ours.table.best) == dict(theirs.table.best)
+    assert ours.stats.nodes == theirs.stats.nodes and ours.stats.tt_size == theirs.stats.tt_size

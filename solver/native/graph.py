@@ -36,6 +36,8 @@ SLICE_SECONDS = 0.05
 MOST_STATES = 2**31 - 2
 """The graph numbers its states with 32-bit integers."""
 PV_LIMIT = 10_000
+EXPORT_STATES = 2_000_000
+"""The largest graph explored in C and copied out for a Python graph method (retrograde analysis)."""
 PLIES_STATES = 200_000
 """The largest graph whose distance to the end is computed (by :mod:`solver.remoteness`, in Python)."""
 
@@ -76,6 +78,29 @@ def solve_graph_native(game: Game, root: State, budget: Budget, limits: Limits, 
     if plies and budget.tt_size <= PLIES_STATES:
         return graph.finished_in_python(root, budget, method)
     return graph.solution(root, budget, method)
+
+
+def explored_in_c(game: Game, root: State, budget: Budget, limits: Limits) -> StateGraph | None:
+    """The reachable graph explored in C and copied into a :class:`StateGraph` for the Python graph methods
+    the C graph does not have (retrograde analysis); None when the game has no C handle, has symmetries,
+    or its graph is larger than :data:`EXPORT_STATES` (then the Python exploration runs).
+
+    :raises SearchStopped: ``limits.table_entries`` states were found (reason ``table``), or another budget.
+    """
+    if handle_of(game) is None or has_symmetric_keys(game):
+        return None
+    handle = handle_of(game)
+    assert handle is not None
+    cap = limits.table_entries
+    graph = _Graph(game, handle, min(cap, EXPORT_STATES) if cap is not None else EXPORT_STATES)
+    try:
+        if not graph.explore(root, budget):
+            return None
+    except SearchStopped as stop:
+        if stop.reason == StopReason.TABLE and (cap is None or cap > EXPORT_STATES):
+            return None  # too big to copy out: the Python exploration (slow, but the same answer)
+        raise
+    return graph.state_graph()[0]
 
 
 class _Graph:
@@ -248,6 +273,25 @@ class _Graph:
     def finished_in_python(self, root: State, budget: Budget, method: Algorithm) -> Solution:
         """The graph copied into a :class:`StateGraph`, the values and optimal moves as the Python solver
         gives them, then :func:`solver.solution.finish` (table, distance, fastest moves, line)."""
+        game = self.game
+        graph, values = self.state_graph()
+        scalar = not self._read()[8]  # (as solver.value_iteration decides: its best moves follow)
+        best = best_moves(graph, values, [v[0] for v in values] if scalar else None, TIE_TOLERANCE)
+        order = graph.topological_order() if method == Algorithm.BACKWARD else None
+        reason = None if self.converged else StopReason.ITERATIONS
+        solution = finish(game, graph, budget, (values, best), method, self.converged, reason, True, order)
+        if graph.player[0] >= 0:
+            solution = replace(solution, move_values=tuple(
+                (move, values[child]) for move, child in zip(graph.moves[0], graph.succ[0], strict=True)))
+        if not self.converged:
+            sweeps = f"{budget.iterations:,} sweep" + ("" if budget.iterations == 1 else "s")
+            solution = replace(solution, note=f"estimate: value iteration stopped after {sweeps} before it "
+                                              "converged; the best move by the estimate")
+        return solution
+
+    def state_graph(self) -> tuple[StateGraph, Values]:
+        """The graph as a :class:`StateGraph` (states, keys, turns, moves, children, probabilities, utilities)
+        and every state's values (0 before solving, but at the ends)."""
         game, handle, ffi = self.game, self.handle, self.ffi
         stats = self._read()
         n, edges, width = int(stats[0]), int(stats[2]), handle.state_len
@@ -276,19 +320,7 @@ class _Graph:
             values.append(tuple(flat_values[i * width_v:(i + 1) * width_v]))
             if p == TERMINAL:
                 graph.utilities[i] = values[i]
-        scalar = not self._read()[8]  # (as solver.value_iteration decides: its best moves follow)
-        best = best_moves(graph, values, [v[0] for v in values] if scalar else None, TIE_TOLERANCE)
-        order = graph.topological_order() if method == Algorithm.BACKWARD else None
-        reason = None if self.converged else StopReason.ITERATIONS
-        solution = finish(game, graph, budget, (values, best), method, self.converged, reason, True, order)
-        if graph.player[0] >= 0:
-            solution = replace(solution, move_values=tuple(
-                (move, values[child]) for move, child in zip(graph.moves[0], graph.succ[0], strict=True)))
-        if not self.converged:
-            sweeps = f"{budget.iterations:,} sweep" + ("" if budget.iterations == 1 else "s")
-            solution = replace(solution, note=f"estimate: value iteration stopped after {sweeps} before it "
-                                              "converged; the best move by the estimate")
-        return solution
+        return graph, values
 
     def _table_filler(self, method: Algorithm) -> Any:
         """What reads every state's values and optimal moves out of C, when the table is first read."""
