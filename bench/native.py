@@ -104,6 +104,12 @@ def ref_rows(directory: Path) -> list[str]:
                     f"{ref_cpu:.2f} s | {ref_cpu / cpu:.2f}x | wall: ours {wall:.2f} s, ref {ref_wall:.2f} s; ours "
                     f"value {result.value} (`gdl solve ... --backend c`: start-up, load, solve, every root move's "  # type: ignore[attr-defined]
                     f"value, the distance walk); ref: {ref_out} |")
+        quick_wall, quick_cpu, _ = command_time([*command, "--value-only", "--threads", "1"], env=user_env(),
+                                                warm=True)
+        rows.append(f"| {label} exact, `--value-only --threads 1`, CPU time | bench/ref/{program}.c (cc -O2) | "
+                    f"{quick_cpu:.2f} s | {ref_cpu:.2f} s | {ref_cpu / quick_cpu:.2f}x | wall: ours "
+                    f"{quick_wall:.2f} s; the same work as the reference program: the value and one best move, "
+                    "one thread |")
         rows.append(f"| {label} exact, the search alone | bench/ref/{program}.c, whole program | {search_time:.2f} s | "
                     f"{ref_cpu:.2f} s | {ref_cpu / search_time:.2f}x | `solver.exact.solve(game, all_best=False)`, "
                     f"{result.stats.nodes:,} nodes (ref: {ref_out.split('nodes')[-1].strip()} nodes) |")  # type: ignore[attr-defined]
