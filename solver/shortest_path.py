@@ -115,7 +115,7 @@ def solve_puzzle(
     if native is not None:  # the same search, its loop in C (solver/native/puzzle.c)
         from solver.native.puzzle import native_puzzle_search
 
-        utility, line = native_puzzle_search(game, native, start, astar, target, budget)
+        utility, line = native_puzzle_search(game, native, start, astar, target, budget, PuzzleError)
         return _answer(utility, line, budget, limits, algorithm)
     try:
         if astar:

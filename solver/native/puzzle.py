@@ -8,14 +8,23 @@ the caps (states, seconds), reports progress and sees Ctrl-C.
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import Any, Protocol
 
 from solver.game import Game, State, dead_end
 from solver.limits import SearchStats, StopReason
 from solver.native import NativeHandle
 
-if TYPE_CHECKING:
-    from solver.shortest_path import PuzzleBudget
+
+class PuzzleBudget(Protocol):
+    """What the search reads and writes of :class:`solver.shortest_path.PuzzleBudget`."""
+
+    max_nodes: int | None
+    max_seconds: float | None
+    progress: Callable[[SearchStats], Any] | None
+    started: float
+    nodes: int
+    stop: StopReason | None
 
 PZ_DONE, PZ_SLICE, _, PZ_DEAD_END, PZ_ERROR, PZ_MEMORY, _, PZ_CHANCE = range(8)
 SLICE_SECONDS = 0.05
@@ -23,15 +32,13 @@ SLICE_SECONDS = 0.05
 
 
 def native_puzzle_search(game: Game, handle: NativeHandle, start: State, astar: bool, target: float | None,
-                         budget: PuzzleBudget) -> tuple[float | None, tuple[Any, ...]]:
+                         budget: PuzzleBudget, puzzle_error: type[Exception]) -> tuple[float | None, tuple[Any, ...]]:
     """The best terminal's utility reached (None: none) and the line to it; ``budget`` gets the states
     expanded and why the search stopped (None: it ran to its end).
 
     :raises DeadEndError: a state without moves that is not the end, with the moves that reach it.
-    :raises PuzzleError: a chance node.
+    :raises puzzle_error: a chance node (:class:`solver.shortest_path.PuzzleError`).
     """
-    from solver.shortest_path import PuzzleError
-
     ffi, lib = handle.ffi, handle.lib
     error = ffi.new("gdl_error *")
     root = ffi.new("int32_t[]", list(handle.cells(start)))
@@ -58,7 +65,7 @@ def native_puzzle_search(game: Game, handle: NativeHandle, start: State, astar: 
             if status == PZ_DONE:
                 break
             if status != PZ_SLICE:
-                _fail(game, handle, ctx, status, int(stats[3]), start, error, PuzzleError)
+                _fail(game, handle, ctx, status, int(stats[3]), start, error, puzzle_error)
             if budget.progress is not None:
                 budget.progress(SearchStats(nodes=budget.nodes, seconds=time.perf_counter() - budget.started))
             if budget.max_seconds is not None and time.perf_counter() - budget.started >= budget.max_seconds:
