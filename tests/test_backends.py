@@ -399,6 +399,7 @@ win p when score[p] == 3
 """Branch probabilities computed when the chance is reached, from a `let` the move keeps across it."""
 
 
+@pytest.mark.slow
 def test_branch_probabilities_computed_at_run_time_in_c() -> None:
     python = gdl.load_source(SKILL, "skill.gdl")
     native, reason = c_backend_or_reason(python)
@@ -451,6 +452,7 @@ utility p: min(share(pot[p]) - share(pot[opponent(p)]), 1) - spread(pot[A], pot[
 through abs and min: exact in C as in Python's Fraction."""
 
 
+@pytest.mark.slow
 def test_fractions_kept_in_locals_defs_and_aggregates_in_c() -> None:
     python = gdl.load_source(SHARES, "shares.gdl")
     native, reason = c_backend_or_reason(python)
@@ -460,6 +462,7 @@ def test_fractions_kept_in_locals_defs_and_aggregates_in_c() -> None:
     assert solve(native).value == solve(python).value
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", ["fractions", "let_kept_across_chance"])
 def test_fraction_weights_and_unbounded_kept_locals_in_c(case: str) -> None:
     """Chance weights that are fractions (exact, each probability float(w / total)); a `let` grown in a loop and
@@ -488,6 +491,7 @@ utility p: len(mine(p)) - len(mine(opponent(p)))
 """
 
 
+@pytest.mark.slow
 def test_select_as_a_list_value_in_c() -> None:
     """`select` gathered into an array as long as its domain: a move's parameter list, `in`, `len`, nested."""
     python = gdl.load_source(PICKS, "picks.gdl")

@@ -44,6 +44,7 @@ def test_cache_hit_loads_the_same_file(tmp_path: Path, monkeypatch: pytest.Monke
     assert (tmp_path / "native").stat().st_mode & 0o777 == 0o700
 
 
+@pytest.mark.slow  # (a cold C build each: seconds)
 def test_other_source_other_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     fresh(monkeypatch, tmp_path)
     native_build.build(TTT)
@@ -52,6 +53,7 @@ def test_other_source_other_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     assert not [p for p in (tmp_path / "native").iterdir() if p.name.startswith(".build-")]
 
 
+@pytest.mark.slow  # (a cold C build each: seconds)
 def test_damaged_cache_file_is_rebuilt(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     fresh(monkeypatch, tmp_path)
     native_build.build(TTT)
@@ -63,6 +65,7 @@ def test_damaged_cache_file_is_rebuilt(tmp_path: Path, monkeypatch: pytest.Monke
     assert first.read_bytes()[:4] == b"\x7fELF"
 
 
+@pytest.mark.slow  # (a cold C build each: seconds)
 def test_link_in_the_cache_is_not_followed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     fresh(monkeypatch, tmp_path)
     native_build.build(TTT)
@@ -184,6 +187,7 @@ def _emit_counting(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     return calls
 
 
+@pytest.mark.slow  # (a cold C build each: seconds)
 def test_a_cached_c_game_is_not_emitted_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import gdl
 
@@ -199,6 +203,7 @@ def test_a_cached_c_game_is_not_emitted_again(tmp_path: Path, monkeypatch: pytes
     assert len(calls) == 2
 
 
+@pytest.mark.slow  # (a cold C build each: seconds)
 def test_a_damaged_emitter_cache_file_is_emitted_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import gdl
 
@@ -214,6 +219,7 @@ def test_a_damaged_emitter_cache_file_is_emitted_again(tmp_path: Path, monkeypat
     assert len(calls) == 4
 
 
+@pytest.mark.slow  # (a cold C build each: seconds)
 def test_an_ir_other_than_the_games_own_is_emitted_not_taken_from_the_cache(tmp_path: Path,
                                                                              monkeypatch: pytest.MonkeyPatch) -> None:
     """The cache's key describes the game's own IR: an IR a caller changed (the tests' broken games) is emitted."""

@@ -106,6 +106,7 @@ def _close(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
     return len(a) == len(b) and all(abs(x - y) <= 1e-12 for x, y in zip(a, b, strict=True))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("name", "params", "method"), CASES,
                          ids=[f"{n.split()[1] if chr(10) in n else n}-{m}" for n, _, m in CASES])
 def test_the_c_graph_gives_the_python_answer(name: str, params: dict[str, str], method: str,
@@ -186,6 +187,7 @@ def test_games_the_c_graph_does_not_take() -> None:
     assert not fits(_load("nim", {}, "c"), Algorithm.RETROGRADE)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("name", "params", "method"), CASES,
                          ids=[f"{n.split()[1] if chr(10) in n else n}-{m}" for n, _, m in CASES])
 def test_with_the_distance_a_small_c_graph_is_finished_as_in_python(name: str, params: dict[str, str], method: str,

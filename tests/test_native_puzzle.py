@@ -52,6 +52,7 @@ def _summary(result: Any) -> tuple[Any, ...]:
             result.solved, result.complete, result.stopped, result.stop_reason, result.note, result.plies)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("start", STARTS)
 @pytest.mark.parametrize("heuristic", [True, False], ids=["astar", "bfs"])
 def test_the_c_search_finds_the_python_line(start: str, heuristic: bool) -> None:
