@@ -95,13 +95,9 @@ def write_section(table: str, seconds: float) -> None:
         "alternating, median of 3; the values must be equal (they are, to the last bit). The games at "
         "parameters that solve in seconds; the simultaneous ones are solved by an LP per round in Python "
         "over either back end's rules and are left out.", "", table, MARK_END]) + "\n"
-    results = ROOT / "bench" / "RESULTS.md"
-    text = results.read_text(encoding="utf-8")
-    if MARK_BEGIN in text:
-        text = text[:text.index(MARK_BEGIN)] + section + text[text.index(MARK_END) + len(MARK_END) + 1:]
-    else:
-        text = text.rstrip("\n") + "\n\n" + section
-    results.write_text(text, encoding="utf-8")
+    from bench.native import replace_section
+
+    replace_section(ROOT / "bench" / "RESULTS.md", MARK_BEGIN, MARK_END, section)
 
 
 if __name__ == "__main__":

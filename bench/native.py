@@ -213,10 +213,15 @@ def main() -> None:
     print(section)
     if "--print" in sys.argv:
         return
-    results = ROOT / "bench" / "RESULTS.md"
+    replace_section(ROOT / "bench" / "RESULTS.md", MARK_BEGIN, MARK_END, section)
+
+
+def replace_section(results: Path, begin: str, end: str, section: str) -> None:
+    """Put ``section`` (from the ``begin`` marker to the ``end`` one) in ``results`` in place of the last
+    run's, or at its end (bench/backends.py writes its own section the same way)."""
     text = results.read_text(encoding="utf-8")
-    if MARK_BEGIN in text:
-        text = text[:text.index(MARK_BEGIN)] + section + text[text.index(MARK_END) + len(MARK_END) + 1:]
+    if begin in text:
+        text = text[:text.index(begin)] + section + text[text.index(end) + len(end) + 1:]
     else:
         text = text.rstrip("\n") + "\n\n" + section
     results.write_text(text, encoding="utf-8")

@@ -16,6 +16,8 @@ from collections.abc import Hashable, Sequence
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
+from solver.game import DeadEndError, Game, dead_end
+
 HERE = Path(__file__).resolve().parent
 HEADER = "gdl_abi.h"
 SOURCES = ("glue.c", "negamax.c", "mcts.c", "graph.c", "puzzle.c")
@@ -141,6 +143,18 @@ class SupportsNative(Protocol):
 
 _SUPPORTS: dict[type, bool] = {}
 """Per class, whether its games have ``native()`` (a protocol ``isinstance`` costs some 13 us: asked per solve)."""
+
+
+def dead_end_after(game: Game[Any, Any], root: Hashable, line: Sequence[Hashable]) -> DeadEndError:
+    """The error for the dead end that ``line`` reaches from ``root``, with those moves: what a C search
+    reports as the moves to the state it met (every C solver raises it the same way)."""
+    state = root
+    for move in line:
+        state = game.apply(state, move)
+    error = dead_end(game, state, game.to_move(state))
+    for move in reversed(line):
+        error.prepend(move)
+    return error
 
 
 def handle_of(game: object) -> NativeHandle | None:

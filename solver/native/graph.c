@@ -477,6 +477,30 @@ static int gr_component_begin(gr_ctx *c) {
     return 0;
 }
 
+/* Before a sweep of the current component: 1 to sweep (counted), 0 when the slice is spent (call again),
+   -1 when `max_sweeps` (0: no limit) are done (the component stays unconverged). */
+static int gr_next_sweep(gr_ctx *c, int64_t max_sweeps, int64_t until) {
+    if (max_sweeps > 0 && c->sweeps >= max_sweeps) {
+        c->unconverged = 1;
+        return -1;
+    }
+    if (c->work >= until) return 0;
+    c->sweeps++;
+    if (c->sweeps > c->max_sweeps_seen) c->max_sweeps_seen = c->sweeps;
+    return 1;
+}
+
+/* The current component is solved: its marks cleared, its members off the finished stack. */
+static void gr_component_done(gr_ctx *c) {
+    for (int64_t m = 0; m < c->comp_size; m++) {
+        int32_t s = c->finished[c->comp_start + m];
+        c->flags[s] &= (uint8_t)~2;
+        c->pos[s] = -1;
+    }
+    c->nfinished = c->comp_start;
+    c->comp_active = 0;
+}
+
 /* Iterates the current component (value iteration, with Newton steps while they are sound: see
    solver/value_iteration.py, whose rules this follows step for step) until it converges, or `max_sweeps`
    sweeps (0: no limit), within `slice` states' work: 1 when the component is done, 0 when the slice ran
@@ -485,13 +509,9 @@ static int gr_iterate(gr_ctx *c, double tolerance, int64_t max_sweeps, int64_t s
     int64_t until = c->work + slice;
     const int32_t *members = c->finished + c->comp_start;
     for (;;) {
-        if (max_sweeps > 0 && c->sweeps >= max_sweeps) {
-            c->unconverged = 1;
-            break;
-        }
-        if (c->work >= until) return 0;
-        c->sweeps++;
-        if (c->sweeps > c->max_sweeps_seen) c->max_sweeps_seen = c->sweeps;
+        int next = gr_next_sweep(c, max_sweeps, until);
+        if (next == 0) return 0;
+        if (next < 0) break;
         gr_sweep(c, c->with_slopes);
         double moved = 0.0, r[GR_NEWTON_MAX], d[GR_NEWTON_MAX];
         for (int64_t m = 0; m < c->comp_size; m++) {
@@ -524,14 +544,9 @@ static int gr_iterate(gr_ctx *c, double tolerance, int64_t max_sweeps, int64_t s
         c->newton = c->with_slopes = 0; /* plain sweeps from 0 */
         for (int64_t m = 0; m < c->comp_size; m++) c->val[members[m]] = 0.0;
     }
-    for (int64_t m = 0; m < c->comp_size; m++) {
-        int32_t s = members[m];
-        if (c->flags[s] & 2) c->val[s] = c->fresh[s];
-        c->flags[s] &= (uint8_t)~2;
-        c->pos[s] = -1;
-    }
-    c->nfinished = c->comp_start;
-    c->comp_active = 0;
+    for (int64_t m = 0; m < c->comp_size; m++)
+        if (c->flags[members[m]] & 2) c->val[members[m]] = c->fresh[members[m]];
+    gr_component_done(c);
     return 1;
 }
 
@@ -564,13 +579,9 @@ static int gr_iterate_vec(gr_ctx *c, double tolerance, int64_t max_sweeps, int64
     const int32_t *members = c->finished + c->comp_start;
     double row[G_PLAYERS];
     for (;;) {
-        if (max_sweeps > 0 && c->sweeps >= max_sweeps) {
-            c->unconverged = 1;
-            break;
-        }
-        if (c->work >= until) return 0;
-        c->sweeps++;
-        if (c->sweeps > c->max_sweeps_seen) c->max_sweeps_seen = c->sweeps;
+        int next = gr_next_sweep(c, max_sweeps, until);
+        if (next == 0) return 0;
+        if (next < 0) break;
         double delta = 0.0;
         for (int64_t m = 0; m < c->comp_size; m++) {
             int32_t s = members[m];
@@ -585,9 +596,7 @@ static int gr_iterate_vec(gr_ctx *c, double tolerance, int64_t max_sweeps, int64
         c->work += c->comp_size;
         if (delta < tolerance) break;
     }
-    for (int64_t m = 0; m < c->comp_size; m++) c->flags[c->finished[c->comp_start + m]] &= (uint8_t)~2;
-    c->nfinished = c->comp_start;
-    c->comp_active = 0;
+    gr_component_done(c);
     return 1;
 }
 

@@ -21,10 +21,10 @@ from dataclasses import replace
 from typing import Any
 
 from solver.auto import Algorithm, exact_method, is_deterministic_duel
-from solver.game import CHANCE, TERMINAL, Game, State, dead_end
+from solver.game import CHANCE, TERMINAL, Game, State
 from solver.graph import StateGraph, Values
 from solver.limits import TIE_TOLERANCE, Budget, Limits, SearchStopped, StopReason
-from solver.native import NativeHandle, handle_of
+from solver.native import NativeHandle, dead_end_after, handle_of
 from solver.native.search import lazy_table
 from solver.solution import Solution, finish
 from solver.table import SolvedTable, has_symmetric_keys
@@ -197,13 +197,7 @@ class _Graph:
             error = self.ffi.new("gdl_error *")
             lib.gdl_gr_error(self.ctx, error)
             raise handle.error(error[0], line)
-        game, state = self.game, root
-        for move in line:
-            state = game.apply(state, move)
-        error_ = dead_end(game, state, game.to_move(state))
-        for move in reversed(line):
-            error_.prepend(move)
-        raise error_
+        raise dead_end_after(self.game, root, line)
 
     # ------------------------------------------------------------------------------ answers
 

@@ -18,7 +18,7 @@ from typing import Any
 from solver.auto import Algorithm
 from solver.game import Game, State, dead_end
 from solver.limits import Budget, ChildStats, Limits, SearchResult, SearchStopped, StopReason
-from solver.native import NativeHandle
+from solver.native import NativeHandle, dead_end_after
 
 MC_DONE, MC_PROVEN, MC_ERROR, MC_DEAD_END, MC_MEMORY, MC_NODES = range(6)
 SLICE_SECONDS = 0.02
@@ -190,13 +190,7 @@ def _fail(game: Game, handle: NativeHandle, ctx: Any, status: int, root: State) 
         raise handle.error(error[0], line)
     if status == MC_MEMORY:
         raise MemoryError("the search tree ran out of memory")
-    state = root
-    for move in line:
-        state = game.apply(state, move)
-    error_ = dead_end(game, state, game.to_move(state))
-    for move in reversed(line):
-        error_.prepend(move)
-    raise error_
+    raise dead_end_after(game, root, line)
 
 
 def _result(game: Game, handle: NativeHandle, ctx: Any, root: State, players: int, budget: Budget,

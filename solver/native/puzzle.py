@@ -11,9 +11,9 @@ import time
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from solver.game import Game, State, dead_end
+from solver.game import Game, State
 from solver.limits import SearchStats, StopReason
-from solver.native import NativeHandle
+from solver.native import NativeHandle, dead_end_after
 
 
 class PuzzleBudget(Protocol):
@@ -98,10 +98,4 @@ def _fail(game: Game, handle: NativeHandle, ctx: Any, status: int, state: int, s
         raise puzzle_error("a chance node in a puzzle")
     if status == PZ_ERROR:
         raise handle.error(error[0], line)
-    here = start
-    for move in line:
-        here = game.apply(here, move)
-    failure = dead_end(game, here, game.to_move(here))
-    for move in reversed(line):
-        failure.prepend(move)
-    raise failure
+    raise dead_end_after(game, start, line)

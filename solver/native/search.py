@@ -24,9 +24,9 @@ from typing import Any
 
 from solver.alphabeta import UNLIMITED_DEPTH, CycleFound, NegamaxSearch
 from solver.auto import Algorithm
-from solver.game import Game, State, dead_end
+from solver.game import Game, State
 from solver.limits import Budget
-from solver.native import NativeHandle, handle_of
+from solver.native import NativeHandle, dead_end_after, handle_of
 from solver.table import SolvedTable
 
 DEFAULT_ENTRIES = 1 << 20
@@ -202,14 +202,7 @@ class NativeSearch(NegamaxSearch):
             error = ffi.new("gdl_error *")
             lib.gdl_ab_error(self._ctx, error)
             raise handle.error(error[0], line)
-        game = self.game
-        state = root
-        for move in line:
-            state = game.apply(state, move)
-        error_ = dead_end(game, state, game.to_move(state))
-        for move in reversed(line):
-            error_.prepend(move)
-        raise error_
+        raise dead_end_after(self.game, root, line)
 
 
 class _TableView:
