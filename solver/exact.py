@@ -54,7 +54,6 @@ from solver.auto import (
     check_exact_method,
     check_players,
     exact_method,
-    is_deterministic_duel,
     search_first,
 )
 from solver.backward import backward
@@ -130,8 +129,7 @@ def solve(
             except TooDeep:
                 if chosen == Algorithm.ALPHABETA:
                     raise ValueError(f"{game.name} is too long for a recursive search; use backward") from None
-        retrograde_likely = chosen == Algorithm.RETROGRADE or (chosen == Algorithm.AUTO and is_deterministic_duel(game))
-        if c_graph_fits(game, chosen) and not retrograde_likely:  # the graph in C: the same methods, the same answer
+        if c_graph_fits(game, chosen):  # the graph in C: the same methods, the same answer
             solved = solve_graph_native(game, root, budget, limits, chosen, tolerance, plies)
             if solved is not None:
                 return solved

@@ -70,6 +70,16 @@ def _interpreter(game: gdl.CompiledGame) -> Interpreter:
     return Interpreter(parse(game.source, game.filename), game.parameters)
 
 
+def _agrees_along_2000_playouts(python: gdl.CompiledGame, seed: int) -> gdl.CompiledGame:
+    """The C back end of ``python``, after 2,000 seeded lockstep playouts on both (the reference interpreter
+    along the first 50) found no difference."""
+    native, reason = c_backend_or_reason(python)
+    assert native is not None, reason
+    result = agree(python, native, playouts=2000, seed=seed, oracle=_interpreter(python), oracle_playouts=50)
+    assert result.agree and result.playouts == 2000, (result.disagreement, result.moves)
+    return native
+
+
 SLOW_TO_AGREE = {("othello", ()), ("othello", (("scoring", "margin"), ("ending", "immediate"))), ("breakthrough", ()),
                  ("eight_puzzle", ())}
 """Games whose 150 lockstep playouts take seconds (long games): in the slow set."""
@@ -402,10 +412,7 @@ win p when score[p] == 3
 @pytest.mark.slow
 def test_branch_probabilities_computed_at_run_time_in_c() -> None:
     python = gdl.load_source(SKILL, "skill.gdl")
-    native, reason = c_backend_or_reason(python)
-    assert native is not None, reason
-    result = agree(python, native, playouts=2000, seed=5, oracle=_interpreter(python), oracle_playouts=50)
-    assert result.agree and result.playouts == 2000, (result.disagreement, result.moves)
+    native = _agrees_along_2000_playouts(python, seed=5)
     state = native.apply(native.initial_state(), native.parse_move(native.initial_state(), "shoot"))
     assert [(str(m), p) for m, p in native.chance_outcomes(state)] == [("hit", 0.2), ("miss", 0.8)]
     assert solve(native).value == solve(python).value
@@ -455,10 +462,7 @@ through abs and min: exact in C as in Python's Fraction."""
 @pytest.mark.slow
 def test_fractions_kept_in_locals_defs_and_aggregates_in_c() -> None:
     python = gdl.load_source(SHARES, "shares.gdl")
-    native, reason = c_backend_or_reason(python)
-    assert native is not None, reason
-    result = agree(python, native, playouts=2000, seed=2, oracle=_interpreter(python), oracle_playouts=50)
-    assert result.agree and result.playouts == 2000, (result.disagreement, result.moves)
+    native = _agrees_along_2000_playouts(python, seed=2)
     assert solve(native).value == solve(python).value
 
 
@@ -468,10 +472,7 @@ def test_fraction_weights_and_unbounded_kept_locals_in_c(case: str) -> None:
     """Chance weights that are fractions (exact, each probability float(w / total)); a `let` grown in a loop and
     kept across two chance points (its cell: 32 bits)."""
     python = gdl.load(str(ROOT / "tests" / "interp_cases" / f"{case}.gdl"))
-    native, reason = c_backend_or_reason(python)
-    assert native is not None, reason
-    result = agree(python, native, playouts=2000, seed=4, oracle=_interpreter(python), oracle_playouts=50)
-    assert result.agree and result.playouts == 2000, (result.disagreement, result.moves)
+    native = _agrees_along_2000_playouts(python, seed=4)
     assert solve(native).value == solve(python).value
 
 
@@ -495,10 +496,7 @@ utility p: len(mine(p)) - len(mine(opponent(p)))
 def test_select_as_a_list_value_in_c() -> None:
     """`select` gathered into an array as long as its domain: a move's parameter list, `in`, `len`, nested."""
     python = gdl.load_source(PICKS, "picks.gdl")
-    native, reason = c_backend_or_reason(python)
-    assert native is not None, reason
-    result = agree(python, native, playouts=2000, seed=4, oracle=_interpreter(python), oracle_playouts=50)
-    assert result.agree and result.playouts == 2000, (result.disagreement, result.moves)
+    _agrees_along_2000_playouts(python, seed=4)
 
 
 def test_an_inlined_def_reads_the_callers_own_local() -> None:

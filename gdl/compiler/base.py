@@ -83,7 +83,7 @@ class CompilerBase:
         self.errors: set[tuple[str, str, Span]] = set()
         self.loop_weight = 1  # the product of the sizes of the run-time loops around the code being compiled
         self.unrolled = 0
-        self.inline_memo: dict[tuple[Any, ...], tuple[Code | None, tuple[int | None, ...]]] = {}
+        self.inline_memo: dict[tuple[Any, ...], tuple[Code | None, tuple[Code, ...]]] = {}
         self.table_rows: dict[tuple[str, int], int | None] = {}
         """The longest row of each board table at each depth (one board per compile: keyed by function name)."""
         self.def_depth = 0

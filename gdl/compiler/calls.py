@@ -125,20 +125,20 @@ class CallPass(CompilerBase):
         # The same def with the same arguments inlines to the same code: a def calling another twice
         # would otherwise compile 2^n bodies. Past INLINE_BUDGET, calls stay calls.
         key = (info.decl.name, min(self.loop_weight, POLL_WEIGHT + 1), *(a.src for a in args))
-        locals_ = tuple(_local_id(a) for a in args)
         if key in self.inline_memo:
-            cached, bound = self.inline_memo[key]
-            if cached is None or bound == locals_:
+            cached, first = self.inline_memo[key]
+            if cached is None or all(a is b for a, b in zip(first, args, strict=True)):
                 return cached
-            # The same text names other locals here (`p` of a def, `p` of `heuristic p:`): the same Python,
+            # The same text may name other locals here (`p` of a def, `p` of `heuristic p:`): the same Python,
             # and the IR with this call's locals in place of the first call's, made when asked for.
-            swaps = {old: arg for old, new, arg in zip(bound, locals_, args, strict=True)
+            swaps = {old: arg for old, new, arg in
+                     zip(map(_local_id, first), map(_local_id, args), args, strict=True)
                      if old is not None and old != new}
-            return _rebound(cached, swaps)
+            return _rebound(cached, swaps) if swaps else cached
         if self.inlined >= INLINE_BUDGET:  # (`inline_body` counts the inlinings)
             return None
         result = self.inline_body(info, args)
-        self.inline_memo[key] = (result, locals_)
+        self.inline_memo[key] = (result, tuple(args))
         return result
 
     def inline_body(self, info: DefInfo, args: list[Code]) -> Code | None:

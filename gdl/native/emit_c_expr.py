@@ -93,6 +93,7 @@ class ExpressionEmitter(FractionEmitter):
     jagged_arrays: dict[int, tuple[Any, str, str]]
     fn: _Function
     def_index: dict[str, int]
+    buffers: int = 0  # the `select` arrays named so far (each gets its own name)
 
     def _var_of_slot(self, name: str) -> ir.StateSlotVar:
         var = self.vars.get(name)
@@ -341,7 +342,7 @@ class ExpressionEmitter(FractionEmitter):
         """``select x in D: cond``: the values of D (in order) that pass, gathered into an array as long as D's
         every possible value, then ``_sq``/``_sn`` pointed at it."""
         assert node.var is not None and node.domain is not None
-        self.buffers = getattr(self, "buffers", 0) + 1
+        self.buffers += 1
         buffer = f"_sb{self.buffers}"
         most = max(1, self.longest(node.domain))
         var = self.fn.local(node.var)

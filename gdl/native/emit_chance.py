@@ -37,6 +37,7 @@ class ChanceEmitter(ExpressionEmitter):
     """``Suspend`` statements, ``g_chance`` and the outcomes' part of ``g_apply``."""
 
     layout: ir.StateLayout
+    _assigned: dict[int, ir.Interval | None] | None = None  # (assigned_bounds, made once per program)
 
     def chance_ranges(self, ranges: list[tuple[int, int]]) -> None:
         """The ranges of a chance state's extra cells (0 in a decision state)."""
@@ -59,7 +60,7 @@ class ChanceEmitter(ExpressionEmitter):
     def assigned_bounds(self) -> dict[int, ir.Interval | None]:
         """Per ``let`` local, the interval of every value it is given (None where one is unknown): the range
         of its cell when a move keeps it across a chance point."""
-        if getattr(self, "_assigned", None) is None:
+        if self._assigned is None:
             found: dict[int, ir.Interval | None] = {}
             for stmt in _statements(self.p):
                 if isinstance(stmt, (ir.Let, ir.AssignLocal)):
@@ -117,66 +118,49 @@ class ChanceEmitter(ExpressionEmitter):
     def weighted_case(self, point: ir.ChancePoint, values: list[int], first: int) -> list[str]:
         """A chance ``var in domain weight w``: the weights computed in the state as the mover sees it (the
         turn is the mover's); as in Python, a negative weight or a zero total is a rule error, an outcome
-        of weight 0 is left out, and each probability is ``w / total``."""
+        of weight 0 is left out, and each probability is ``w / total`` (whole weights, or exact fractions
+        rounded as ``float(Fraction)``)."""
         assert point.var is not None and point.weight is not None
         self.check_kept(point, (point.weight,), "a chance weight that reads a local the move does not keep",
                         point.var.id)
-        base = self.layout.extra_base
         line, col = _pos(point.span)
         array = self.static_array(values)
         n = len(values)
-        if point.weight.type.kind == "real":
-            return self.fraction_weights(point, first, array, n)
         outer, self.fn = self.fn, self.chance_fn
         var = self.fn.local(point.var)
-        restore = self.restored(point)
-        weight = self.ex(point.weight)
+        prologue = self.mover_view(point)
+        if point.weight.type.kind == "real":
+            weight, kind, zero, add = self.q(point.weight), "gdl_q", "{0, 1}", "GDL_QADD"
+            sign, total_sign, detail, total_detail = "_wt[_i].n", "_total.n", "0", "0"
+            probability = f"GDL_QDBL(GDL_QDIV(_wt[_i], _total, {line}, {col}), {line}, {col})"
+        else:
+            weight, kind, zero, add = self.ex(point.weight), "int64_t", "0", "GDL_ADD"
+            sign, total_sign, detail, total_detail = "_wt[_i]", "_total", "_wt[_i]", "_total"
+            probability = "(double)_wt[_i] / (double)_total"
         self.chance_fn, self.fn = self.fn, outer
         return [
-            "    {",
-            f"      g_cell _t[G_STATE_LEN]; memcpy(_t, s, sizeof _t); _t[G_TURN] = _t[{base + 1}];",
-            f"      const g_cell *s = _t; int64_t me = s[{base + 1}]; (void)me;",
-            *restore,
-            f"      int64_t _wt[{n}], _total = 0; int _n = 0;",
+            *prologue,
+            f"      {kind} _wt[{n}], _total = {zero}; int _n = 0;",
             f"      for (int _i = 0; _i < {n}; _i++) {{",
             f"        {var} = {array}[_i]; _wt[_i] = {weight};",
-            f"        if (_wt[_i] < 0) {{ gdl_fail(e, GDL_E_RULE, {line}, {col}, _wt[_i]); goto fail; }}",
-            f"        _total = GDL_ADD(_total, _wt[_i], {line}, {col});",
+            f"        if ({sign} < 0) {{ gdl_fail(e, GDL_E_RULE, {line}, {col}, {detail}); goto fail; }}",
+            f"        _total = {add}(_total, _wt[_i], {line}, {col});",
             "      }",
-            f"      if (_total <= 0) {{ gdl_fail(e, GDL_E_RULE, {line}, {col}, _total); goto fail; }}",
-            f"      for (int _i = 0; _i < {n}; _i++) if (_wt[_i]) {{ o[_n] = {first} + _i; "
-            "p[_n] = (double)_wt[_i] / (double)_total; _n++; }",
+            f"      if ({total_sign} <= 0) {{ gdl_fail(e, GDL_E_RULE, {line}, {col}, {total_detail}); goto fail; }}",
+            f"      for (int _i = 0; _i < {n}; _i++) if ({sign}) {{ o[_n] = {first} + _i; p[_n] = {probability}; "
+            "_n++; }",
             "      return _n;",
             "    }",
         ]
 
-    def fraction_weights(self, point: ir.ChancePoint, first: int, array: str, n: int) -> list[str]:
-        """Weights that are fractions: exact, as Python's Fractions; each probability ``float(w / total)``."""
-        assert point.weight is not None and point.var is not None
+    def mover_view(self, point: ir.ChancePoint) -> list[str]:
+        """The opening of a chance case: ``s`` becomes the chance state as the mover sees it (the turn is the
+        mover's), and the current function's locals get the values the chance state keeps."""
         base = self.layout.extra_base
-        line, col = _pos(point.span)
-        outer, self.fn = self.fn, self.chance_fn
-        var = self.fn.local(point.var)
-        restore = self.restored(point)
-        weight = self.q(point.weight)
-        self.chance_fn, self.fn = self.fn, outer
-        return [
-            "    {",
-            f"      g_cell _t[G_STATE_LEN]; memcpy(_t, s, sizeof _t); _t[G_TURN] = _t[{base + 1}];",
-            f"      const g_cell *s = _t; int64_t me = s[{base + 1}]; (void)me;",
-            *restore,
-            f"      gdl_q _wt[{n}], _total = {{0, 1}}; int _n = 0;",
-            f"      for (int _i = 0; _i < {n}; _i++) {{",
-            f"        {var} = {array}[_i]; _wt[_i] = {weight};",
-            f"        if (_wt[_i].n < 0) {{ gdl_fail(e, GDL_E_RULE, {line}, {col}, 0); goto fail; }}",
-            f"        _total = GDL_QADD(_total, _wt[_i], {line}, {col});",
-            "      }",
-            f"      if (_total.n <= 0) {{ gdl_fail(e, GDL_E_RULE, {line}, {col}, 0); goto fail; }}",
-            f"      for (int _i = 0; _i < {n}; _i++) if (_wt[_i].n) {{ o[_n] = {first} + _i; "
-            f"p[_n] = GDL_QDBL(GDL_QDIV(_wt[_i], _total, {line}, {col}), {line}, {col}); _n++; }}",
-            "      return _n;",
-            "    }",
-        ]
+        return ["    {",
+                f"      g_cell _t[G_STATE_LEN]; memcpy(_t, s, sizeof _t); _t[G_TURN] = _t[{base + 1}];",
+                f"      const g_cell *s = _t; int64_t me = s[{base + 1}]; (void)me;",
+                *(f"      {self.fn.local(var)} = s[{base + 3 + i}];" for i, var in enumerate(point.saved))]
 
     @staticmethod
     def check_kept(point: ir.ChancePoint, exprs: Sequence[ir.Expr], message: str, *also: int) -> None:
@@ -187,29 +171,20 @@ class ChanceEmitter(ExpressionEmitter):
                 if isinstance(node, ir.Local) and node.var is not None and node.var.id not in kept:
                     raise Unsupported(message)
 
-    def restored(self, point: ir.ChancePoint) -> list[str]:
-        """C lines that give the current function's locals the values the chance state keeps."""
-        base = self.layout.extra_base
-        return [f"      {self.fn.local(var)} = s[{base + 3 + i}];" for i, var in enumerate(point.saved)]
-
     def branch_case(self, point: ir.ChancePoint, first: int) -> list[str]:
         """Labelled outcomes whose probabilities are computed when the chance is reached, in the state as the
         mover sees it (the locals the move keeps across the chance restored): as in Python, every probability
         is computed first (exactly: a fraction), then a negative one or a total further than 1e-9 from 1 is a
         rule error, an outcome of probability 0 is left out, and each is offered as ``float(p)``."""
         self.check_kept(point, point.probabilities, "a chance probability that reads a local the move does not keep")
-        base = self.layout.extra_base
         line, col = _pos(point.span)
         outer, self.fn = self.fn, self.chance_fn
-        restore = self.restored(point)
+        prologue = self.mover_view(point)
         fractions = [self.q(expr) for expr in point.probabilities]
         self.chance_fn, self.fn = self.fn, outer
         n = len(fractions)
         return [
-            "    {",
-            f"      g_cell _t[G_STATE_LEN]; memcpy(_t, s, sizeof _t); _t[G_TURN] = _t[{base + 1}];",
-            f"      const g_cell *s = _t; int64_t me = s[{base + 1}]; (void)me;",
-            *restore,
+            *prologue,
             f"      gdl_q _pq[{n}], _total = {{0, 1}}; int _n = 0;",
             *(f"      _pq[{i}] = {q};" for i, q in enumerate(fractions)),
             f"      for (int _i = 0; _i < {n}; _i++)",

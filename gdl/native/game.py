@@ -57,7 +57,8 @@ class NativeGame:
         self._chance_points = {int(c.point): c for c in program.chance}
         self._displays = [[_displayer(python, param.var.type) for param in move.params] for move in program.moves]
         if program.simultaneous:  # rounds over the C rules, each player's move played as a turn (gdl.simultaneous)
-            rounds.install(self, step=self._apply_one, actions=python.program.move_actions)
+            rounds.install(self, step=self.apply, actions=python.program.move_actions)
+            self.apply = self._apply_round  # type: ignore[method-assign]  # (a turn game's apply stays as it is)
 
     @property
     def symmetries(self) -> tuple[str, ...]:
@@ -85,13 +86,15 @@ class NativeGame:
         return [(self.move(code), p) for code, p in self.rules.chance(self.cells(state))]
 
     def apply(self, state: tuple[int, ...], move: Hashable) -> tuple[int, ...]:
-        data = getattr(move, "data", None)
-        if callable(data):  # a simultaneous round's joint move (gdl.simultaneous): it plays its parts
-            return data(state)
-        return self._apply_one(state, move)
-
-    def _apply_one(self, state: tuple[int, ...], move: Hashable) -> tuple[int, ...]:
         return self._state(self.rules.apply(self.cells(state), self.code(move)))
+
+    def _apply_round(self, state: tuple[int, ...], move: Hashable) -> tuple[int, ...]:
+        """``apply`` of a simultaneous game: a joint move (gdl.simultaneous) plays its parts; any other move
+        is one player's, played as a turn."""
+        data = getattr(move, "data", None)
+        if callable(data):
+            return data(state)
+        return NativeGame.apply(self, state, move)
 
     def utilities(self, state: tuple[int, ...]) -> tuple[float, ...]:
         return self.rules.utilities(self.cells(state))
