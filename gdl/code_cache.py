@@ -9,7 +9,7 @@ generated module, named by a digest of the source, and reused when the same sour
 
 Safety: the generated source contains no rule-file text (identifiers are mangled, constants travel in
 the module's namespace), and a cached file is used only when it was read through the private directory's
-descriptor (:func:`gdl.parser_cache.open_private_subdirectory`: a real directory, owned by this user, writable
+descriptor (:func:`gdl.private_files.open_private_subdirectory`: a real directory, owned by this user, writable
 by nobody else), is a regular file owned by this user, starts with this Python's byte-code magic number,
 and records the SHA-256 of exactly the source being built. Anything else -- a damaged, foreign or stale
 file -- is ignored and the source compiled again. At most :data:`MAX_FILES` modules are kept (the least
@@ -18,14 +18,13 @@ recently written are removed first).
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import importlib.util
 import marshal
 import os
 from types import CodeType
 
-from gdl.parser_cache import open_private_subdirectory, read_private_file, write_private_file
+from gdl.private_files import open_private_subdirectory, prune, read_private_file, write_private_file
 
 MAX_FILES = 256
 MAX_FILE_BYTES = 64_000_000
@@ -76,16 +75,7 @@ def _write(directory: int, name: str, source_digest: bytes, code: CodeType) -> N
     """Best effort: a cache that cannot be written costs the next load a compile, nothing more."""
     try:
         write_private_file(directory, name, _MAGIC + source_digest + marshal.dumps(code))
-        _prune(directory)
+        prune(directory, _SUFFIX, MAX_FILES)
     except OSError:
         pass
 
-
-def _prune(directory: int) -> None:
-    names = [n for n in os.listdir(directory) if n.endswith(_SUFFIX)]
-    if len(names) <= MAX_FILES:
-        return
-    written = sorted(names, key=lambda n: os.stat(n, dir_fd=directory, follow_symlinks=False).st_mtime)
-    for old in written[:len(names) - MAX_FILES]:
-        with contextlib.suppress(OSError):
-            os.unlink(old, dir_fd=directory)

@@ -12,11 +12,14 @@ import os
 import stat
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from gdl.compiler import compile_rules
+from gdl import program_cache
 from gdl.diagnostics import Diagnostic, GdlError, RuleFileError
-from gdl.parser import parse
 from gdl.runtime import CompiledGame
+
+if TYPE_CHECKING:
+    from gdl.compiler.program import Program
 
 SUFFIX = ".gdl"
 MAX_FILE_BYTES = 5_000_000
@@ -121,6 +124,7 @@ def load_source(
     checked: bool = False,
     symmetry: bool = True,
     backend: str = "python",
+    keep: bool = False,
 ) -> CompiledGame:
     """Parse, check and compile rule-file text.
 
@@ -130,13 +134,14 @@ def load_source(
     ``backend``: ``"python"`` (the reference), ``"c"`` (the rules compiled to C: the solvers' inner
     loops run there; ``docs/backends.md``) or ``"auto"`` (C when a compiler is found and the rules
     translate, else Python with a :class:`RuntimeWarning` saying why).
+    ``keep``: keep the compiled program between runs, and use the one kept for the same text, name,
+    parameters and gdl (:mod:`gdl.program_cache`; :func:`load` keeps what it reads from a file).
 
     :raises RuleFileError: the rule file has errors (a declared symmetry the rules break included).
     :raises ParameterError: a parameter override is unknown or invalid.
     :raises gdl.native.select.BackendError: ``backend="c"`` cannot be had here (the message says why).
     """
-    rules = parse(source, filename)
-    program, warnings = compile_rules(rules, source, filename, dict(params or {}), checked)
+    program, warnings = _compile(source, filename, dict(params or {}), checked, keep)
     game = CompiledGame(program, filename, source, warnings, use_symmetry=symmetry)
     game.verify_symmetry()  # keys use the declared symmetries only once they pass their check
     if backend != "python":
@@ -150,11 +155,28 @@ def load_source(
     return game
 
 
+def _compile(source: str, filename: str, params: dict[str, str], checked: bool,
+             keep: bool) -> tuple[Program, list[Diagnostic]]:
+    """Parse, check and compile; with ``keep``, through the kept programs (:mod:`gdl.program_cache`)."""
+    key = program_cache.digest(source, filename, params, checked) if keep else None
+    if key is not None:
+        kept = program_cache.read(key)
+        if kept is not None:
+            return kept
+    from gdl.compiler import compile_rules  # (imported only when there is something to compile)
+    from gdl.parser import parse
+
+    program, warnings = compile_rules(parse(source, filename), source, filename, params, checked)
+    if key is not None:
+        program_cache.write(key, program, warnings)
+    return program, warnings
+
+
 def load(game: str | Path, params: Mapping[str, str] | None = None, checked: bool = False,
          symmetry: bool = True, backend: str = "python") -> CompiledGame:
     """Load a rule file by path or bundled name (see :func:`load_source`)."""
     path = resolve(str(game))
-    return load_source(read_source(path), str(path), params, checked, symmetry, backend)
+    return load_source(read_source(path), str(path), params, checked, symmetry, backend, keep=True)
 
 
 def check_source(source: str, filename: str = "<string>") -> list[Diagnostic]:

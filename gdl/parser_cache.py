@@ -29,9 +29,7 @@ import contextlib
 import hashlib
 import json
 import os
-import stat
 import sys
-from pathlib import Path
 from typing import Any
 
 from lark import Lark
@@ -39,18 +37,11 @@ from lark import __version__ as lark_version
 from lark.grammar import Rule
 from lark.lexer import TerminalDef
 
+from gdl.private_files import cache_directory, open_private_directory, read_private_file, write_private_file
+
 CACHE_NAME = "parser-tables.json"
 MAX_CACHE_BYTES = 8_000_000
 _UNSAVED_OPTIONS = ("postlex", "transformer", "lexer_callbacks", "edit_terminals", "_plugins", "tree_class")
-
-
-def cache_directory() -> Path | None:
-    """Where the cache would live (None: turned off with an empty ``GDL_CACHE_DIR``)."""
-    explicit = os.environ.get("GDL_CACHE_DIR")
-    if explicit is not None:
-        return Path(explicit) if explicit else None
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "gdl"
 
 
 def grammar_digest(grammar: str, options: dict[str, Any]) -> str:
@@ -79,86 +70,6 @@ def cached_lark(grammar: str, options: dict[str, Any], postlex: Any) -> Lark:
 def _open_private_directory() -> int | None:
     """A descriptor of the parser's cache directory, if it is ours alone; None otherwise."""
     return open_private_directory(cache_directory())
-
-
-def open_private_directory(path: Path | None) -> int | None:
-    """A descriptor of directory ``path`` (made with mode 0700 if missing), if it is ours alone: a real
-    directory, not a link, owned by this user and writable by nobody else; None otherwise (or for None).
-
-    Every cache of gdl's (the parser's tables, :mod:`gdl.native`'s built modules) is used only through
-    such a descriptor, so that no later path lookup can be redirected.
-    """
-    if path is None or not hasattr(os, "O_NOFOLLOW") or os.open not in os.supports_dir_fd:
-        return None
-    try:
-        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        path.mkdir(mode=0o700, exist_ok=True)
-        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
-    except OSError:
-        return None
-    info = os.fstat(fd)
-    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o022:
-        os.close(fd)
-        return None
-    return fd
-
-
-def open_private_subdirectory(name: str) -> int | None:
-    """A descriptor of the subdirectory ``name`` of gdl's cache directory (made with mode 0700 if missing),
-    if both are ours alone (see :func:`open_private_directory`); None otherwise.
-
-    The subdirectory is made and opened relative to the parent's descriptor, never by its path, so a
-    cache directory that is a link (or sits behind one) is not written through.
-    """
-    parent = open_private_directory(cache_directory())
-    if parent is None:
-        return None
-    try:
-        with contextlib.suppress(FileExistsError):
-            os.mkdir(name, 0o700, dir_fd=parent)
-        fd = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=parent)
-    except OSError:
-        return None
-    finally:
-        os.close(parent)
-    info = os.fstat(fd)
-    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o022:
-        os.close(fd)
-        return None
-    return fd
-
-
-def read_private_file(directory: int, name: str, max_bytes: int) -> bytes | None:
-    """The bytes of file ``name`` in the cache directory ``directory`` (a descriptor), or None unless it is a
-    regular file (not a link: ``O_NOFOLLOW``), owned by this user, of at most ``max_bytes``."""
-    try:
-        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=directory)
-    except OSError:
-        return None
-    with os.fdopen(fd, "rb") as file:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode) or info.st_uid != os.getuid() or info.st_size > max_bytes:
-            return None
-        data = file.read(max_bytes + 1)
-    return data if len(data) <= max_bytes else None
-
-
-def write_private_file(directory: int, name: str, data: bytes) -> None:
-    """Replace file ``name`` in the cache directory ``directory`` with ``data``: written to a new file
-    (``O_EXCL``, mode 0600) and renamed over the old one, so a link at ``name`` is replaced, never followed.
-
-    :raises OSError: the file could not be written (the temporary file is removed).
-    """
-    temp = f".{name}.{os.getpid()}.tmp"
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600, dir_fd=directory)
-    try:
-        with os.fdopen(fd, "wb") as file:
-            file.write(data)
-        os.replace(temp, name, src_dir_fd=directory, dst_dir_fd=directory)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp, dir_fd=directory)
-        raise
 
 
 def _read(directory: int, digest: str, postlex: Any) -> Lark | None:

@@ -11,7 +11,7 @@ A pass is keyed by a digest of the rule text and parameters (the program's finge
 code, the check's budget and the source of the modules that run the check (so another version of gdl, or
 an edited checkout, never trusts an older check): any change to one of them is a new key. Failures are never
 remembered. The file holds digests only (at most :data:`MAX_ENTRIES`, the oldest dropped first), is
-read and replaced only through the private directory's descriptor (:func:`gdl.parser_cache.
+read and replaced only through the private directory's descriptor (:func:`gdl.private_files.
 open_private_directory`), and anything unexpected in it is ignored: a damaged file costs a check, no more.
 """
 
@@ -22,7 +22,7 @@ import os
 from functools import cache
 from pathlib import Path
 
-from gdl.parser_cache import cache_directory, open_private_directory, read_private_file, write_private_file
+from gdl.private_files import cache_directory, open_private_directory, read_private_file, write_private_file
 
 FILE_NAME = "symmetry-checked.txt"
 MAX_ENTRIES = 2048

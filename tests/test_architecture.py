@@ -11,7 +11,10 @@ cycle that no longer offends fails the test too, so the list is kept honest.
 from __future__ import annotations
 
 import ast
+import importlib
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("gdl", "solver")
@@ -149,3 +152,12 @@ def test_solving_a_turn_game_does_not_load_scipy() -> None:
               "print(sorted(m for m in sys.modules if m.split('.')[0] in ('scipy', 'numpy')))")
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=120)
     assert out.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize("package", ["gdl.compiler", "gdl.check"])
+def test_every_name_a_lazy_package_lists_resolves(package: str) -> None:
+    module = importlib.import_module(package)
+    for name in module.__all__:
+        assert getattr(module, name) is not None, name
+    with pytest.raises(AttributeError):
+        module.no_such_name  # noqa: B018

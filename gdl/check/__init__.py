@@ -31,16 +31,21 @@ stopped. :func:`check_source` (:mod:`gdl.check.checker`) runs it all for one fil
 
 from __future__ import annotations
 
-from gdl.check.checker import CheckReport, check_source, compile_checked, symmetry_diagnostics
-from gdl.check.explore import DEFAULT_EXPLORE_TIME, DEFAULT_MAX_STATES, Exploration, Explorer
-from gdl.check.moves import MOVES_NOTE, join_moves, moves_note, split_moves
-from gdl.check.playouts import DEFAULT_MAX_PLIES, DEFAULT_PLAYOUTS, DEFAULT_TIME_BUDGET, MIN_PLAYOUTS, Playouts
-from gdl.check.states import DEAD_END, StateChecks
-from gdl.diagnostics import ParameterError
+from typing import TYPE_CHECKING
+
+from gdl.lazy import lazy_names
 from gdl.loader import read_source
 
 read_rule_file = read_source
 """The text of a rule file (the same reader as :func:`gdl.load`; see :func:`gdl.loader.read_source`)."""
+
+if TYPE_CHECKING:
+    from gdl.check.checker import CheckReport, check_source, compile_checked, symmetry_diagnostics
+    from gdl.check.explore import DEFAULT_EXPLORE_TIME, DEFAULT_MAX_STATES, Exploration, Explorer
+    from gdl.check.moves import MOVES_NOTE, join_moves, moves_note, split_moves
+    from gdl.check.playouts import DEFAULT_MAX_PLIES, DEFAULT_PLAYOUTS, DEFAULT_TIME_BUDGET, MIN_PLAYOUTS, Playouts
+    from gdl.check.states import DEAD_END, StateChecks
+    from gdl.diagnostics import ParameterError
 
 
 __all__ = [
@@ -66,3 +71,6 @@ __all__ = [
     "split_moves",
     "symmetry_diagnostics",
 ]
+
+__getattr__ = lazy_names(globals(), ("gdl.check.moves", "gdl.check.checker", "gdl.check.explore", "gdl.check.playouts",
+                                     "gdl.check.states", "gdl.diagnostics"))

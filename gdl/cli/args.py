@@ -84,7 +84,7 @@ def load_game(spec: str, params: dict[str, str], checked: bool = False, symmetry
     except GdlError as error:
         raise UsageError(str(error)) from None
     try:
-        game = gdl.load_source(source, str(path), params, checked, symmetry)
+        game = gdl.load_source(source, str(path), params, checked, symmetry, keep=True)
         game.verify_symmetry()  # now, so that a broken symmetry is a load error
     except ParameterError as error:
         raise UsageError(str(error)) from None

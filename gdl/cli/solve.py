@@ -6,14 +6,12 @@ import argparse
 import os
 from typing import Any
 
-from rich.table import Table
 from rich.text import Text
 
 import gdl.cli.engine as engine
 from gdl.cli.args import add_command, finite_number, game_options, load_game, parse_params, replay
 from gdl.cli.backend import add_backend_option
 from gdl.cli.errors import EXIT_INTERRUPTED, EXIT_OK, Problem, UsageError
-from gdl.cli.estimate import estimate_text, size_estimate
 from gdl.cli.output import dump_json, game_label, json_value
 from gdl.cli.progress import SearchDisplay
 from gdl.cli.render import board_text
@@ -174,6 +172,8 @@ def cmd_solve(args: argparse.Namespace) -> int:
     if kind == "proven" and reads_as_probability(game):
         report["win_probability"] = {p: round(win_probability(v), 12) for p, v in report["value"].items()}
     if result.stopped and result.stop_reason != "interrupt":
+        from gdl.cli.estimate import size_estimate
+
         report["estimate"] = size_estimate(game, state, stats.tt_size or stats.nodes,  # distinct states kept
                                            stats.seconds)
     if args.save:
@@ -204,6 +204,8 @@ def _print_solution(out: Any, game: CompiledGame, state: Any, solution: engine.S
         reason = STOP_REASONS.get(result.stop_reason or "", result.stop_reason or "stopped")
         out.print(Text(f"{reason}: the best result so far", style="bold yellow"))
         if "estimate" in report:
+            from gdl.cli.estimate import estimate_text
+
             out.print(Text(estimate_text(report["estimate"]), style="yellow"))
     if engine.unsolvable(result):
         out.print(Text(result.note or "no solution", style="bold yellow"))
@@ -236,6 +238,8 @@ def _print_solution(out: Any, game: CompiledGame, state: Any, solution: engine.S
     player = game.to_move(state)
     as_probability = "win_probability" in report
     if solution.move_values and player >= 0:
+        from rich.table import Table
+
         table = Table(header_style="bold", box=None, padding=(0, 2))
         table.add_column("move", style="cyan")
         table.add_column(f"win probability for {game.players[player]}" if as_probability

@@ -24,39 +24,45 @@ far and the move's local values, so the move can resume with nature's pick.
 
 from __future__ import annotations
 
-from gdl.compiler.builder import Compiler, compile_ir, compile_rules
-from gdl.compiler.builtins import BUILTIN_FUNCTIONS
-from gdl.compiler.common import (
-    DRAW,
-    INLINE_BUDGET,
-    INLINE_LIMIT,
-    LOSE,
-    MAX_BLOCK_DEPTH,
-    MAX_DEF_DEPTH,
-    MAX_DOMAIN,
-    MAX_ERRORS,
-    MAX_FRACTION_BITS,
-    MAX_LOOP_DEPTH,
-    MAX_STATE,
-    NOT_CONST,
-    POLL_WEIGHT,
-    RESERVED,
-    SMALL_NUMBER,
-    UNKNOWN_SIZE,
-    UNROLL_BUDGET,
-    UNROLL_MOVES,
-    UNROLL_QUANTIFIER,
-    VALUE_ERRORS,
-    WIN,
-    Code,
-    CompileFailed,
-    Ctx,
-    DefInfo,
-    Local,
-    StateVar,
-    TooManyErrors,
-)
-from gdl.compiler.program import Program
+from typing import TYPE_CHECKING
+
+from gdl.lazy import lazy_names
+
+if TYPE_CHECKING:
+    from gdl.compiler.builder import Compiler, compile_ir, compile_rules
+    from gdl.compiler.builtins import BUILTIN_FUNCTIONS
+    from gdl.compiler.common import (
+        DRAW,
+        INLINE_BUDGET,
+        INLINE_LIMIT,
+        LOSE,
+        MAX_BLOCK_DEPTH,
+        MAX_DEF_DEPTH,
+        MAX_DOMAIN,
+        MAX_ERRORS,
+        MAX_FRACTION_BITS,
+        MAX_LOOP_DEPTH,
+        MAX_STATE,
+        NOT_CONST,
+        POLL_WEIGHT,
+        RESERVED,
+        SMALL_NUMBER,
+        UNKNOWN_SIZE,
+        UNROLL_BUDGET,
+        UNROLL_MOVES,
+        UNROLL_QUANTIFIER,
+        VALUE_ERRORS,
+        WIN,
+        Code,
+        CompileFailed,
+        Ctx,
+        DefInfo,
+        Local,
+        StateVar,
+        TooManyErrors,
+    )
+    from gdl.compiler.program import Program
+
 
 __all__ = [
     "BUILTIN_FUNCTIONS", "DRAW", "INLINE_BUDGET", "INLINE_LIMIT", "LOSE", "MAX_BLOCK_DEPTH", "MAX_DEF_DEPTH",
@@ -65,3 +71,6 @@ __all__ = [
     "WIN", "Code", "CompileFailed", "Compiler", "Ctx", "DefInfo", "Local", "Program", "StateVar", "TooManyErrors",
     "compile_ir", "compile_rules",
 ]
+
+__getattr__ = lazy_names(globals(), ("gdl.compiler.program", "gdl.compiler.common", "gdl.compiler.builtins",
+                                     "gdl.compiler.builder"))

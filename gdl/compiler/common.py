@@ -10,6 +10,7 @@ from typing import Any
 from gdl import ast
 from gdl.compiler import ir
 from gdl.compiler.ir import NOT_CONST, Reads
+from gdl.compiler.program import StateVar as StateVar  # (the runtime's too: defined with the program)
 from gdl.types import Type
 
 UNKNOWN_READS = Reads(dynamic=True)
@@ -157,30 +158,6 @@ def derived(src: str, typ: Type, parts: Sequence[Code | None], *, fails: bool = 
             fails = fails or part.may_fail
             calls_def = calls_def or part.calls_def
     return Code(src, typ, bounds=bounds, reads=union, may_fail=fails, calls_def=calls_def, **facts)
-
-
-@dataclass(slots=True)
-class StateVar:
-    name: str
-    decl: ast.StateDecl
-    type: Type
-    offset: int
-    dims: list[tuple[int, int]]  # (low index, size) per dimension
-    index_types: list[Type]
-    lo: int
-    hi: int
-    used: bool = False
-    values: frozenset[int] | None = None  # the values lo..hi allows, when not all of them (`orthogonal`)
-
-    def holds(self, value: int) -> bool:
-        return self.lo <= value <= self.hi and (self.values is None or value in self.values)
-
-    @property
-    def size(self) -> int:
-        n = 1
-        for _, size in self.dims:
-            n *= size
-        return n
 
 
 @dataclass(slots=True)
@@ -336,10 +313,3 @@ def _compare(ops: Sequence[str], values: list[Any]) -> bool:
     return all(_COMPARE[op](a, b) for op, a, b in zip(ops, values, values[1:], strict=False))
 
 
-def _names_display(names: Sequence[str]) -> Callable[[int], str]:
-    names = tuple(names)
-    return lambda v: names[v] if 0 <= v < len(names) else "none"
-
-
-def _optional_display(display: Callable[[int], str]) -> Callable[[int], str]:
-    return lambda v: "none" if v == -1 else display(v)

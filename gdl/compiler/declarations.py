@@ -16,11 +16,10 @@ from gdl.compiler.common import (
     Ctx,
     DefInfo,
     StateVar,
-    _names_display,
-    _optional_display,
     _q,
 )
 from gdl.diagnostics import Span, did_you_mean
+from gdl.display import NamesDisplay, OptionalDisplay, bool_display
 from gdl.symmetry import SYMMETRY_NAMES
 from gdl.symmetry import generators as symmetry_generators
 from gdl.symmetry import why_not as symmetry_why_not
@@ -83,7 +82,7 @@ class DeclarationPass(CompilerBase):
             self.error("too-many-players", "at most 16 players", decls[0].span)
             return
         self.players = names
-        self.displayers["player"] = _names_display(names)
+        self.displayers["player"] = NamesDisplay(names)
 
     def declare_enums(self, decls: list[ast.EnumDecl]) -> None:
         for decl in decls:
@@ -91,7 +90,7 @@ class DeclarationPass(CompilerBase):
             self.enums[decl.name] = members
             for index, member in enumerate(members):
                 self.enum_members.setdefault(member, (decl.name, index))
-            self.displayers[decl.name] = _names_display(members)
+            self.displayers[decl.name] = NamesDisplay(members)
 
     def declare_board(self, decls: list[ast.BoardDecl]) -> None:
         if not decls:
@@ -116,7 +115,7 @@ class DeclarationPass(CompilerBase):
         self.displayers["cell"] = self.board.cell_name
         self.displayers[T.COLUMN_DISPLAY] = self.board.column_name
         self.displayers[T.ROW_DISPLAY] = self.board.row_name
-        self.displayers["dir"] = _names_display(self.board.direction_names)
+        self.displayers["dir"] = NamesDisplay(self.board.direction_names)
 
     def declare_symmetry(self, decls: list[ast.SymmetryDecl]) -> tuple[str, ...]:
         """The generators of ``symmetry ...`` lines; the rules are checked against them at run time."""
@@ -241,9 +240,9 @@ class DeclarationPass(CompilerBase):
         if typ in (T.COLUMN, T.ROW):
             return self.displayers[T.COLUMN_DISPLAY if typ == T.COLUMN else T.ROW_DISPLAY]
         if typ.kind == "enum":
-            return _optional_display(self.displayers[typ.name])
+            return OptionalDisplay(self.displayers[typ.name])
         if typ.kind in self.displayers:
-            return _optional_display(self.displayers[typ.kind])
+            return OptionalDisplay(self.displayers[typ.kind])
         if typ.kind == "bool":
-            return lambda v: "true" if v else "false"
+            return bool_display
         return str

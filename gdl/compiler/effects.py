@@ -295,7 +295,7 @@ class EffectPass(CompilerBase):
 
     def initial_values(self, var: StateVar, ctx: Ctx) -> list[Any]:
         decl = var.decl
-        if decl.init is None:
+        if decl is None or decl.init is None:
             low = var.lo
             return [bool(low) if var.type.kind == "bool" else low] * var.size
         code = self.expr(decl.init, ctx)

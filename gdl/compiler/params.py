@@ -10,8 +10,9 @@ from typing import Any
 from gdl import ast
 from gdl import types as T
 from gdl.compiler.base import CompilerBase
-from gdl.compiler.common import CompileFailed, Ctx, _names_display
+from gdl.compiler.common import CompileFailed, Ctx
 from gdl.diagnostics import ParameterError, did_you_mean
+from gdl.display import NamesDisplay
 from gdl.types import Type
 
 _REAL_TEXT = re.compile(r"[+-]?[0-9]{1,30}(\.[0-9]{1,30})?(/[0-9]{1,30})?")
@@ -47,7 +48,7 @@ class ParameterPass(CompilerBase):
                         self.enums[decl.name] = members
                         for index, member in enumerate(members):
                             self.enum_members[member] = (decl.name, index)
-                        self.displayers[decl.name] = _names_display(members)
+                        self.displayers[decl.name] = NamesDisplay(members)
                         domain_values = members
                     else:
                         dom = self.expr(decl.domain, empty)

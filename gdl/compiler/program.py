@@ -5,14 +5,43 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from gdl.board import Board
-from gdl.compiler import ir as ir_module
-from gdl.compiler.common import StateVar
 from gdl.diagnostics import Span
 from gdl.rule_helpers import MoveFactory, OutcomeFactory
 from gdl.types import Type
+
+if TYPE_CHECKING:  # (neither is imported to run a compiled program: gdl.program_cache loads one without them)
+    from gdl import ast
+    from gdl.compiler import ir as ir_module
+
+
+@dataclass(slots=True)
+class StateVar:
+    """A declared state variable: its place in the flat state, its type and its values' range."""
+
+    name: str
+    decl: ast.StateDecl | None  # the compiler's; None in a program read back from gdl.program_cache
+    type: Type
+    offset: int
+    dims: list[tuple[int, int]]  # (low index, size) per dimension
+    index_types: list[Type]
+    lo: int
+    hi: int
+    used: bool = False
+    values: frozenset[int] | None = None  # the values lo..hi allows, when not all of them (`orthogonal`)
+    not_kept: ClassVar[tuple[str, ...]] = ("decl",)  # (gdl.program_cache keeps None: the AST is the compiler's)
+
+    def holds(self, value: int) -> bool:
+        return self.lo <= value <= self.hi and (self.values is None or value in self.values)
+
+    @property
+    def size(self) -> int:
+        n = 1
+        for _, size in self.dims:
+            n *= size
+        return n
 
 
 @dataclass

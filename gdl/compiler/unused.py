@@ -13,7 +13,7 @@ class UnusedPass(CompilerBase):
 
     def warn_unused(self) -> None:
         for var in self.state.values():
-            if not var.used:
+            if not var.used and var.decl is not None:  # (the compiler's state variables all have theirs)
                 self.warn("unused", f"state {_q(var.name)} is never used", var.decl.span)
         for name, info in self.defs.items():
             if not info.used:

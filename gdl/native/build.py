@@ -141,7 +141,7 @@ def build(game_source: str, *, flags: tuple[str, ...] = DEFAULT_FLAGS) -> Module
 
 def cache_directory() -> Path | None:
     """Where built modules are cached (None: the cache is turned off with an empty ``GDL_CACHE_DIR``)."""
-    from gdl.parser_cache import cache_directory as gdl_cache
+    from gdl.private_files import cache_directory as gdl_cache
 
     base = gdl_cache()
     return None if base is None else base / CACHE_SUBDIR
@@ -149,7 +149,7 @@ def cache_directory() -> Path | None:
 
 def _open_private_directory() -> int | None:
     """A descriptor of the cache directory, if it is ours alone; None otherwise."""
-    from gdl.parser_cache import open_private_subdirectory
+    from gdl.private_files import open_private_subdirectory
 
     return open_private_subdirectory(CACHE_SUBDIR)
 

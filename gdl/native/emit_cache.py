@@ -10,7 +10,7 @@ cache directory (``native/`` of gdl's cache: :func:`gdl.native.build.cache_direc
 * the source of the compiler and of the C emitter (another version of gdl, or an edited checkout, emits anew).
 
 The file is read and written only through the private directory's descriptor (no links followed, this user's
-regular files only: :func:`gdl.parser_cache.read_private_file`), as the built modules are; anything
+regular files only: :func:`gdl.private_files.read_private_file`), as the built modules are; anything
 unexpected in it is ignored and the game emitted again. Its C source is trusted as the built modules next
 to it are: the directory is this user's alone.
 """
@@ -28,7 +28,7 @@ from typing import Any
 
 from gdl.native.build import CACHE_SUBDIR
 from gdl.native.emit_c_expr import Emitted, MoveCode, OutcomeCode, SymmetryMap
-from gdl.parser_cache import open_private_subdirectory, read_private_file, write_private_file
+from gdl.private_files import open_private_subdirectory, read_private_file, write_private_file
 
 MAX_BYTES = 64 << 20
 """The largest emitted game kept (Connect-Four 7x6 is 0.3 MB of C)."""
