@@ -6,8 +6,9 @@ the time. :func:`gdl.load` therefore keeps each program it compiles from a rule 
 :class:`~gdl.compiler.program.Program`, its warnings, and its IR for the C back end) in the subdirectory
 ``programs`` of gdl's private cache directory (:mod:`gdl.private_files`), named by a digest of everything
 the program depends on: the rule text, the file's name, the parameters, ``checked``, this Python, and
-the source of gdl itself (every module and grammar, so that an edited compiler never reads an old
-program). A kept program is read with neither the parser nor the compiler imported.
+gdl itself (every module's and grammar's size and modification time, as Python's byte-code cache
+trusts them, so that an edited compiler never reads an old program). A kept program is read with
+neither the parser nor the compiler imported.
 
 Safety: nothing is unpickled (docs/security.md). A kept program is data: :mod:`marshal`'s plain
 values (numbers, strings, tuples, lists, dicts, sets), in which an object is a tagged tuple naming its
@@ -230,12 +231,14 @@ def _name(key: bytes) -> str:
 
 @functools.cache
 def _gdl_digest() -> str:
-    """The source of gdl itself: every module and grammar (read once per process)."""
+    """gdl itself: every module's and grammar's name, size and modification time, as Python's own byte-code
+    cache trusts them (read once per process)."""
     package = Path(__file__).resolve().parent
     files = sorted([*package.rglob("*.py"), *package.rglob("*.lark"), *package.parent.glob("grammars/*.lark")])
     hasher = hashlib.sha256()
     for path in files:
         with contextlib.suppress(OSError):
-            hasher.update(path.name.encode() + b"\0" + path.read_bytes())
+            info = path.stat()
+            hasher.update(f"{path}\0{info.st_size}\0{info.st_mtime_ns}\n".encode("utf-8", "surrogateescape"))
     return hasher.hexdigest()
 

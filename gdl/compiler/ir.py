@@ -39,6 +39,7 @@ fields with defaults); each is noted on the project's status board.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -107,10 +108,7 @@ class StateSlotVar:
 
     @property
     def size(self) -> int:
-        n = 1
-        for _, size in self.dims:
-            n *= size
-        return n
+        return math.prod(size for _, size in self.dims)
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -38,10 +39,7 @@ class StateVar:
 
     @property
     def size(self) -> int:
-        n = 1
-        for _, size in self.dims:
-            n *= size
-        return n
+        return math.prod(size for _, size in self.dims)
 
 
 @dataclass
