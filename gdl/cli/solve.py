@@ -187,12 +187,12 @@ def cmd_solve(args: argparse.Namespace) -> int:
     if args.json:
         print(dump_json(report))
     else:
-        _print_solution(out, game, state, solution, report)
+        _print_solution(out, game, state, solution, report, value_only=args.value_only)
     return EXIT_INTERRUPTED if interrupted else EXIT_OK
 
 
 def _print_solution(out: Any, game: CompiledGame, state: Any, solution: engine.Solution,
-                    report: dict[str, Any]) -> None:
+                    report: dict[str, Any], value_only: bool = False) -> None:
     result = solution.result
     title = Text(game_label(game), style="bold")
     if report["moves"]:
@@ -229,6 +229,8 @@ def _print_solution(out: Any, game: CompiledGame, state: Any, solution: engine.S
         distance = plies_text(game, result.value, result.plies) if result.exact else None
         if distance:
             out.print(Text(distance, style="bold"))
+        elif value_only:
+            pass  # (not asked for)
         elif result.exact and result.algorithm == "alphabeta" and result.best_moves:
             out.print(Text("distance to the end: not computed (walking every optimal line took too long)",
                            style="dim"))
