@@ -6,9 +6,8 @@ the time. :func:`gdl.load` therefore keeps each program it compiles from a rule 
 :class:`~gdl.compiler.program.Program`, its warnings, and its IR for the C back end) in the subdirectory
 ``programs`` of gdl's private cache directory (:mod:`gdl.private_files`), named by a digest of everything
 the program depends on: the rule text, the file's name, the parameters, ``checked``, this Python, and
-gdl itself (every module's and grammar's size and modification time, as Python's byte-code cache
-trusts them, so that an edited compiler never reads an old program). A kept program is read with
-neither the parser nor the compiler imported.
+gdl's code (:func:`gdl.version.code_digest`, so that an edited compiler never reads an old program).
+A kept program is read with neither the parser nor the compiler imported.
 
 Safety: nothing is unpickled (docs/security.md). A kept program is data: :mod:`marshal`'s plain
 values (numbers, strings, tuples, lists, dicts, sets), in which an object is a tagged tuple naming its
@@ -26,7 +25,6 @@ foreign or stale -- is ignored and the rule file compiled again. At most
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import hashlib
 import marshal
@@ -34,7 +32,6 @@ import os
 import sys
 from collections.abc import Callable, Mapping
 from fractions import Fraction
-from pathlib import Path
 from types import BuiltinFunctionType, FunctionType, MethodType
 from typing import TYPE_CHECKING, Any
 
@@ -44,6 +41,7 @@ from gdl.compiler.program import Program, StateVar
 from gdl.diagnostics import Diagnostic, Span
 from gdl.private_files import open_private_subdirectory, prune, read_private_file, write_private_file
 from gdl.types import Type
+from gdl.version import code_digest
 
 if TYPE_CHECKING:
     from gdl.compiler import ir
@@ -57,7 +55,7 @@ _DIGEST = 32
 
 def digest(source: str, filename: str, params: Mapping[str, str], checked: bool) -> bytes:
     """The key of one compilation: everything its product depends on."""
-    parts = [_gdl_digest(), sys.version, filename, repr(sorted(params.items())), repr(checked), source]
+    parts = [code_digest(), sys.version, filename, repr(sorted(params.items())), repr(checked), source]
     return hashlib.sha256("\0".join(parts).encode("utf-8", "surrogatepass")).digest()
 
 
@@ -228,17 +226,4 @@ def _decode(value: Any, classes: dict[str, type], made: dict[int, Any] | None = 
 def _name(key: bytes) -> str:
     return key.hex()[:_DIGEST * 2] + _SUFFIX
 
-
-@functools.cache
-def _gdl_digest() -> str:
-    """gdl itself: every module's and grammar's name, size and modification time, as Python's own byte-code
-    cache trusts them (read once per process)."""
-    package = Path(__file__).resolve().parent
-    files = sorted([*package.rglob("*.py"), *package.rglob("*.lark"), *package.parent.glob("grammars/*.lark")])
-    hasher = hashlib.sha256()
-    for path in files:
-        with contextlib.suppress(OSError):
-            info = path.stat()
-            hasher.update(f"{path}\0{info.st_size}\0{info.st_mtime_ns}\n".encode("utf-8", "surrogateescape"))
-    return hasher.hexdigest()
 

@@ -8,7 +8,7 @@ program always passes or always fails. So a pass is remembered -- in this proces
 load of the same program skips it (othello: 17 of its 50 ms; ``bench/load_time.py``).
 
 A pass is keyed by a digest of the rule text and parameters (the program's fingerprint), the generated
-code, the check's budget and the source of the modules that run the check (so another version of gdl, or
+code, the check's budget and gdl's code (:func:`gdl.version.code_digest`: another version of gdl, or
 an edited checkout, never trusts an older check): any change to one of them is a new key. Failures are never
 remembered. The file holds digests only (at most :data:`MAX_ENTRIES`, the oldest dropped first), is
 read and replaced only through the private directory's descriptor (:func:`gdl.private_files.
@@ -19,10 +19,9 @@ from __future__ import annotations
 
 import hashlib
 import os
-from functools import cache
-from pathlib import Path
 
 from gdl.private_files import cache_directory, open_private_directory, read_private_file, write_private_file
+from gdl.version import code_digest
 
 FILE_NAME = "symmetry-checked.txt"
 MAX_ENTRIES = 2048
@@ -34,16 +33,8 @@ _passed_here: set[str] = set()
 
 def digest(fingerprint: str, generated: str, budget: tuple[int, ...]) -> str:
     """The key of one program's check."""
-    text = "\n".join((_checker_digest(), fingerprint, repr(budget), generated))
+    text = "\n".join((code_digest(), fingerprint, repr(budget), generated))
     return hashlib.sha256(text.encode()).hexdigest()[:DIGEST_CHARS]
-
-
-@cache
-def _checker_digest() -> str:
-    """The source of the modules that run the check (read once per process)."""
-    here = Path(__file__).resolve().parent
-    parts = [(here / name).read_text(encoding="utf-8") for name in ("symmetry.py", "runtime.py")]
-    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
 
 def passed(key: str) -> bool:

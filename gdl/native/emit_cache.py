@@ -7,7 +7,7 @@ cache directory (``native/`` of gdl's cache: :func:`gdl.native.build.cache_direc
 
 * the rule file's fingerprint (its text and parameters) and the Python program the compiler made of it,
 * the symmetry maps the C keys use,
-* the source of the compiler and of the C emitter (another version of gdl, or an edited checkout, emits anew).
+* gdl's code (:func:`gdl.version.code_digest`: another version of gdl, or an edited checkout, emits anew).
 
 The file is read and written only through the private directory's descriptor (no links followed, this user's
 regular files only: :func:`gdl.private_files.read_private_file`), as the built modules are; anything
@@ -22,13 +22,12 @@ import hashlib
 import json
 import os
 from collections.abc import Callable, Sequence
-from functools import cache
-from pathlib import Path
 from typing import Any
 
 from gdl.native.build import CACHE_SUBDIR
 from gdl.native.emit_c_expr import Emitted, MoveCode, OutcomeCode, SymmetryMap
 from gdl.private_files import open_private_subdirectory, read_private_file, write_private_file
+from gdl.version import code_digest
 
 MAX_BYTES = 64 << 20
 """The largest emitted game kept (Connect-Four 7x6 is 0.3 MB of C)."""
@@ -56,16 +55,8 @@ def cached_emit(fingerprint: str, program_source: str, maps: Sequence[SymmetryMa
 
 
 def _digest(fingerprint: str, program_source: str, maps: Sequence[SymmetryMap]) -> str:
-    text = "\n".join((_emitter_digest(), fingerprint, repr(list(maps)), program_source))
+    text = "\n".join((code_digest(), fingerprint, repr(list(maps)), program_source))
     return hashlib.sha256(text.encode()).hexdigest()[:32]
-
-
-@cache
-def _emitter_digest() -> str:
-    """The source of the compiler and the C emitter (read once per process)."""
-    gdl_dir = Path(__file__).resolve().parent.parent
-    files = sorted([*(gdl_dir / "compiler").glob("*.py"), *(gdl_dir / "native").glob("*.py")])
-    return hashlib.sha256(b"".join(path.read_bytes() for path in files)).hexdigest()
 
 
 def _dumps(emitted: Emitted) -> bytes:
