@@ -10,6 +10,7 @@ Rows:
   against whole command: a new process each, the module already in the cache);
 * (``--big``) ``gdl solve connect4 -p cols=C -p rows=R --backend c`` for the boards issue 14 names;
 * Pig with goal 100, solved exactly: the C state graph against the Python back end, in one run;
+* Pig (goal 20), expectimax with Star2 pruning to a depth: the C search against the Python back end's, in one run;
 * MCTS simulations per second, C back end against OpenSpiel's C++ ``pyspiel.MCTSBot`` (random
   rollouts, same simulation count, solver off), single-threaded.
 
@@ -166,6 +167,25 @@ def pig_rows() -> list[str]:
             f"{wall:.2f} s wall, {cpu:.2f} s CPU |"]
 
 
+def expectimax_rows() -> list[str]:
+    """Depth-limited expectimax with Star2 pruning on Pig (goal 20, the default): the C search against the Python
+    search on the Python back end, in this process; the two results are equal field by field."""
+    from solver.expectimax import expectimax
+
+    native, python = native_game("pig", {})
+    rows = []
+    for depth, use_tt in ((12, True), (8, False)):
+        limits = Limits(depth=depth)
+        c_time, ours = timed(lambda d=limits, t=use_tt: expectimax(native, limits=d, pruning="star2", use_tt=t))
+        py_time, theirs = timed(lambda d=limits, t=use_tt: expectimax(python, limits=d, pruning="star2", use_tt=t))
+        assert ours.value == theirs.value and ours.stats.nodes == theirs.stats.nodes  # type: ignore[attr-defined]
+        table = "with the table" if use_tt else "no table"
+        rows.append(f"| Pig goal 20, expectimax Star2 depth {depth}, {table} | the Python back end, same process | "
+                    f"{c_time:.2f} s | {py_time:.2f} s | {py_time / c_time:.1f}x | "
+                    f"{ours.stats.nodes:,} nodes on both |")  # type: ignore[attr-defined]
+    return rows
+
+
 BIG_BOARDS = [("6", "5", "draw"), ("7", "5", "draw"), ("6", "6", "second player wins")]
 BIG_SECONDS = 900
 
@@ -194,7 +214,8 @@ def main() -> None:
 
     started = time.perf_counter()
     with tempfile.TemporaryDirectory() as temp:
-        rows = ref_rows(Path(temp)) + pig_rows() + mcts_rows() + (big_rows() if "--big" in sys.argv else [])
+        rows = (ref_rows(Path(temp)) + pig_rows() + expectimax_rows() + mcts_rows()
+                + (big_rows() if "--big" in sys.argv else []))
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     header = [
         MARK_BEGIN,

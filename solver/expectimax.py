@@ -47,6 +47,11 @@ Nodes (``SearchStats.nodes``): the states searched -- terminals, horizon
 leaves and expanded states. A state the table answers is a hit
 (``tt_hits``), not a node. Without a table and without pruning this is the
 size of the full tree, the count OpenSpiel's ``expectiminimax`` would make.
+
+A game compiled to C (``solver.native.handle_of``) is searched by the same
+recursion in C (:mod:`solver.native.expectimax`), with the same result field by
+field: value, move, node and hit counts, budget checks. Quiescence with a depth
+limit (``is_quiet`` is Python's) and simultaneous games stay in Python.
 """
 
 from __future__ import annotations
@@ -58,6 +63,8 @@ from solver.auto import Algorithm, check_players, is_two_player_zero_sum
 from solver.game import CHANCE, TERMINAL, DeadEndError, Game, State, dead_end
 from solver.limits import Budget, Limits, SearchResult, SearchStats, SearchStopped, StopReason
 from solver.minimax import _MaxN
+from solver.native import NativeHandle, handle_of
+from solver.native.expectimax import NativeExpectimax
 
 INF = float("inf")
 PRUNINGS = ("auto", "none", "star1", "star2")
@@ -110,8 +117,26 @@ def expectimax(
         result = maxn.root(root)
         return SearchResult(result.value, result.best_moves, result.principal_variation, result.exact,
                             result.stats, Algorithm.EXPECTIMAX, result.stopped, result.stop_reason)
-    search = _ExpectiMiniMax(game, budget, pruning, use_tt, limits.table_entries, limits.quiescence)
+    search = _native(game, budget, pruning, use_tt, limits)
+    if search is None:
+        search = _ExpectiMiniMax(game, budget, pruning, use_tt, limits.table_entries, limits.quiescence)
     return search.root(root, limits.depth)
+
+
+def _native(game: Game, budget: Budget, pruning: str, use_tt: bool, limits: Limits) -> _ExpectiMiniMax | None:
+    """The C search for a C-backed game it supports, else None (the Python one is used)."""
+    handle = handle_of(game)
+    if handle is None or getattr(game, "simultaneous", False) or (limits.quiescence and limits.depth is not None):
+        return None
+    return _NativeExpectiMiniMax(game, handle, budget, pruning, use_tt, limits.table_entries)
+
+
+def _weighted_sum(children: list[tuple[State, float]], values: list[float]) -> float:
+    """``sum p_i * v_i`` added left to right (as C adds it: ``sum()`` of floats compensates since Python 3.12)."""
+    total = 0.0
+    for (_, p), v in zip(children, values, strict=True):
+        total += p * v
+    return total
 
 
 class _ExpectiMiniMax:
@@ -269,12 +294,12 @@ class _ExpectiMiniMax:
             cut = self._probe(children, [o for o, _ in outcomes], lows, highs, depth, alpha, beta)
             if cut is not None:
                 return cut
-            after_low = sum(p * lo for (_, p), lo in zip(children, lows, strict=True))
-            after_high = sum(p * hi for (_, p), hi in zip(children, highs, strict=True))
+            after_low = _weighted_sum(children, lows)
+            after_high = _weighted_sum(children, highs)
         else:
             lows = highs = None
-            after_low = sum(p * low for _, p in children)
-            after_high = sum(p * high for _, p in children)
+            after_low = _weighted_sum(children, [low] * len(children))
+            after_high = _weighted_sum(children, [high] * len(children))
         # Star1, with the (probed) bounds of the outcomes not searched yet: after_low/after_high are
         # sum p_j * L_j and sum p_j * U_j over the outcomes after the current one.
         done = 0.0
@@ -321,8 +346,8 @@ class _ExpectiMiniMax:
         if best_low < beta and best_high > alpha:
             return None  # no probe can cut: go straight to Star1
         next_depth = None if depth is None else depth - 1
-        sum_low = sum(p * lo for (_, p), lo in zip(children, lows, strict=True))
-        sum_high = sum(p * hi for (_, p), hi in zip(children, highs, strict=True))
+        sum_low = _weighted_sum(children, lows)
+        sum_high = _weighted_sum(children, highs)
         for i, (child, p) in enumerate(children):
             player = players[i]
             if player < 0:
@@ -399,3 +424,22 @@ class _ExpectiMiniMax:
         exact = stop is None and self.horizon_hits == 0
         return SearchResult((value + 0.0, 0.0 - value), moves, moves, exact, self.budget.stats(), Algorithm.EXPECTIMAX,
                             stop is not None, reason)
+
+
+class _NativeExpectiMiniMax(_ExpectiMiniMax):
+    """The root loop above over ``value`` computed in C (:class:`solver.native.expectimax.NativeExpectimax`)."""
+
+    def __init__(self, game: Game, handle: NativeHandle, budget: Budget, pruning: str, use_tt: bool,
+                 table_entries: int | None) -> None:
+        super().__init__(game, budget, pruning, use_tt, table_entries)
+        self.tables = None
+        if use_tt:
+            game.key(game.initial_state())  # (a game with symmetries checks their declaration on its first key)
+        self.native = NativeExpectimax(game, handle, budget, self.prune, self.probe, use_tt, self.tt_cap, self.low,
+                                       self.high)
+
+    def value(self, state: State, depth: int | None, alpha: float, beta: float) -> float:
+        try:
+            return self.native.value(state, depth, alpha, beta)
+        finally:
+            self.nodes, self.tt_hits, self.tt_size, self.horizon_hits = self.native.counters()

@@ -20,7 +20,7 @@ from solver.game import DeadEndError, Game, dead_end
 
 HERE = Path(__file__).resolve().parent
 HEADER = "gdl_abi.h"
-SOURCES = ("glue.c", "negamax.c", "mcts.c", "graph.c", "puzzle.c")
+SOURCES = ("glue.c", "negamax.c", "mcts.c", "graph.c", "puzzle.c", "expectimax.c")
 """Solver sources appended (in this order) after a game's own C source."""
 
 CDEF = """
@@ -88,6 +88,15 @@ void gdl_pz_stats(pz_ctx *c, int64_t *out, double *best_utility);
 int64_t gdl_pz_line(pz_ctx *c, int64_t i, int32_t *codes, int64_t cap);
 int gdl_gr_export(gr_ctx *c, int32_t *player, int64_t *first, double *vals, int32_t *cells, int32_t *succ,
                   int32_t *codes, double *probs);
+typedef struct ex_ctx ex_ctx;
+ex_ctx *gdl_ex_new(int32_t prune, int32_t probe, int32_t use_tt, int64_t cap, double low, double high,
+                   int64_t (*check)(int64_t));
+void gdl_ex_free(ex_ctx *c);
+void gdl_ex_stats(ex_ctx *c, int64_t *out);
+void gdl_ex_error(ex_ctx *c, gdl_error *e);
+int64_t gdl_ex_path(ex_ctx *c, int32_t *moves, int64_t cap);
+int gdl_ex_value(ex_ctx *c, const int32_t *root, int32_t depth, int32_t limited, double alpha, double beta,
+                 int64_t next_check, double *out);
 
 """
 """The C functions a native module exports to Python (cffi declarations)."""
