@@ -158,3 +158,25 @@ def test_a_damaged_or_planted_program_is_ignored(cache, tmp_path, damage):
     assert not file.is_symlink() and file.read_bytes() == data  # and kept again, in place of what was there
     if damage == "link":
         assert target.read_bytes() == data  # never followed
+
+
+WARM_C = """\
+import sys
+import gdl
+game = gdl.load("tictactoe", backend="c")
+print(len(game.legal_moves(game.initial_state())), str(game.legal_moves(game.initial_state())[4]),
+      sorted(m for m in ("lark", "gdl.ast", "gdl.compiler.ir", "gdl.native.emit_c") if m in sys.modules))
+"""
+
+
+def test_a_warm_load_on_the_c_back_end_needs_neither_the_ir_nor_the_emitter(tmp_path):
+    pytest.importorskip("cffi")
+    from gdl.native.build import compiler_missing_reason
+
+    if compiler_missing_reason() is not None:
+        pytest.skip("no C compiler")
+    env = {**ENV, "GDL_CACHE_DIR": str(tmp_path / "cache")}
+    cold, warm = (subprocess.run([sys.executable, "-c", WARM_C], env=env, capture_output=True, text=True,
+                                 timeout=300, check=True).stdout.split(None, 2) for _ in range(2))
+    assert cold[:2] == warm[:2] == ["9", "place(b2)"]  # the moves named from the kept shape, as from the IR
+    assert warm[2].strip() == "[]" and "gdl.native.emit_c" in cold[2]

@@ -42,6 +42,7 @@ from gdl.native.emit_c_expr import (
     _pos,
     _real,
     _terms,
+    shape_of,
 )
 from gdl.native.emit_chance import ChanceEmitter
 
@@ -373,7 +374,7 @@ class CEmitter(ChanceEmitter):
             keys,
         ]
         source = "\n".join([*header, *self.statics, *body]) + "\n"
-        return Emitted(source, codes, n, ranges)
+        return Emitted(source, codes, n, ranges, shape_of(p))
 
 
 def emit(program: ir.Program, symmetries: Sequence[SymmetryMap] = ()) -> Emitted:

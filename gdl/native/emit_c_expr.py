@@ -7,7 +7,6 @@ See :mod:`gdl.native.emit_c` for what is emitted and the safety argument.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from gdl.compiler import ir
@@ -26,41 +25,27 @@ from gdl.native.emit_c_values import (  # noqa: F401 (re-exported: the emitter's
     _values,
     _whole,
 )
+from gdl.native.emitted import Emitted, MoveCode, OutcomeCode, Shape, SymmetryMap  # noqa: F401 (re-exported)
 
 
-@dataclass(frozen=True)
-class SymmetryMap:
-    """A symmetry as it acts on a decision state's first ``len(src)`` slots: ``image[j] = vmap(state[src[j]])``."""
-
-    src: tuple[int, ...]
-    value_maps: tuple[tuple[int, dict[int, int]], ...] = ()
-
-
-@dataclass(frozen=True)
-class MoveCode:
-    """Move code ``code`` is move ``move`` (IR index) with parameter values ``args``."""
-
-    move: int
-    args: tuple[int, ...]
+def display_key(typ: Any) -> str | None:
+    """The key of the Python game's display of values of ``typ`` (see :class:`Shape`)."""
+    if typ.kind == "cell":
+        return "cell"
+    if typ.kind == "int" and typ.name in ("column", "row"):
+        return f"@{typ.name}"
+    if typ.kind == "player":
+        return "player"
+    if typ.kind in ("enum", "dir"):
+        return str(typ.name or typ.kind)
+    return None
 
 
-@dataclass(frozen=True)
-class OutcomeCode:
-    """Outcome code ``code`` is nature's pick number ``index`` at chance point ``point``: the value ``value``
-    of the point's variable, or the branch ``label``."""
-
-    point: int
-    index: int
-    value: int | None = None
-    label: str | None = None
-
-
-@dataclass
-class Emitted:
-    source: str
-    codes: list[MoveCode | OutcomeCode]
-    state_len: int
-    ranges: list[tuple[int, int]]
+def shape_of(program: ir.Program) -> Shape:
+    return Shape(program.layout.nvars, bool(program.simultaneous),
+                 tuple((m.name, tuple(display_key(p.var.type) for p in m.params)) for m in program.moves),
+                 tuple((int(c.point), len(c.saved), c.var.name if c.var else None,
+                        display_key(c.var.type) if c.var else None) for c in program.chance))
 
 
 def _terms(condition: ir.Expr) -> tuple[ir.Expr, ...]:

@@ -7,15 +7,12 @@ from fractions import Fraction
 from typing import Any
 
 from gdl.compiler import ir
+from gdl.native.emitted import Unsupported as Unsupported  # (re-exported: the emitter raises it)
 
 LIMIT = 1 << 62
 """Integer constants must lie strictly inside +-LIMIT (then no sum of two overflows int64 unchecked)."""
 NO_TURN = -100
 """``nt`` before a move sets the turn (the next player then moves)."""
-
-class Unsupported(Exception):
-    """A construct the C emitter does not translate yet (the message names it)."""
-
 
 def _int(value: Any) -> int:
     if isinstance(value, bool):

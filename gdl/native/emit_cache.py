@@ -25,7 +25,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from gdl.native.build import CACHE_SUBDIR
-from gdl.native.emit_c_expr import Emitted, MoveCode, OutcomeCode, SymmetryMap
+from gdl.native.emitted import Emitted, MoveCode, OutcomeCode, Shape, SymmetryMap
 from gdl.private_files import open_private_subdirectory, read_private_file, write_private_file
 from gdl.version import code_digest
 
@@ -62,8 +62,12 @@ def _digest(fingerprint: str, program_source: str, maps: Sequence[SymmetryMap]) 
 def _dumps(emitted: Emitted) -> bytes:
     codes = [{"move": c.move, "args": list(c.args)} if isinstance(c, MoveCode)
              else {"point": c.point, "index": c.index, "value": c.value, "label": c.label} for c in emitted.codes]
+    shape = emitted.shape
     return json.dumps({"source": emitted.source, "codes": codes, "state_len": emitted.state_len,
-                       "ranges": [list(r) for r in emitted.ranges]}).encode()
+                       "ranges": [list(r) for r in emitted.ranges],
+                       "shape": {"nvars": shape.nvars, "simultaneous": shape.simultaneous,
+                                 "moves": [[name, list(displays)] for name, displays in shape.moves],
+                                 "chance": [list(point) for point in shape.chance]}}).encode()
 
 
 def _loads(data: bytes) -> Emitted | None:
@@ -82,9 +86,28 @@ def _loads(data: bytes) -> Emitted | None:
         source, state_len = raw["source"], _int(raw["state_len"])
         if not isinstance(source, str) or len(ranges) != state_len:
             return None
-        return Emitted(source, codes, state_len, ranges)
+        return Emitted(source, codes, state_len, ranges, _shape(raw["shape"]))
     except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
         return None
+
+
+def _shape(raw: Any) -> Shape:
+    simultaneous = raw["simultaneous"]
+    if not isinstance(simultaneous, bool):
+        raise TypeError("simultaneous")
+    moves = tuple((_str(name), tuple(_key(d) for d in displays)) for name, displays in raw["moves"])
+    chance = tuple((_int(point), _int(saved), _key(var), _key(display)) for point, saved, var, display in raw["chance"])
+    return Shape(_int(raw["nvars"]), simultaneous, moves, chance)
+
+
+def _str(value: Any) -> str:
+    if type(value) is not str:
+        raise TypeError("not a string")
+    return value
+
+
+def _key(value: Any) -> str | None:
+    return None if value is None else _str(value)
 
 
 def _int(value: Any) -> int:

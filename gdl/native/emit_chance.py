@@ -25,8 +25,8 @@ from gdl.native.emit_c_expr import (
     _pos,
     _real,
 )
+from gdl.native.emitted import NONE_TURN
 
-NONE_TURN = -1
 UNKNOWN_BOUNDS = (-(2**31), 2**31 - 1)
 """The cell of a local kept across a chance point whose values the compiler cannot bound: 32 bits (a value
 beyond is a rule error in C, where Python would go on: as for whole numbers beyond 64 bits)."""

@@ -15,10 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 from gdl import simultaneous as rounds
 from gdl.native.build import build
-from gdl.native.emit_c import Emitted, MoveCode, SymmetryMap, emit
-from gdl.native.emit_c_expr import OutcomeCode
 from gdl.native.emit_cache import cached_emit
-from gdl.native.emit_chance import NONE_TURN
+from gdl.native.emitted import NONE_TURN, Emitted, MoveCode, OutcomeCode, SymmetryMap, Unsupported
 from gdl.runtime import RuleRuntimeError
 from solver.game import CHANCE, IllegalMoveError, Move
 from solver.native.rules import NativeRules
@@ -35,9 +33,8 @@ ERROR_WHAT = {1: "index out of range", 2: "value out of its domain", 3: "divisio
 class NativeGame:
     """:class:`solver.game.Game` with its rules in C (see the module docstring)."""
 
-    def __init__(self, python: CompiledGame, program: ir.Program, emitted: Emitted, module: Any) -> None:
+    def __init__(self, python: CompiledGame, emitted: Emitted, module: Any) -> None:
         self.python = python
-        self.program = program
         self.emitted = emitted
         self.rules = NativeRules(module, self._error)
         self.ffi, self.lib = module.ffi, module.lib
@@ -51,18 +48,28 @@ class NativeGame:
         self.simultaneous = False
         self.fingerprint = python.fingerprint
         self.backend = "c"
-        self._decision_len = program.layout.nvars + 2
+        shape = emitted.shape
+        self._turn_slot = shape.nvars
+        self._extra_base = shape.nvars + 2  # (the IR's StateLayout: turn, status, then a chance state's extras)
+        self._decision_len = shape.nvars + 2
         self._moves: dict[int, Move] = {}
         self._code_of_name: dict[str, int] | None = None
-        self._chance_points = {int(c.point): c for c in program.chance}
-        self._displays = [[_displayer(python, param.var.type) for param in move.params] for move in program.moves]
-        if program.simultaneous:  # rounds over the C rules, each player's move played as a turn (gdl.simultaneous)
+        self._chance_points = {point: (saved, var, _displayer(python, display))
+                               for point, saved, var, display in shape.chance}
+        self._actions = [name for name, _ in shape.moves]
+        self._displays = [[_displayer(python, display) for display in displays] for _, displays in shape.moves]
+        if shape.simultaneous:  # rounds over the C rules, each player's move played as a turn (gdl.simultaneous)
             rounds.install(self, step=self.apply, actions=python.program.move_actions)
             self.apply = self._apply_round  # type: ignore[method-assign]  # (a turn game's apply stays as it is)
 
     @property
     def symmetries(self) -> tuple[str, ...]:
         return self.python.symmetries
+
+    @property
+    def program(self) -> ir.Program | None:
+        """The rules' IR (the Python game's; made when first asked for: running needs only the emitted C)."""
+        return self.python.program.ir
 
     def __getattr__(self, name: str) -> Any:
         """Everything else (rendering, views, move spellings, descriptions, the program) is the Python
@@ -139,11 +146,10 @@ class NativeGame:
 
     def _state(self, cells: Sequence[int]) -> tuple[int, ...]:
         """The Python back end's tuple of C cells (a decision or terminal state has no chance extras)."""
-        layout = self.program.layout
-        if self.has_chance and cells[layout.turn_slot] == CHANCE:
-            base = layout.extra_base
-            point = self._chance_points[cells[base]]
-            out: list[int | None] = list(cells[0:base + 3 + len(point.saved)])
+        if self.has_chance and cells[self._turn_slot] == CHANCE:
+            base = self._extra_base
+            saved = self._chance_points[cells[base]][0]
+            out: list[int | None] = list(cells[0:base + 3 + saved])
             if out[base + 2] == NONE_TURN:
                 out[base + 2] = None
             return tuple(out)  # type: ignore[arg-type]
@@ -160,15 +166,14 @@ class NativeGame:
 
     def _make_move(self, code: int, which: MoveCode | OutcomeCode) -> Move:
         if isinstance(which, OutcomeCode):
-            point = self._chance_points[which.point]
             if which.label is not None:
                 return Move(which.label, (), name=which.label, data=code)
-            assert point.var is not None and which.value is not None
-            picked = _displayer(self.python, point.var.type)(which.value)
-            return Move(point.var.name, (picked,), name=f"{point.var.name}={picked}", data=code)
-        ir_move = self.program.moves[which.move]
+            _, var, display = self._chance_points[which.point]
+            assert var is not None and which.value is not None
+            picked = display(which.value)
+            return Move(var, (picked,), name=f"{var}={picked}", data=code)
         shown = tuple(display(v) for display, v in zip(self._displays[which.move], which.args, strict=True))
-        return Move(ir_move.name, shown, data=code)
+        return Move(self._actions[which.move], shown, data=code)
 
     def code(self, move: Hashable) -> int:
         data = getattr(move, "data", None)
@@ -192,18 +197,10 @@ class NativeGame:
         return RuleRuntimeError(f"{where}{what}{after}")
 
 
-def _displayer(game: CompiledGame, typ: Any) -> Callable[[int], str]:
-    """How the Python back end shows a move parameter of type ``typ`` (cells as ``b2``, columns as letters)."""
-    displayers = game.program.displayers
-    if typ.kind == "cell":
-        return displayers["cell"]
-    if typ.kind == "int" and typ.name in ("column", "row"):
-        return displayers[f"@{typ.name}"]
-    if typ.kind == "player":
-        return displayers["player"]
-    if typ.kind in ("enum", "dir") and (typ.name or typ.kind) in displayers:
-        return displayers[typ.name or typ.kind]
-    return str
+def _displayer(game: CompiledGame, key: str | None) -> Callable[[int], str]:
+    """How the Python back end shows a value whose display is ``key`` (gdl.native.emit_c_expr.display_key):
+    cells as ``b2``, columns as letters, players and enums by name; numbers as themselves."""
+    return game.program.displayers.get(key, str) if key is not None else str
 
 
 def symmetry_maps(game: CompiledGame) -> list[SymmetryMap]:
@@ -212,15 +209,26 @@ def symmetry_maps(game: CompiledGame) -> list[SymmetryMap]:
             for _, m in game._symmetry_maps]
 
 
-def compile_native(python: CompiledGame, program: ir.Program) -> NativeGame:
-    """The C back end of ``python`` (the same rule file and parameters), from its IR ``program``.
+def compile_native(python: CompiledGame, program: ir.Program | None = None) -> NativeGame:
+    """The C back end of ``python`` (the same rule file and parameters), from its IR (``program``: another
+    IR for the same game, which is then emitted anew; by default the game's own, whose emitted C is cached
+    and which is made only when it is not).
 
     :raises gdl.native.emit_c.Unsupported: a construct the C emitter does not translate yet.
     :raises gdl.native.build.BuildError: no C compiler, or it failed.
     """
     maps = symmetry_maps(python)
-    if program is python.program.ir:  # (the emitter's output from an earlier run: gdl/native/emit_cache.py)
-        emitted = cached_emit(python.fingerprint, python.program.source, maps, lambda: emit(program, maps))
+    if program is None:  # (the emitter's output from an earlier run: gdl/native/emit_cache.py)
+        emitted = cached_emit(python.fingerprint, python.program.source, maps, lambda: _emit(python.program.ir, maps))
     else:  # an IR a caller changed: the cache's key describes the game's own
-        emitted = emit(program, maps)
-    return NativeGame(python, program, emitted, build(emitted.source))
+        emitted = _emit(program, maps)
+    return NativeGame(python, emitted, build(emitted.source))
+
+
+def _emit(program: ir.Program | None, maps: list[SymmetryMap]) -> Emitted:
+    """The emitter's output for ``program``: the emitter and the IR are imported only when it is made."""
+    from gdl.native.emit_c import emit
+
+    if program is None:
+        raise Unsupported("a game without its IR")
+    return emit(program, maps)

@@ -30,14 +30,11 @@ def c_backend_or_reason(game: CompiledGame) -> tuple[CompiledGame | None, str | 
     missing = compiler_missing_reason()
     if missing is not None:
         return None, missing
-    from gdl.native.emit_c import Unsupported
+    from gdl.native.emitted import Unsupported
     from gdl.native.game import compile_native
 
-    program = game.program.ir
-    if program is None:
-        return None, "the game has no IR"
     try:
-        native = compile_native(game, program)
+        native = compile_native(game)
     except Unsupported as error:
         return None, f"the C back end does not translate {error} yet"
     except BuildError as error:
