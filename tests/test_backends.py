@@ -88,6 +88,7 @@ SLOW_TO_AGREE = {("othello", ()), ("othello", (("scoring", "margin"), ("ending",
 @pytest.mark.parametrize(("name", "params"), [
     pytest.param(name, params, marks=[pytest.mark.slow] if (name, tuple(params.items())) in SLOW_TO_AGREE else [])
     for name, params in TRANSLATED], ids=lambda x: str(x) if isinstance(x, str) else "")
+@pytest.mark.slow
 def test_bundled_games_agree_with_python_and_the_interpreter(name: str, params: dict[str, str]) -> None:
     python = gdl.load(name, params)
     native, reason = c_backend_or_reason(python)
@@ -147,6 +148,7 @@ def test_a_rule_error_leaves_nothing_behind_for_the_next_question() -> None:
     ("tictactoe", {}), ("connect4", {"cols": "5", "rows": "4"}), ("mnk", {"m": "4", "n": "3", "k": "3"}),
     ("clobber", {"rows": "3", "cols": "4"}), ("othello", {"size": "4"}), ("hexapawn", {}),
 ])
+@pytest.mark.slow
 def test_lazy_smp_threads_give_the_single_threads_answer(name: str, params: dict[str, str]) -> None:
     """Two threads sharing one table (solver/native/search.py): the same values and optimal moves, every time."""
     native = gdl.load(name, params, backend="c")

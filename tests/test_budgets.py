@@ -100,6 +100,7 @@ def test_solve_max_nodes_stops_inside_one_rule_evaluation(tmp_path):
 
 @pytest.mark.parametrize("text", [TWO_HUGE_PARAMETERS, doubling_defs(40), NESTED_RUNTIME_AGGREGATES],
                          ids=["two-huge-parameters", "doubling-defs", "nested-runtime-aggregates"])
+@pytest.mark.slow
 def test_check_time_stops_inside_one_rule_evaluation(tmp_path, text):
     result = run("check", write(tmp_path, "long.gdl", text), "--time", "0.2")  # CPU seconds
     output = no_traceback(result)
@@ -228,6 +229,7 @@ def test_a_move_with_too_many_parameters_is_too_deep(tmp_path):
     assert "error[too-deep]: move `m` has 21 parameters; at most 15" in output
 
 
+@pytest.mark.slow
 def test_a_fractional_parameter(tmp_path):
     path = write(tmp_path, "bonus.gdl", 'game T "fp"\nparam bonus = 0.5\nplayers A, B\nstate x: 0..3 = 0\n'
                  "move m:\n    x = 1\nwin A when x == 1 and bonus > 0\n")

@@ -79,6 +79,7 @@ def test_time_that_runs_out_in_text(capsys):
 # ------------------------------------------------------------------ caps
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game", [["connect4", "-p", "cols=4", "-p", "rows=4"], ["kalah"], ["pig"]])
 def test_max_table_is_honoured_exactly(capsys, game):
     report = solve_json(capsys, *game, "--max-table", "1000")

@@ -145,7 +145,7 @@ def test_solve_value_only(capsys, backend):
     assert len(report["best_moves"]) == 1 and report["best_moves"][0] in full["best_moves"]
     assert report["move_values"] == {} and report["plies_to_end"] is None and full["plies_to_end"] is not None
     assert report["stats"]["nodes"] < full["stats"]["nodes"]
-    code, text, _ = run(capsys, "solve", "mnk", "--value-only", "--backend", backend)
+    code, text, _ = run(capsys, "solve", "tictactoe", "--value-only", "--backend", backend)
     assert code == 0 and "best move:" in text and "distance to the end" not in text  # (not asked for: not excused)
 
 

@@ -180,6 +180,7 @@ def _code_files(cache: Path) -> list[Path]:
     return sorted((cache / "code").iterdir())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("damage", ["garbage", "other-source", "truncated", "link"])
 def test_a_damaged_or_planted_byte_code_file_is_ignored(tmp_path, damage):
     cache = tmp_path / "cache"
@@ -216,6 +217,7 @@ def test_a_planted_symmetry_record_is_harmless(tmp_path):
 
 @pytest.mark.parametrize("content", [pickle.dumps(_Plant("MARKER")), b"{not json", b'{"digest": "x", "tables": 1}',
                                      b"[" * 100_000, b""])
+@pytest.mark.slow
 def test_a_damaged_or_planted_cache_is_rebuilt(tmp_path, content):
     cache = tmp_path / "cache"
     cache.mkdir(mode=0o700)

@@ -80,6 +80,7 @@ def maybe_bug(name: str) -> list[pytest.MarkDecorator]:
 
 @pytest.mark.parametrize(("label", "text", "params"), differential.bundled_cases(),
                          ids=[label for label, _, _ in differential.bundled_cases()])
+@pytest.mark.slow
 def test_bundled_games_agree(label: str, text: str, params: dict[str, str]) -> None:
     one_shot = label.split("(")[0].split()[0] in ONE_SHOT  # one round: 2 positions a game, so more games
     report = agree(text, params, playouts=4 if one_shot else 2, plies=40)

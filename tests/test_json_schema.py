@@ -158,6 +158,7 @@ SOLVES = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", SOLVES)
 def test_solve_json_matches_the_schema(capsys, name):
     code, data = run_json(capsys, "solve", *SOLVES[name], "--json")

@@ -153,6 +153,7 @@ def test_cli_connect4_5x4_node_cap_gives_a_move(capsys):
 @pytest.mark.parametrize("game", ["connect4", "pig", "race", "takeaway3", "eight_puzzle"])
 @pytest.mark.parametrize("option", [["--time", "0.2"], ["--max-nodes", "3000"], ["--depth", "2"],
                                     ["--time", "0.2", "--max-nodes", "3000"]])
+@pytest.mark.slow
 def test_every_game_type_answers_under_every_budget(capsys, game, option):
     code, out, err = run(capsys, "solve", game, *option, "--json")
     assert code == 0, err

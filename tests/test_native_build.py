@@ -27,6 +27,7 @@ def fresh(monkeypatch: pytest.MonkeyPatch, directory: Path) -> None:
     monkeypatch.setattr(native_build, "_loaded", {})
 
 
+@pytest.mark.slow
 def test_cache_hit_loads_the_same_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     fresh(monkeypatch, tmp_path)
     native_build.build(TTT)
@@ -78,6 +79,7 @@ def test_link_in_the_cache_is_not_followed(tmp_path: Path, monkeypatch: pytest.M
     assert not first.is_symlink()  # replaced by a fresh build, never loaded through the link
 
 
+@pytest.mark.slow
 def test_unsafe_cache_directory_is_not_used(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     shared = tmp_path / "shared"
     (shared / "native").mkdir(parents=True)
@@ -88,6 +90,7 @@ def test_unsafe_cache_directory_is_not_used(tmp_path: Path, monkeypatch: pytest.
     assert not list((shared / "native").iterdir())
 
 
+@pytest.mark.slow
 def test_cache_turned_off(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GDL_CACHE_DIR", "")
     monkeypatch.setattr(native_build, "_loaded", {})

@@ -92,12 +92,14 @@ def lockstep(native: NativeGame, python: gdl.CompiledGame, oracle: Interpreter |
     return compared
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", ["tictactoe", "connect4-4x4", "connect4-5x4", "domineering-4"])
 def test_backends_agree_along_2000_playouts(case: str) -> None:
     native, python = games(case)
     assert lockstep(native, python, None, 2000, seed=1) > 2000
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", ["tictactoe", "connect4-5x4", "domineering-5"])
 def test_reference_interpreter_agrees(case: str) -> None:
     native, python = games(case)
@@ -168,6 +170,7 @@ def broken(value: ir.Expr | None = None, index: ir.Expr | None = None) -> ir.Pro
     return ir.Program(**{**{f: getattr(program, f) for f in program.__dataclass_fields__}, "moves": (move,)})
 
 
+@pytest.mark.slow
 def test_value_outside_its_domain_is_a_rule_error_with_the_line() -> None:
     python = gdl.load("tictactoe")
     native = compile_native(python, broken(value=native_ir.const(5)))
@@ -176,6 +179,7 @@ def test_value_outside_its_domain_is_a_rule_error_with_the_line() -> None:
         native.apply(state, native.legal_moves(state)[0])
 
 
+@pytest.mark.slow
 def test_index_outside_its_array_is_a_rule_error_not_a_crash() -> None:
     python = gdl.load("tictactoe")
     c = native_ir.var("c", native_ir.CELL)

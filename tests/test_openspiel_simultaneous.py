@@ -48,6 +48,7 @@ def test_openspiel_matrix_games_through_the_adapter_agree_with_its_lp(name: str)
     ("goofspiel", {"num_cards": 3, "points_order": "random", "imp_info": False}),
     pytest.param("oshi_zumo", {"coins": 4, "size": 1, "horizon": 6}, marks=pytest.mark.slow),
 ])
+@pytest.mark.slow
 def test_openspiel_sequential_simultaneous_games_agree_with_its_value_iteration(name: str, params: dict) -> None:
     their_game = pyspiel.load_game(name, params)
     game = OpenSpielSimultaneousGame(their_game)
@@ -71,6 +72,7 @@ def test_our_goofspiel_is_openspiels_after_every_first_round() -> None:
 @pytest.mark.parametrize(("rule_file", "params", "expected"), [
     ("rps", {}, 0.0), ("security", {}, -5.5), ("goofspiel", {"cards": "3"}, 0.0),
 ])
+@pytest.mark.slow
 def test_our_rule_files_as_pyspiel_games_solved_by_openspiel(rule_file: str, params: dict, expected: float) -> None:
     compiled = gdl.load(rule_file, params)
     register_pyspiel_game(compiled, f"gdl_sim_{rule_file}")

@@ -169,6 +169,7 @@ print(len(game.legal_moves(game.initial_state())), str(game.legal_moves(game.ini
 """
 
 
+@pytest.mark.slow
 def test_a_warm_load_on_the_c_back_end_needs_neither_the_ir_nor_the_emitter(tmp_path):
     pytest.importorskip("cffi")
     from gdl.native.build import compiler_missing_reason

@@ -61,6 +61,7 @@ def test_a_match_of_the_eight_puzzle_ends_in_two_moves() -> None:
     assert not record.truncated and record.utilities == (1.0,) and len(record.moves) == 2
 
 
+@pytest.mark.slow
 def test_solve_marks_only_moves_on_shortest_solutions_best(capsys) -> None:
     code, out = run(capsys, "solve", "eight_puzzle")
     assert code == 0 and "solved in 2 moves" in out

@@ -298,6 +298,7 @@ def test_mixed_game_of_turns_chance_and_simultaneous_moves() -> None:
     assert solve_simultaneous(game, coin).value[0] == pytest.approx(0.5, abs=1e-9)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("cards", "order"), [(3, "random"), (3, "descending"), (4, "random"), (4, "descending")])
 def test_goofspiel_value_is_zero_by_symmetry(cards: int, order: str) -> None:
     result = solve_simultaneous(Goofspiel(cards, order))
@@ -347,6 +348,7 @@ def test_goofspiel_agrees_with_openspiel_in_every_first_round(cards: int, order:
     assert checked >= cards * cards
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("coins", "size"), [(4, 1), (5, 2)])
 def test_oshi_zumo_agrees_with_openspiel_after_every_first_bid(coins: int, size: int) -> None:
     # OpenSpiel's value iteration keys states by str(state), which omits the round number: with

@@ -184,6 +184,7 @@ def test_match_between_simultaneous_agents(capsys: pytest.CaptureFixture[str]) -
     assert report["games"] == 4
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("select", ["ucb", "rm"])
 def test_sm_mcts_mixes_near_the_equilibrium_of_rps(select: str) -> None:
     game = gdl.load("rps")
