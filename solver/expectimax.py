@@ -126,7 +126,7 @@ def expectimax(
 def _native(game: Game, budget: Budget, pruning: str, use_tt: bool, limits: Limits) -> _ExpectiMiniMax | None:
     """The C search for a C-backed game it supports, else None (the Python one is used)."""
     handle = handle_of(game)
-    if handle is None or getattr(game, "simultaneous", False) or (limits.quiescence and limits.depth is not None):
+    if handle is None or game.simultaneous or (limits.quiescence and limits.depth is not None):
         return None
     return _NativeExpectiMiniMax(game, handle, budget, pruning, use_tt, limits.table_entries)
 

@@ -161,3 +161,12 @@ def test_every_name_a_lazy_package_lists_resolves(package: str) -> None:
         assert getattr(module, name) is not None, name
     with pytest.raises(AttributeError):
         module.no_such_name  # noqa: B018
+
+
+def test_solvers_and_the_cli_read_the_game_protocol_not_getattr_fallbacks() -> None:
+    """Issue 13: what solvers use is declared by solver.game.Game; no `getattr(game, ...)` with a default."""
+    offenders = [f"{path.relative_to(ROOT)}:{number}" for directory in ("solver", "gdl/cli")
+                 for path in sorted((ROOT / directory).rglob("*.py"))
+                 for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+                 if "getattr(game," in line.replace(" ", "")]
+    assert offenders == []
