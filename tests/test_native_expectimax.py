@@ -23,9 +23,10 @@ import gdl
 import solver.expectimax
 from gdl.rule_helpers import RuleRuntimeError
 from solver.expectimax import expectimax
-from solver.game import CHANCE, TERMINAL, DeadEndError
+from solver.game import DeadEndError
 from solver.limits import Limits, SearchStats
 from tests.native_games import skip_reason
+from tests.test_properties import playout
 
 pytestmark = pytest.mark.skipif(skip_reason() is not None, reason=skip_reason() or "")
 
@@ -251,28 +252,13 @@ def test_what_c_does_not_do_stays_in_python() -> None:
     assert other.value is not None
 
 
-def _reachable(game: Any, seed: int, plies: int) -> Any:
-    rng = random.Random(seed)
-    state = game.initial_state()
-    for _ in range(plies):
-        player = game.to_move(state)
-        if player == TERMINAL:
-            break
-        if player == CHANCE:
-            outcomes = game.chance_outcomes(state)
-            state = game.apply(state, rng.choices([o for o, _ in outcomes], [p for _, p in outcomes])[0])
-        else:
-            state = game.apply(state, rng.choice(game.legal_moves(state)))
-    return state
-
-
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(["pig", "race", "skew"]), st.integers(0, 10_000), st.integers(0, 12), st.integers(1, 5),
        st.sampled_from(PRUNINGS), st.booleans(), st.sampled_from([None, 3, 40]), st.sampled_from([None, 50, 300]))
 def test_from_any_reachable_state_c_equals_python(name: str, seed: int, plies: int, depth: int, pruning: str,
                                                   use_tt: bool, cap: int | None, nodes: int | None) -> None:
     game = inline(SKEW) if name == "skew" else bundled(name, (("goal", "8"),))
-    state = _reachable(game, seed, plies)
+    state = playout(game, random.Random(seed), plies)[-1]  # (a random reachable state)
     kwargs: dict[str, Any] = {"limits": Limits(depth=depth, nodes=nodes, table_entries=cap), "pruning": pruning,
                               "use_tt": use_tt}
     ours = outcome(game, state=state, **kwargs)
