@@ -46,7 +46,7 @@ from gdl.version import code_digest
 if TYPE_CHECKING:
     from gdl.compiler import ir
 
-FORMAT = b"gdl-program-2\n"
+FORMAT = b"gdl-program-3\n"
 MAX_FILES = 256
 MAX_FILE_BYTES = 64_000_000
 _SUFFIX = ".program"
@@ -146,12 +146,15 @@ def _encode(value: Any, seen: dict[int, Any]) -> Any:
         return value
     if kind is tuple:
         return tuple(_encode(v, seen) for v in value)
-    if kind is list:
-        return [_encode(v, seen) for v in value]
-    if kind is dict:
-        return {_encode(k, seen): _encode(v, seen) for k, v in value.items()}
-    if kind is frozenset or kind is set:
-        return kind(_encode(v, seen) for v in value)
+    if kind is frozenset:
+        return frozenset(_encode(v, seen) for v in value)
+    if id(value) in seen:  # (an object or a mutable container met before: the same one again)
+        return (_TAG, "@", seen[id(value)][0])
+    if kind is list or kind is dict or kind is set:  # mutable: shared ones stay shared (a move cache)
+        number = len(seen)
+        seen[id(value)] = (number, value)
+        items = list(value.items()) if kind is dict else list(value)
+        return (_TAG, kind.__name__, number, [_encode(item, seen) for item in items])
     if kind is Fraction:
         return (_TAG, "q", value.numerator, value.denominator)
     if kind is range:
@@ -163,8 +166,6 @@ def _encode(value: Any, seen: dict[int, Any]) -> Any:
         return (_TAG, "f", name)
     if kind is MethodType and isinstance(value.__self__, Board) and value.__name__ in _BOARD_METHODS:
         return (_TAG, "m", _encode(value.__self__, seen), value.__name__)
-    if id(value) in seen:
-        return (_TAG, "@", seen[id(value)][0])
     name = f"{kind.__module__}.{kind.__qualname__}"
     if _ir_classes().get(name) is not kind:
         raise TypeError(f"not a kept class: {name}")
@@ -181,17 +182,33 @@ def _attributes(value: Any) -> list[str]:
     return names
 
 
+def _container(tag: str, number: int, items: list[Any], classes: dict[str, type], made: dict[int, Any]) -> Any:
+    """A list, dict or set, made before its items (so an item may refer back to it)."""
+    if tag == "list":
+        out: list[Any] = []
+        made[number] = out
+        out.extend(_decode(item, classes, made) for item in items)
+        return out
+    if tag == "set":
+        found: set[Any] = set()
+        made[number] = found
+        found.update(_decode(item, classes, made) for item in items)
+        return found
+    table: dict[Any, Any] = {}
+    made[number] = table
+    for item in items:
+        key, entry = _decode(item, classes, made)
+        table[key] = entry
+    return table
+
+
 def _decode(value: Any, classes: dict[str, type], made: dict[int, Any] | None = None) -> Any:
     made = {} if made is None else made
     kind = type(value)
     if kind in _PLAIN:
         return value
-    if kind is list:
-        return [_decode(v, classes, made) for v in value]
-    if kind is dict:
-        return {_decode(k, classes, made): _decode(v, classes, made) for k, v in value.items()}
-    if kind is frozenset or kind is set:
-        return kind(_decode(v, classes, made) for v in value)
+    if kind is frozenset:
+        return frozenset(_decode(v, classes, made) for v in value)
     if kind is not tuple:
         raise TypeError(f"unexpected {kind.__name__}")
     if not value or value[0] != _TAG:
@@ -210,6 +227,8 @@ def _decode(value: Any, classes: dict[str, type], made: dict[int, Any] | None = 
         return getattr(board, value[3])
     if tag == "@":
         return made[value[2]]
+    if tag in ("list", "dict", "set"):
+        return _container(tag, value[2], value[3], classes, made)
     if tag != "o":
         raise ValueError(f"unknown tag {tag!r}")
     _, _, number, name, state = value

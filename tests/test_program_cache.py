@@ -181,3 +181,14 @@ def test_a_warm_load_on_the_c_back_end_needs_neither_the_ir_nor_the_emitter(tmp_
                                  timeout=300, check=True).stdout.split(None, 2) for _ in range(2))
     assert cold[:2] == warm[:2] == ["9", "place(b2)"]  # the moves named from the kept shape, as from the IR
     assert warm[2].strip() == "[]" and "gdl.native.emit_c" in cold[2]
+
+
+@pytest.mark.parametrize("name", ["breakthrough", "hexapawn", "pig"])
+def test_what_a_program_shares_stays_shared(cache, name):
+    """A move factory's cache is also a name in the generated code: kept as two copies, every move would be
+    made anew on every call (breakthrough's playouts ran 4x slower, bench/against.py found it)."""
+    gdl.load(name)
+    kept = gdl.load(name)
+    state = kept.initial_state()
+    first, again = kept.legal_moves(state), kept.legal_moves(state)
+    assert first and all(a is b for a, b in zip(first, again, strict=True))  # made once, then cached
