@@ -176,17 +176,17 @@ def test_keys_are_canonical_images() -> None:
 
 
 def _emit_counting(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """Count the emitter's runs (compile_native imports emit from gdl.native.emit_c at load)."""
-    import gdl.native.game as native_game
+    """Count the emitter's runs (compile_native imports emit from gdl.native.emit_c when it needs it)."""
+    import gdl.native.emit_c as emit_c
 
     calls: list[int] = []
-    real = native_game.emit
+    real = emit_c.emit
 
     def counting(*args: object, **kwargs: object) -> object:
         calls.append(1)
         return real(*args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(native_game, "emit", counting)
+    monkeypatch.setattr(emit_c, "emit", counting)
     return calls
 
 
