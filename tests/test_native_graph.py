@@ -102,13 +102,17 @@ def _solve_in_c(game: gdl.CompiledGame, monkeypatch: pytest.MonkeyPatch, **optio
         return exact.solve(game, **options)
 
 
+OVER_CASES = pytest.mark.parametrize(("name", "params", "method"), CASES,
+                                     ids=[f"{n.split()[1] if chr(10) in n else n}-{m}" for n, _, m in CASES])
+"""Each case of CASES, named by its game (an inline rule file by its `game` line's name) and method."""
+
+
 def _close(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
     return len(a) == len(b) and all(abs(x - y) <= 1e-12 for x, y in zip(a, b, strict=True))
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("name", "params", "method"), CASES,
-                         ids=[f"{n.split()[1] if chr(10) in n else n}-{m}" for n, _, m in CASES])
+@OVER_CASES
 def test_the_c_graph_gives_the_python_answer(name: str, params: dict[str, str], method: str,
                                              monkeypatch: pytest.MonkeyPatch) -> None:
     python, native = _load(name, params, "python"), _load(name, params, "c")
@@ -188,8 +192,7 @@ def test_games_the_c_graph_does_not_take() -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("name", "params", "method"), CASES,
-                         ids=[f"{n.split()[1] if chr(10) in n else n}-{m}" for n, _, m in CASES])
+@OVER_CASES
 def test_with_the_distance_a_small_c_graph_is_finished_as_in_python(name: str, params: dict[str, str], method: str,
                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     python, native = _load(name, params, "python"), _load(name, params, "c")
