@@ -37,7 +37,7 @@ from lark import __version__ as lark_version
 from lark.grammar import Rule
 from lark.lexer import TerminalDef
 
-from gdl.private_files import cache_directory, open_private_directory, read_private_file, write_private_file
+from gdl.private_files import open_cache_directory, read_private_file, write_private_file
 
 CACHE_NAME = "parser-tables.json"
 MAX_CACHE_BYTES = 8_000_000
@@ -53,7 +53,7 @@ def grammar_digest(grammar: str, options: dict[str, Any]) -> str:
 def cached_lark(grammar: str, options: dict[str, Any], postlex: Any) -> Lark:
     """``Lark(grammar, postlex=postlex, **options)``, read from the cache when a valid one exists."""
     digest = grammar_digest(grammar, options)
-    directory = _open_private_directory()
+    directory = open_cache_directory()
     if directory is None:
         return Lark(grammar, postlex=postlex, **options)
     try:
@@ -65,11 +65,6 @@ def cached_lark(grammar: str, options: dict[str, Any], postlex: Any) -> Lark:
         return parser
     finally:
         os.close(directory)
-
-
-def _open_private_directory() -> int | None:
-    """A descriptor of the parser's cache directory, if it is ours alone; None otherwise."""
-    return open_private_directory(cache_directory())
 
 
 def _read(directory: int, digest: str, postlex: Any) -> Lark | None:

@@ -47,6 +47,11 @@ def open_private_directory(path: Path | None) -> int | None:
     return fd
 
 
+def open_cache_directory() -> int | None:
+    """A descriptor of gdl's cache directory itself, if it is ours alone (see :func:`open_private_directory`)."""
+    return open_private_directory(cache_directory())
+
+
 def open_private_subdirectory(name: str) -> int | None:
     """A descriptor of the subdirectory ``name`` of gdl's cache directory (made with mode 0700 if missing),
     if both are ours alone (see :func:`open_private_directory`); None otherwise.
@@ -54,7 +59,7 @@ def open_private_subdirectory(name: str) -> int | None:
     The subdirectory is made and opened relative to the parent's descriptor, never by its path, so a
     cache directory that is a link (or sits behind one) is not written through.
     """
-    parent = open_private_directory(cache_directory())
+    parent = open_cache_directory()
     if parent is None:
         return None
     try:

@@ -91,17 +91,9 @@ def write(key: bytes, program: Program, warnings: list[Diagnostic]) -> None:
     if directory is None:
         return
     try:
-        ir = program.ir
-        builder, program.ir_builder = program.ir_builder, None
-        kept = dict(vars(program))
-        kept.pop("ir", None)  # (the cached property's value: kept apart, read only by the C back end)
-        shell = object.__new__(Program)
-        shell.__dict__.update(kept)
-        try:
-            ir_data = None if ir is None else marshal.dumps(_encode(ir, {}))
-            data = marshal.dumps(_encode((shell, ir_data, warnings), {}))
-        finally:
-            program.ir_builder = builder
+        ir = program.ir  # (made now if it was not: a kept program serves the C back end too)
+        ir_data = None if ir is None else marshal.dumps(_encode(ir, {}))
+        data = marshal.dumps(_encode((program, ir_data, warnings), {}))
         write_private_file(directory, _name(key), FORMAT + key + data)
         prune(directory, _SUFFIX, MAX_FILES)
     except (OSError, ValueError, TypeError, RecursionError):  # (an object the format does not hold: not kept)
@@ -170,8 +162,8 @@ def _encode(value: Any, seen: dict[int, Any]) -> Any:
     if _ir_classes().get(name) is not kind:
         raise TypeError(f"not a kept class: {name}")
     seen[id(value)] = (len(seen), value)  # (the value is kept alive, so its id is not reused meanwhile)
-    dropped = getattr(kind, "not_kept", ())
-    state = {attr: None if attr in dropped else _encode(getattr(value, attr), seen) for attr in _attributes(value)}
+    dropped = getattr(kind, "not_kept", ())  # (read back as None, or as the class's default)
+    state = {attr: _encode(getattr(value, attr), seen) for attr in _attributes(value) if attr not in dropped}
     return (_TAG, "o", seen[id(value)][0], name, state)
 
 
@@ -239,6 +231,9 @@ def _decode(value: Any, classes: dict[str, type], made: dict[int, Any] | None = 
         if not isinstance(attr, str) or attr.startswith("__"):
             raise ValueError(f"not an attribute: {attr!r}")
         object.__setattr__(obj, attr, _decode(item, classes, made))
+    for attr in getattr(cls, "not_kept", ()):
+        if attr in getattr(cls, "__slots__", ()):  # (a class with __dict__ reads its default instead)
+            object.__setattr__(obj, attr, None)
     return obj
 
 

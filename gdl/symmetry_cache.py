@@ -20,7 +20,7 @@ from __future__ import annotations
 import hashlib
 import os
 
-from gdl.private_files import cache_directory, open_private_directory, read_private_file, write_private_file
+from gdl.private_files import open_cache_directory, read_private_file, write_private_file
 from gdl.version import code_digest
 
 FILE_NAME = "symmetry-checked.txt"
@@ -50,7 +50,7 @@ def passed(key: str) -> bool:
 def remember(key: str) -> None:
     """Remember that the check of ``key`` passed (best effort: a cache that cannot be written is skipped)."""
     _passed_here.add(key)
-    directory = open_private_directory(cache_directory())
+    directory = open_cache_directory()
     if directory is None:
         return
     try:
@@ -63,7 +63,7 @@ def remember(key: str) -> None:
 
 
 def _read() -> list[str]:
-    directory = open_private_directory(cache_directory())
+    directory = open_cache_directory()
     if directory is None:
         return []
     try:

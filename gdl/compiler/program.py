@@ -32,7 +32,7 @@ class StateVar:
     hi: int
     used: bool = False
     values: frozenset[int] | None = None  # the values lo..hi allows, when not all of them (`orthogonal`)
-    not_kept: ClassVar[tuple[str, ...]] = ("decl",)  # (gdl.program_cache keeps None: the AST is the compiler's)
+    not_kept: ClassVar[tuple[str, ...]] = ("decl",)  # (gdl.program_cache reads it back as None: the compiler's)
 
     def holds(self, value: int) -> bool:
         return self.lo <= value <= self.hi and (self.values is None or value in self.values)
@@ -84,6 +84,7 @@ class Program:
     has_quiet: bool = False
     """`quiet when`: the rules say which positions a depth-limited search may score (gdl/compiler/quiet.py)."""
     ir_builder: Callable[[], ir_module.Program] | None = None
+    not_kept: ClassVar[tuple[str, ...]] = ("ir", "ir_builder")  # (gdl.program_cache keeps the IR apart)
 
     @functools.cached_property
     def ir(self) -> ir_module.Program | None:
