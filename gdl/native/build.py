@@ -1,10 +1,11 @@
 """Building a game's C source into a loadable module, cached by a content hash.
 
-The module is one C translation unit: the ABI header and the solver sources of
-:mod:`solver.native` around the game's source, compiled by the system C compiler into a
-cffi extension module. It is cached in the ``native`` directory of the user's gdl cache
-(``$GDL_CACHE_DIR``, else ``$XDG_CACHE_HOME/gdl``, else ``~/.cache/gdl``; an empty
-``GDL_CACHE_DIR`` turns the cache off and builds into a fresh private temporary directory):
+The module is the ABI header and the solver sources of :mod:`solver.native` around the game's
+source, compiled by the system C compiler with cffi's wrappers of its entry points (a second
+translation unit, compiled at the same time) into a cffi extension module. It is cached in the
+``native`` directory of the user's gdl cache (``$GDL_CACHE_DIR``, else ``$XDG_CACHE_HOME/gdl``,
+else ``~/.cache/gdl``; an empty ``GDL_CACHE_DIR`` turns the cache off and builds into a fresh
+private temporary directory):
 
 * the file name is a SHA-256 over everything that makes the module: the whole C source (the
   game's, the header's and the solvers'), the cffi declarations, the gdl version, the
@@ -37,6 +38,7 @@ import subprocess
 import sys
 import sysconfig
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -257,44 +259,62 @@ def _remove_temp(directory: int, temp: str) -> None:
 
 
 def _compile(name: str, game_source: str, flags: tuple[str, ...], workdir: str) -> str:
-    """Write the cffi C source into ``workdir`` and compile it there; returns the output file's path."""
+    """Write the module's C into ``workdir`` and compile it there; returns the output file's path.
+
+    Two translation units, compiled at once by two compiler processes and then linked: the game with
+    the solvers (the hot code, at ``flags``' optimisation), and cffi's wrappers of the entry points
+    (called once per call from Python; an optimising compiler spends as long on them as on a small
+    game and its solvers, so they are compiled with ``-O1``).
+    """
     import cffi
 
     compiler = find_compiler()
     assert compiler is not None
     ffi = cffi.FFI()
     ffi.cdef(solver_native.CDEF)
-    ffi.set_source(name, full_source(game_source))
-    c_file = os.path.join(workdir, name + ".c")
+    ffi.set_source(name, solver_native.source_text() + solver_native.ENTRY_POINTS)
+    wrappers = os.path.join(workdir, name + ".c")
     with contextlib.redirect_stdout(io.StringIO()):  # cffi says "generating ..."
-        ffi.emit_c_code(c_file)
-    out = os.path.join(workdir, _filename(name))
+        ffi.emit_c_code(wrappers)
+    core = os.path.join(workdir, "game.c")
+    with open(core, "w", encoding="utf-8") as f:
+        f.write(full_source(game_source))
     include = sysconfig.get_paths()["include"]
-    command = [compiler.path, *flags, "-I", include, c_file, "-o", out, "-lm"]
-    returncode, stderr = _run_compiler(command)
-    if returncode != 0:
-        raise BuildError(f"the C compiler failed ({compiler.path}):\n{stderr.strip()[-4000:]}")
+    unit_flags = [flag for flag in flags if flag != "-shared"]
+    wrapper_flags = ["-O1" if flag == "-O2" else flag for flag in unit_flags]
+    out = os.path.join(workdir, _filename(name))
+    _run_compilers([[compiler.path, *unit_flags, "-I", include, "-c", core, "-o", core + ".o"],
+                    [compiler.path, *wrapper_flags, "-I", include, "-c", wrappers, "-o", wrappers + ".o"]],
+                   compiler.path)
+    _run_compilers([[compiler.path, *flags, core + ".o", wrappers + ".o", "-o", out, "-lm"]], compiler.path)
     return out
 
 
-def _run_compiler(command: list[str]) -> tuple[int, str]:
-    """Run the compiler driver in its own process group: on a timeout (or Ctrl-C) the whole group is
-    killed, the driver's `cc1` included (killing only the driver left it running)."""
+def _run_compilers(commands: list[list[str]], compiler: str) -> None:
+    """Run the compiler on each command at once, each in its own process group: on a failure, a timeout or
+    Ctrl-C every group is killed, each driver's `cc1` included (killing only the driver left it running)."""
+    processes: list[subprocess.Popen[str]] = []
     try:
-        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                   start_new_session=True)
-    except OSError as error:
-        raise BuildError(f"the C compiler could not run: {error}") from None
-    try:
-        _, stderr = process.communicate(timeout=BUILD_TIMEOUT)
-    except BaseException as error:
-        with contextlib.suppress(OSError):
-            os.killpg(process.pid, signal.SIGKILL)
-        process.communicate()
-        if isinstance(error, subprocess.TimeoutExpired):
-            raise BuildError(f"the C compiler took more than {BUILD_TIMEOUT:g} s; gave up") from None
-        raise
-    return process.returncode, stderr
+        for command in commands:
+            try:
+                processes.append(subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                                  text=True, start_new_session=True))
+            except OSError as error:
+                raise BuildError(f"the C compiler could not run: {error}") from None
+        deadline = time.monotonic() + BUILD_TIMEOUT
+        for process in processes:
+            try:
+                _, stderr = process.communicate(timeout=max(0.0, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                raise BuildError(f"the C compiler took more than {BUILD_TIMEOUT:g} s; gave up") from None
+            if process.returncode != 0:
+                raise BuildError(f"the C compiler failed ({compiler}):\n{stderr.strip()[-4000:]}")
+    finally:
+        for process in processes:
+            if process.poll() is None:
+                with contextlib.suppress(OSError):
+                    os.killpg(process.pid, signal.SIGKILL)
+                process.communicate()
 
 
 def compile_executable(game_source: str, driver: str, out: Path, flags: tuple[str, ...] = SANITIZE_FLAGS) -> None:
@@ -307,7 +327,4 @@ def compile_executable(game_source: str, driver: str, out: Path, flags: tuple[st
         raise BuildError("no C compiler found (set CC, or install cc, gcc or clang)")
     c_file = out.with_suffix(".c")
     c_file.write_text(full_source(game_source) + "\n" + driver, encoding="utf-8")
-    command = [compiler.path, *flags, str(c_file), "-o", str(out), "-lm"]
-    returncode, stderr = _run_compiler(command)
-    if returncode != 0:
-        raise BuildError(f"the C compiler failed ({compiler.path}):\n{stderr.strip()[-4000:]}")
+    _run_compilers([[compiler.path, *flags, str(c_file), "-o", str(out), "-lm"]], compiler.path)

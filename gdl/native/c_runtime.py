@@ -3,6 +3,8 @@ function's ``fail`` label (GNU C statement expressions), membership in a constan
 
 RUNTIME = r"""
 static inline void gdl_pack(const g_cell *s, uint64_t *w);
+/* kept out of its caller: an optimising compiler's time grows faster than a function's size */
+#define GDL_NOINLINE __attribute__((noinline))
 /* checked operations: a failure records the rule file's position and jumps to the function's `fail` */
 #define GDL_CHECK(v, lo, hi, code, line, col) ({ int64_t _c = (v); \
     if (_c < (lo) || _c > (hi)) { gdl_fail(e, code, line, col, _c); goto fail; } _c; })

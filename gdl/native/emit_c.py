@@ -91,21 +91,21 @@ class CEmitter(ChanceEmitter):
         time (the state before the move was not over, so no other term holds). As in the Python back end.
         """
         self.fn = _Function()
-        out: list[str] = []
         # (each term's reads once: a node computes them from its children at every call)
         terms = [[(term, term.reads) for term in _terms(rule.condition)] for rule in self.p.ends]
-        if self.p.ends:
-            slots = sorted({s for rule in terms for _, reads in rule
-                            for s in (reads.slots if not (reads.turn or reads.dynamic) else ())})
-            out.append("  switch (w) {")
-            for k in slots:
-                out.append(f"  case {k}:")
-                out.extend("  " + line for line in self.end_tests(terms, k))
-            out.append("  default: break;")
-            out.append("  }")
+        slots = sorted({s for rule in terms for _, reads in rule
+                        for s in (reads.slots if not (reads.turn or reads.dynamic) else ())}) if self.p.ends else []
+        # One small function per written slot, not one switch with every case in it: an optimising C
+        # compiler's time grows faster than a function's size (Connect-Four's end tests took most of its build).
+        parts = [self.function(f"static GDL_NOINLINE int g_ends_{k}(g_cell *s, int64_t me, gdl_error *e)",
+                               ["  (void)me;", *self.end_tests(terms, k), "fail:", "  return GDL_ERROR;"])
+                 for k in slots]
+        out = ["  switch (w) {", *(f"  case {k}: return g_ends_{k}(s, me, e);" for k in slots),
+               "  default: break;", "  }"] if slots else []
         out.extend(self.end_tests(terms, None))
-        return self.function("static int g_ends(g_cell *s, int64_t me, int64_t w, gdl_error *e)",
-                             ["  (void)me; (void)w;", *out, "fail:", "  return GDL_ERROR;"])
+        parts.append(self.function("static int g_ends(g_cell *s, int64_t me, int64_t w, gdl_error *e)",
+                                   ["  (void)me; (void)w;", *out, "fail:", "  return GDL_ERROR;"]))
+        return "\n".join(parts)
 
     def end_tests(self, rule_terms: list[list[tuple[ir.Expr, ir.Reads]]], written: int | None) -> list[str]:
         """The end rules' tests (only the terms that read slot ``written`` or anything unknown; all if None).

@@ -23,8 +23,10 @@ HEADER = "gdl_abi.h"
 SOURCES = ("glue.c", "negamax.c", "mcts.c", "graph.c", "puzzle.c", "expectimax.c")
 """Solver sources appended (in this order) after a game's own C source."""
 
-CDEF = """
+ERROR_CDEF = """
 typedef struct gdl_error { int32_t code; int32_t line; int32_t col; int32_t detail; } gdl_error;
+"""
+ENTRY_POINTS = """
 void gdl_setup(void);
 int gdl_info(int64_t *info, int n);
 double gdl_bound(int which);
@@ -99,7 +101,9 @@ int gdl_ex_value(ex_ctx *c, const int32_t *root, int32_t depth, int32_t limited,
                  int64_t next_check, double *out);
 
 """
-"""The C functions a native module exports to Python (cffi declarations)."""
+"""The functions a native module exports to Python, as C declarations."""
+CDEF = ERROR_CDEF + ENTRY_POINTS
+"""The cffi declarations of a native module: its error record and its entry points."""
 
 
 def source_text() -> str:
