@@ -61,7 +61,7 @@ class AggregatePass(CompilerBase):
                 continue
             body = self.expr(e.body, inner)
             terms.append((None if filt is None or filt.is_const else filt, body, value))
-            size += len(body.src) + (len(filt.src) if filt is not None else 0)
+            size += body.size + (filt.size if filt is not None else 0)
             if size > INLINE_LIMIT * 4:
                 return None
         kind = e.kind

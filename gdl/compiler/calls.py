@@ -158,7 +158,7 @@ class CallPass(CompilerBase):
             return None
         finally:
             self.binder_tag = outer_tag
-        if len(body.src) > INLINE_LIMIT:
+        if body.size > INLINE_LIMIT:
             return None
         return body
 
@@ -230,7 +230,7 @@ def _rebound(code: Code, swaps: dict[int, Code]) -> Code:
 
     copy = Code(code.src, code.type, code.const, None, code.bounds, code.reads, code.may_fail, code.calls_def,
                 code.slot, code.slot_test, code.rows, code.long_range, code.simple,
-                node=None if code.is_const else made)
+                node=None if code.is_const else made, size=code.size)
     if code.terms is not None:
         copy.terms = tuple(_rebound(term, swaps) for term in code.terms)
     return copy

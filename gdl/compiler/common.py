@@ -35,7 +35,7 @@ UNROLL_MOVES = 128  # moves with at most this many parameter combinations get on
 UNROLL_QUANTIFIER = 128  # aggregates over at most this many constant values are written out in full
 
 
-INLINE_LIMIT = 20000  # characters of generated source a function call may be inlined into
+INLINE_LIMIT = 4000  # operations (Code.size) a def's body may have to be inlined (an aggregate's: 4 times that)
 
 
 UNROLL_BUDGET = 20_000  # aggregate bodies written out per rule file (nested unrolling multiplies them)
@@ -103,6 +103,9 @@ class Code:
     """A range computed at run time and not proved short (loops over it count toward the rule budget)."""
     simple: bool = False
     """A plain local name (an inlined def may substitute it for its parameter)."""
+    size: int = 1
+    """How many operations it is made of (a leaf is one): what inlining and unrolling budget, counted as the
+    code is built from its parts, never measured on the generated text."""
     node: ir.Expr | Callable[[], ir.Expr] | None = None
     """The same expression in the typed IR (what other back ends read), or how to make it: it is made
     only when asked for (:func:`node`), so loading a game for Python alone does not pay for it."""
@@ -111,7 +114,7 @@ class Code:
                  bounds: tuple[Any, Any] | None = None, reads: Reads = UNKNOWN_READS, may_fail: bool = True,
                  calls_def: bool = False, slot: int | None = None, slot_test: tuple[int, str] | None = None,
                  rows: int | None = None, long_range: bool = False, simple: bool = False,
-                 node: ir.Expr | Callable[[], ir.Expr] | None = None) -> None:
+                 node: ir.Expr | Callable[[], ir.Expr] | None = None, size: int = 1) -> None:
         # (written out, not generated: one call instead of two for each of the many codes a compile makes)
         self.src = src
         self.type = type
@@ -129,6 +132,7 @@ class Code:
         self.long_range = long_range
         self.simple = simple
         self.node = node
+        self.size = size
 
     @property
     def is_const(self) -> bool:
@@ -152,12 +156,14 @@ def derived(src: str, typ: Type, parts: Sequence[Code | None], *, fails: bool = 
     (or ``fails``: the code adds a check, a call, an index or a division of its own)."""
     union = Reads.NOTHING if reads is None else reads
     calls_def = bool(facts.pop("calls_def", False))
+    size = 1
     for part in parts:  # (one pass: this runs for every operator of every unrolled body)
         if part is not None:
             union = union | part.reads
             fails = fails or part.may_fail
             calls_def = calls_def or part.calls_def
-    return Code(src, typ, bounds=bounds, reads=union, may_fail=fails, calls_def=calls_def, **facts)
+            size += part.size
+    return Code(src, typ, bounds=bounds, reads=union, may_fail=fails, calls_def=calls_def, size=size, **facts)
 
 
 @dataclass(slots=True)

@@ -61,7 +61,7 @@ def _slice_scan(conds: list[Code]) -> Code | None:
         return None
     # (in the IR it stays the conjunction it is: a back end may scan the slots its own way)
     return Code(f"({values.pop()} not in s[{slots[0]}:{slots[-1] + 1}])", T.BOOL,
-                reads=Reads(frozenset(slots)), may_fail=False,
+                reads=Reads(frozenset(slots)), may_fail=False, size=3,
                 node=lambda: ir.BoolOp(T.BOOL, op="and", operands=tuple(node(c) for c in conds)))
 
 
