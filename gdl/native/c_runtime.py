@@ -3,6 +3,12 @@ function's ``fail`` label (GNU C statement expressions), membership in a constan
 
 RUNTIME = r"""
 static inline void gdl_pack(const g_cell *s, uint64_t *w);
+/* a run of consecutive cells: none equal to v, some equal to v */
+static inline int gdl_none_eq(const g_cell *s, int first, int n, int64_t v) {
+    for (int i = first; i < first + n; i++) if (s[i] == v) return 0;
+    return 1;
+}
+static inline int gdl_any_eq(const g_cell *s, int first, int n, int64_t v) { return !gdl_none_eq(s, first, n, v); }
 /* kept out of its caller: an optimising compiler's time grows faster than a function's size */
 #define GDL_NOINLINE __attribute__((noinline))
 /* checked operations: a failure records the rule file's position and jumps to the function's `fail` */

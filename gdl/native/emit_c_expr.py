@@ -204,7 +204,33 @@ class ExpressionEmitter(FractionEmitter):
         if node.op not in ("and", "or"):
             raise Unsupported(f"the boolean operator {node.op!r}")
         joiner = " && " if node.op == "and" else " || "
-        return "((int64_t)(" + joiner.join(f"({self.ex(o)})" for o in node.operands) + "))"
+        return "((int64_t)(" + joiner.join(self.operand_runs(node)) + "))"
+
+    def operand_runs(self, node: ir.BoolOp) -> list[str]:
+        """The operands in C, a run of ``s[k] != v`` over consecutive fixed slots (``==`` for ``or``) as one
+        scan: a full-board test in every end check was most of Connect-Four's code, and of its build time.
+        (Such tests cannot fail and change nothing, so a scan has the same value as the chain.)"""
+        out: list[str] = []
+        run: list[tuple[ir.Expr, int, int]] = []  # (operand, slot, value) of the current run
+
+        def flush() -> None:
+            if len(run) >= SCAN_RUN:
+                helper = "gdl_none_eq" if node.op == "and" else "gdl_any_eq"
+                out.append(f"{helper}(s, {run[0][1]}, {len(run)}, {run[0][2]})")
+            else:
+                out.extend(f"({self.ex(operand)})" for operand, _, _ in run)
+            run.clear()
+
+        for operand in node.operands:
+            test = _slot_test(operand, "!=" if node.op == "and" else "==")
+            if test is None or (run and (test[0] != run[-1][1] + 1 or test[1] != run[-1][2])):
+                flush()
+            if test is None:
+                out.append(f"({self.ex(operand)})")
+            else:
+                run.append((operand, *test))
+        flush()
+        return out
 
     def ex_IfExpr(self, node: ir.IfExpr) -> str:
         return f"(({self.ex(node.test)}) ? ({self.ex(node.then)}) : ({self.ex(node.orelse)}))"
@@ -593,3 +619,20 @@ class ExpressionEmitter(FractionEmitter):
 
     def st_Break(self, stmt: ir.Break, indent: str) -> list[str]:
         return [f"{indent}break;"]
+
+
+SCAN_RUN = 4
+"""Consecutive slot tests written as one scan (fewer are written out)."""
+
+
+def _slot_test(node: ir.Expr, op: str) -> tuple[int, int] | None:
+    """(slot, value) when ``node`` is ``s[slot] <op> value`` for a fixed slot and a whole-number constant."""
+    if not isinstance(node, ir.Compare) or node.ops != (op,) or len(node.operands) != 2:
+        return None
+    slot, value = node.operands
+    if isinstance(value, ir.Slot):
+        slot, value = value, slot
+    if (not isinstance(slot, ir.Slot) or slot.index is None or not slot.index.is_const
+            or not value.is_const or isinstance(value.const, bool) or not isinstance(value.const, int)):
+        return None
+    return int(slot.index.const), value.const
