@@ -118,7 +118,7 @@ class AggregatePass(CompilerBase):
                            node=lambda: ir.Unary(T.BOOL, op="not", operand=node(filt)))
         return derived(f"(not {filt.src} or {body.src})", T.BOOL, [filt, body],
                        node=lambda: ir.BoolOp(T.BOOL, op="or", operands=(
-                           ir.Unary(T.BOOL, op="not", operand=node(filt)), node(body))))
+                           ir.Unary(T.BOOL, op="not", operand=node(filt)), node(body)), implication=True))
 
     def conjunction(self, codes: list[Code]) -> Code:
         return _short_circuit("and", codes)
@@ -143,8 +143,8 @@ class AggregatePass(CompilerBase):
             rest.append(self.constant(const))
         def ir_total() -> ir.Expr:
             total = node(parts[0])
-            for term in [*(node(c) for c in parts[1:]), *([ir.Const(typ, value=const)] if const else [])]:
-                total = ir.Binary(typ, op="+", left=total, right=term)
+            for i, term in enumerate([*(node(c) for c in parts[1:]), *([ir.Const(typ, value=const)] if const else [])]):
+                total = ir.Binary(typ, op="+", left=total, right=term, chained=i > 0)
             return total
 
         return derived("(" + " + ".join(rest) + ")", typ, parts, node=ir_total)
@@ -170,7 +170,7 @@ class AggregatePass(CompilerBase):
         def aggregate(typ: Type) -> ir.Aggregate:
             return ir.Aggregate(typ, kind=kind, var=local_var(binder, e.var, var_ids), domain=node(domain),
                                 filter=node(filt) if filt is not None else None, body=node(body), poll=poll,
-                                span=e.span)
+                                span=e.span, domain_span=e.domain.span)
 
         if kind in ("any", "all", "count", "first", "select"):
             self.require(body, T.BOOL, e.body.span)

@@ -164,7 +164,7 @@ def _board_table(name: str, arg_types: tuple[Type, ...], result: Type, table: Ca
                 checks.append(False)
             size = len(data[0]) if size and isinstance(data[0], tuple | list) else size
         lookup = ir.Table(result, name=call.func, table=data, args=tuple(node(a) for a in args), checked=tuple(checks),
-                          span=call.span)
+                          span=call.span, arg_spans=tuple(expr.span for expr in call.args))
         rows = None
         if plain:
             key = (call.func, len(args))

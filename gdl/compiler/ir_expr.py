@@ -269,6 +269,8 @@ class Binary(Expr):
     checked: bool = False
     span: Span | None = None
     value_bounds: Interval | None = None
+    chained: bool = False
+    """``left`` is a link of the same sum of many terms (an unrolled ``count`` or ``sum`` is such a chain)."""
 
     children: ClassVar[tuple[str, ...]] = ("left", "right")
 
@@ -293,10 +295,12 @@ class Compare(Expr):
 
 @dataclass(slots=True, eq=False)
 class BoolOp(Expr):
-    """``and`` / ``or`` of two or more operands, evaluated left to right."""
+    """``and`` / ``or`` of two or more operands, evaluated left to right. ``implication``: an ``or`` of
+    ``not filter`` and ``body``, the implication ``filter -> body`` (a term of an unrolled ``all ... where``)."""
 
     op: str = "and"
     operands: tuple[Expr, ...] = ()
+    implication: bool = False
 
     children: ClassVar[tuple[str, ...]] = ("operands",)
 
@@ -373,6 +377,8 @@ class Table(Expr):
     args: tuple[Expr, ...] = ()
     checked: tuple[bool, ...] = ()
     span: Span | None = None
+    arg_spans: tuple[Span | None, ...] = ()
+    """Each argument's own span (where a checked argument's rule error points), when the builder knows it."""
 
     children: ClassVar[tuple[str, ...]] = ("args",)
 
@@ -454,6 +460,8 @@ class Aggregate(Expr):
     body: Expr | None = None
     poll: bool = False
     span: Span | None = None
+    domain_span: Span | None = None
+    """The domain's own span (where a polled loop's budget error points), when the builder knows it."""
 
     children: ClassVar[tuple[str, ...]] = ("domain", "filter", "body")
 
