@@ -12,7 +12,7 @@
  * it stopped: Python checks its budget, reports progress and sees Ctrl-C between slices.
  *
  * Table: buckets of two entries, found by the 64-bit hash and confirmed by the whole packed key (no
- * hash collision can give a wrong value). Slot 0 keeps the entry whose subtree cost the most work;
+ * hash collision can give a wrong value; the entry keeps the key, not the hash). Slot 0 keeps the entry whose subtree cost the most work;
  * slot 1 takes whatever slot 0 refuses (depth-preferred + always-replace, Breuker et al. 1994).
  *
  * Threads (lazy SMP, Hyatt's "shared hash table" parallel search as in Stockfish): helper contexts made
@@ -24,6 +24,9 @@
  */
 #include <math.h>
 #include <stdlib.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 #define AB_DONE 0
 #define AB_SLICE 1
@@ -37,8 +40,9 @@
 #define AB_PATHSET 65536
 
 typedef struct ab_entry {
-    uint64_t hash;
-    uint64_t key[G_KEY_WORDS]; /* the whole packed key, in the entry: one probe touches one place */
+    uint64_t key[G_KEY_WORDS]; /* the whole packed key, in the entry: one probe touches one place (the hash is
+                                  not kept: the key decides, and a one-word key's bucket of two is one 64-byte
+                                  cache line, which a 40-byte entry with its hash straddled) */
     double lo, hi;
     int32_t move;
     int8_t side;
@@ -60,6 +64,7 @@ typedef struct ab_frame {
 
 typedef struct ab_table {
     ab_entry *tt;
+    size_t mapped;   /* the bytes mapped for tt by ab_table_alloc (0: tt is from calloc) */
     int64_t buckets, used;
     uint32_t *locks; /* AB_LOCKS spin locks, made when a helper first shares the table */
     int sharers;     /* the owner and its helpers */
@@ -122,14 +127,56 @@ static ab_ctx *ab_ctx_new(void) {
     return c;
 }
 
+#define AB_HUGE_PAGE ((size_t)2 << 20)
+
+/* The table's zeroed memory. On Linux a table of 2 MB or more is mapped on its own, aligned to 2 MB and marked
+   for transparent huge pages (when the kernel gives them on request, its usual setting). The table is probed
+   at random, so with 4 kB pages nearly every page of it faults twice (its first read maps the shared zero
+   page, its first write copies it): m,n,k 4,4,4 spent a third of its solve there. With huge pages it is a few
+   dozen faults; one write to each 2 MB region first (up to AB_TOUCH_BYTES: a bigger table, asked for with
+   --memory, is left to fault in as it is used) makes each a huge page, which a read would map as the shared
+   zero page and a write then split into small ones. Stockfish maps its table the same way. Elsewhere, or if
+   the mapping fails: calloc. */
+#define AB_TOUCH_BYTES ((size_t)256 << 20)
+static ab_entry *ab_table_alloc(size_t bytes, size_t *mapped) {
+    *mapped = 0;
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    if (bytes >= AB_HUGE_PAGE) {
+        size_t len = (bytes + AB_HUGE_PAGE - 1) / AB_HUGE_PAGE * AB_HUGE_PAGE;
+        char *p = mmap(NULL, len + AB_HUGE_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p != MAP_FAILED) {
+            char *a = (char *)(((uintptr_t)p + AB_HUGE_PAGE - 1) & ~(uintptr_t)(AB_HUGE_PAGE - 1));
+            if (a > p) munmap(p, (size_t)(a - p));
+            if (p + len + AB_HUGE_PAGE > a + len) munmap(a + len, (size_t)(p + len + AB_HUGE_PAGE - (a + len)));
+            madvise(a, len, MADV_HUGEPAGE); /* (advice: refused, the table has small pages) */
+            if (len <= AB_TOUCH_BYTES)
+                for (size_t off = 0; off < len; off += AB_HUGE_PAGE) ((volatile char *)a)[off] = 0;
+            *mapped = len;
+            return (ab_entry *)a;
+        }
+    }
+#endif
+    return calloc(1, bytes);
+}
+
+static void ab_table_release(ab_table *t) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    if (t->mapped) {
+        munmap(t->tt, t->mapped);
+        return;
+    }
+#endif
+    free(t->tt);
+}
+
 ab_ctx *gdl_ab_new(int64_t entries) {
     ab_table *t = calloc(1, sizeof(ab_table));
     ab_ctx *c = ab_ctx_new();
     int64_t buckets = 1;
     while (buckets * 2 * 2 <= entries) buckets *= 2;
-    if (t) t->tt = calloc((size_t)buckets * 2, sizeof(ab_entry));
+    if (t) t->tt = ab_table_alloc((size_t)buckets * 2 * sizeof(ab_entry), &t->mapped);
     if (!t || !t->tt || !c) {
-        if (t) free(t->tt);
+        if (t && t->tt) ab_table_release(t);
         free(t);
         if (c) { free(c->arena); free(c->killers); free(c); }
         return NULL;
@@ -160,7 +207,7 @@ void gdl_ab_free(ab_ctx *c) {
     if (!c) return;
     ab_table *t = c->t;
     if (__atomic_sub_fetch(&t->sharers, 1, __ATOMIC_SEQ_CST) == 0) {
-        free(t->tt); free(t->locks); free(t);
+        ab_table_release(t); free(t->locks); free(t);
     }
     free(c->arena); free(c->killers); free(c);
 }
@@ -184,7 +231,7 @@ static ab_entry *ab_probe(ab_ctx *c, uint64_t h, const uint64_t *key) {
     int64_t b = ab_bucket(c->t, h);
     for (int i = 0; i < 2; i++) {
         ab_entry *e = &c->t->tt[b + i];
-        if (e->used && e->hash == h && memcmp(e->key, key, 8 * G_KEY_WORDS) == 0) return e;
+        if (e->used && memcmp(e->key, key, 8 * G_KEY_WORDS) == 0) return e;
     }
     return NULL;
 }
@@ -213,8 +260,8 @@ static void ab_store(ab_ctx *c, uint64_t h, const uint64_t *key, double lo, doub
     uint16_t work = ab_work(nodes);
     int64_t slot;
     ab_entry *e0 = &t->tt[b], *e1 = &t->tt[b + 1];
-    if (e0->used && e0->hash == h && memcmp(e0->key, key, 8 * G_KEY_WORDS) == 0) slot = b;
-    else if (e1->used && e1->hash == h && memcmp(e1->key, key, 8 * G_KEY_WORDS) == 0) slot = b + 1;
+    if (e0->used && memcmp(e0->key, key, 8 * G_KEY_WORDS) == 0) slot = b;
+    else if (e1->used && memcmp(e1->key, key, 8 * G_KEY_WORDS) == 0) slot = b + 1;
     else if (!e0->used) slot = b;
     else if (work >= e0->work) {
         /* the new entry cost more than slot 0's: slot 0 moves down to slot 1 (replacing it) */
@@ -227,7 +274,6 @@ static void ab_store(ab_ctx *c, uint64_t h, const uint64_t *key, double lo, doub
     ab_entry *e = &t->tt[slot];
     if (!e->used) __atomic_add_fetch(&t->used, 1, __ATOMIC_RELAXED);
     if (e->used && work < e->work) work = e->work;
-    e->hash = h;
     e->lo = lo;
     e->hi = hi;
     e->move = move;
@@ -426,7 +472,9 @@ static int ab_enter(ab_ctx *c, ab_frame *f) {
         }
         uint64_t *ck = F_PKEYS(f) + (int64_t)f->npend * G_KEY_WORDS;
         if (g_key(child, ck, &c->err) < 0) return AB_ERROR;
-        __builtin_prefetch(&c->t->tt[ab_bucket(c->t, gdl_hash_words(ck, G_KEY_WORDS))]);
+        uint64_t ch = gdl_hash_words(ck, G_KEY_WORDS);
+        __builtin_prefetch(&c->t->tt[ab_bucket(c->t, ch)]);
+        __builtin_prefetch(&c->pathset[ch % AB_PATHSET]); /* (its cycle check reads this when it is entered) */
         F_PMOVES(f)[f->npend] = moves[i];
         F_PPLAYERS(f)[f->npend] = p;
         f->npend++;

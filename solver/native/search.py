@@ -19,8 +19,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Hashable, Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from solver.alphabeta import UNLIMITED_DEPTH, CycleFound, NegamaxSearch
 from solver.auto import Algorithm
@@ -29,8 +28,11 @@ from solver.limits import Budget
 from solver.native import NativeHandle, dead_end_after, handle_of
 from solver.table import SolvedTable
 
+if TYPE_CHECKING:
+    from concurrent.futures import Future, ThreadPoolExecutor
+
 DEFAULT_ENTRIES = 1 << 20
-"""Table entries when the caller sets no ``table_entries`` (40 bytes and the packed key each). A bigger
+"""Table entries when the caller sets no ``table_entries`` (24 bytes and the packed key each). A bigger
 table costs more cache misses per probe; big solves set ``table_entries`` (``--memory``)."""
 SLICE_SECONDS = 0.02
 """A slice of C search lasts about this long: the budget is checked (and Ctrl-C seen) that often."""
@@ -75,7 +77,11 @@ class NativeSearch(NegamaxSearch):
             raise MemoryError("no memory for the transposition table")
         self._ctx = ffi.gc(ctx, lib.gdl_ab_free)
         self._helpers = [self._helper(variant) for variant in range(1, max(1, threads))]
-        self._pool = ThreadPoolExecutor(len(self._helpers)) if self._helpers else None
+        self._pool: ThreadPoolExecutor | None = None
+        if self._helpers:
+            from concurrent.futures import ThreadPoolExecutor  # (some 8 ms of imports: one thread needs none)
+
+            self._pool = ThreadPoolExecutor(len(self._helpers))
         self._stats = ffi.new("int64_t[5]")
         self._slice = 4096
         self._table = NativeTable(self)
