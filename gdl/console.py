@@ -17,6 +17,8 @@ from rich.text import Text
 
 from gdl.check import MOVES_NOTE
 from gdl.diagnostics import Diagnostic, Span, has_controls, visible
+from gdl.lines import format_number as format_number  # (re-exported: commands format values with it)
+from gdl.lines import plural as plural
 from gdl.runtime import CompiledGame
 
 SEVERITY_STYLES = {"error": "bold red", "warning": "bold yellow"}
@@ -126,10 +128,6 @@ def print_diagnostics(console: Console, diagnostics: list[Diagnostic], source: s
         console.print()
 
 
-def plural(count: int, word: str) -> str:
-    return f"{count} {word}{'' if count == 1 else 's'}"
-
-
 # ------------------------------------------------------------------ boards
 
 
@@ -139,11 +137,3 @@ def board_text(game: CompiledGame, state: Any) -> Text:
     from gdl.cli.render import board_text as draw
 
     return draw(game, state)
-
-
-def format_number(value: float) -> str:
-    """``1``, ``-0.5``, ``0.709424`` (at most 6 significant digits; integers without a point)."""
-    value = float(value)  # a Fraction from a library caller formats as a float does
-    if value.is_integer():
-        return str(int(value))
-    return f"{value:.6g}"

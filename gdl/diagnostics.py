@@ -10,12 +10,9 @@ One shape for all of them (syntax, semantic, runtime), rendered as::
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
-
-from gdl.codes import lookup
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +45,8 @@ class Diagnostic:
     notes: tuple[str, ...] = field(default=())
 
     def __post_init__(self) -> None:
+        from gdl.codes import lookup  # (the registry loads with the first diagnostic)
+
         lookup(self.code, self.severity)  # a code missing from gdl.codes is a bug in gdl: fail here, loudly
 
     @property
@@ -195,5 +194,7 @@ def did_you_mean(name: str, candidates: Iterable[str]) -> str | None:
     near = [c for c in candidates if c != name and low <= len(c) <= high]
     if len(near) > HINT_CANDIDATES:  # prefer names that start alike, then keep the first ones
         near = ([c for c in near if c[:1] == name[:1]] + [c for c in near if c[:1] != name[:1]])[:HINT_CANDIDATES]
+    import difflib  # (a hint is for a mistake: a load without one needs no difflib)
+
     close = difflib.get_close_matches(name, near, n=1, cutoff=0.6)
     return f"did you mean `{close[0]}`?" if close else None

@@ -77,7 +77,7 @@ def _read_from(directory: int) -> list[str]:
     if data is None:
         return []
     lines = data.decode("ascii", errors="replace").split("\n")
-    return [k for k in lines if len(k) == DIGEST_CHARS and all(c in "0123456789abcdef" for c in k)]
+    return [k for k in lines if len(k) == DIGEST_CHARS and not k.strip("0123456789abcdef")]  # (hex digits only)
 
 
 def _write(directory: int, keys: list[str]) -> None:

@@ -8,13 +8,9 @@ result says in its ``note`` that the move is a guess.
 
 from __future__ import annotations
 
-from solver.alphabeta import alphabeta
 from solver.auto import Algorithm, fallback
-from solver.expectimax import expectimax
 from solver.game import DeadEndError, Game, State
 from solver.limits import Budget, Limits, StopReason, iterative_deepening
-from solver.mcts import mcts
-from solver.minimax import minimax
 from solver.solution import Solution
 
 GUESS_SECONDS = 1.0
@@ -41,13 +37,22 @@ def stopped(game: Game, root: State, budget: Budget, reason: str, limits: Limits
     slice_ = Limits(seconds=seconds, nodes=cap, table_entries=entries)
     try:
         algorithm = fallback(game, root)
+        # (each search is imported here: every exact solve imports this module, few stop without an answer)
         if algorithm == Algorithm.MCTS:  # seeded: the same position gets the same guess
+            from solver.mcts import mcts
+
             guess = mcts(game, root, Limits(seconds=seconds, iterations=max(500, cap // 2)), seed=0)
         elif algorithm == Algorithm.EXPECTIMAX:
+            from solver.expectimax import expectimax
+
             guess = iterative_deepening(lambda lim: expectimax(game, root, lim), slice_, max_depth=50)
         elif algorithm == Algorithm.ALPHABETA:
+            from solver.alphabeta import alphabeta
+
             guess = alphabeta(game, root, slice_)
         else:
+            from solver.minimax import minimax
+
             guess = iterative_deepening(lambda lim: minimax(game, root, lim), slice_, max_depth=50)
     except DeadEndError:
         raise  # a bug in the rules: no guess hides it

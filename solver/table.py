@@ -26,17 +26,19 @@ import contextlib
 import json
 import math
 import os
-import sqlite3
 import stat
 import tempfile
 import urllib.parse
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from solver.game import TERMINAL, Game
 from solver.limits import TIE_TOLERANCE
+
+if TYPE_CHECKING:
+    import sqlite3
 
 FORMAT = "gdl-solved-table"
 VERSION = "1"
@@ -236,6 +238,8 @@ def _check_save_target(path: str) -> None:
 
 
 def _write(table: SolvedTable, path: str) -> None:
+    import sqlite3  # (here and in the readers: a solve that saves or reads no table needs none of it)
+
     connection = sqlite3.connect(path)
     try:
         with connection:
@@ -272,6 +276,8 @@ def load_table(path: str | os.PathLike[str], game: Game | None = None) -> Solved
     info = os.stat(path)
     if not stat.S_ISREG(info.st_mode):
         raise CorruptTableError(f"{path!r} is not a regular file, so not a solved table")
+    import sqlite3
+
     try:
         # The path is quoted into the URI: `#`, `?` and `%` in a file name stay part of the name.
         uri = "file:" + urllib.parse.quote(os.path.abspath(path)) + "?mode=ro"
@@ -328,6 +334,8 @@ def _check_schema(connection: sqlite3.Connection, path: str, what: str = "solved
 
     Books (:mod:`solver.book`) share the format and this check: ``what`` and ``error`` name the kind of file.
     """
+    import sqlite3
+
     try:
         rows = connection.execute("SELECT type, name, sql FROM sqlite_master").fetchall()
     except sqlite3.DatabaseError as exc:
@@ -353,6 +361,8 @@ def _shown(value: Any, limit: int = 60) -> str:
 
 
 def _read(connection: sqlite3.Connection, path: str) -> SolvedTable:
+    import sqlite3
+
     try:
         rows = connection.execute(f"SELECT substr(name, 1, 100), {_CAPPED.format('value')} FROM header").fetchall()
     except sqlite3.OperationalError:

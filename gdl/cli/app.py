@@ -11,17 +11,16 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from types import ModuleType
 from typing import NoReturn
-
-from rich.text import Text
 
 import gdl
 from gdl.cli.errors import EXIT_INTERRUPTED, EXIT_OK, EXIT_PROBLEM, EXIT_USAGE, Problem, UsageError
 from gdl.cli.output import error_json
-from gdl.console import make_console, print_diagnostics
+from gdl.cli.plain import console
 from gdl.diagnostics import visible
+from gdl.lines import Line
 
 COMMANDS = ("check", "list", "info", "solve", "play", "match", "replay", "book", "fmt", "new", "show", "lsp")
 """The sub-commands in the order ``gdl --help`` lists them: each is the module ``gdl.cli.<name>``, with
@@ -64,8 +63,9 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run the ``gdl`` command; returns the exit status."""
+def main(argv: Sequence[str] | None = None, parsed: Callable[[], None] | None = None) -> int:
+    """Run the ``gdl`` command; returns the exit status. ``parsed()`` is called once the command line is
+    parsed, before the command runs (:func:`gdl.cli.main` turns the cyclic collector back on there)."""
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(named_command(argv))
     try:
@@ -75,27 +75,31 @@ def main(argv: Sequence[str] | None = None) -> int:
     if getattr(args, "run", None) is None:
         parser.print_help()
         return EXIT_USAGE
-    err = make_console(stderr=True)
+    err = console(stderr=True)  # (rich is loaded only to print what needs it: a plain line on a pipe does not)
+    if parsed is not None:
+        parsed()
     try:
         status = args.run(args)
         sys.stdout.flush()  # a closed pipe shows here, not at exit
         return status
     except UsageError as error:
-        err.print(Text(f"gdl {args.command}: error: ", style="bold red") + Text(str(error)))
+        err.print(Line(f"gdl {args.command}: error: ", style="bold red") + Line(str(error)))
         if getattr(args, "json", False):
             print(error_json("usage", str(error)))
         return EXIT_USAGE
     except Problem as problem:
         if problem.diagnostics:
+            from gdl.console import print_diagnostics
+
             print_diagnostics(err, problem.diagnostics, problem.source)
         if problem.message:
-            err.print(Text("error: ", style="bold red") + Text(problem.message))
+            err.print(Line("error: ", style="bold red") + Line(problem.message))
         if getattr(args, "json", False):
             first = next((d for d in problem.diagnostics if d.is_error), None)
             print(error_json(first.code if first else "problem", problem.message, problem))
         return EXIT_PROBLEM
     except KeyboardInterrupt:
-        err.print("[yellow]interrupted[/]")
+        err.print(Line("interrupted", style="yellow"))
         if getattr(args, "json", False):
             print(error_json("interrupted", "interrupted (Ctrl-C) before the command finished"))
         return EXIT_INTERRUPTED

@@ -14,9 +14,10 @@ from typing import Any
 import gdl
 from gdl.check import read_rule_file, split_moves
 from gdl.cli.errors import Problem, UsageError
+from gdl.cli.plain import console
 from gdl.cli.rule_errors import rule_errors
-from gdl.console import plural
 from gdl.diagnostics import GdlError, ParameterError, RuleFileError
+from gdl.lines import plural
 from gdl.loader import GameNotFoundError, resolve
 from gdl.moves import match_move
 from gdl.runtime import CompiledGame
@@ -102,9 +103,8 @@ def load_game(spec: str, params: dict[str, str], checked: bool = False, symmetry
     if backend == "python":
         return game
     from gdl.cli.backend import apply_backend
-    from gdl.console import make_console
 
-    return apply_backend(game, backend, make_console(stderr=True))
+    return apply_backend(game, backend, console(stderr=True))
 
 
 def replay(game: CompiledGame, moves_text: str | None) -> tuple[Any, list[str]]:

@@ -10,15 +10,18 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gdl.runtime import CompiledGame
-from solver import agents, auto
+from solver import auto
 from solver.auto import EXACT_METHODS, Algorithm
 from solver.game import TERMINAL, DeadEndError
 from solver.limits import Limits, SearchResult, SearchStats, SearchStopped
 from solver.solution import Solution as ExactSolution
 from solver.table import TableError
+
+if TYPE_CHECKING:
+    from solver import agents
 
 ALGORITHMS = tuple(str(a) for a in (Algorithm.AUTO, *EXACT_METHODS, Algorithm.EXPECTIMAX, Algorithm.MINIMAX,
                                     Algorithm.PUZZLE))
@@ -79,7 +82,7 @@ def _search(game: CompiledGame, state: Any, algorithm: str = "auto", limits: Lim
 
     :raises EngineError: the algorithm does not fit the game.
     """
-    from solver import alphabeta, exact, expectimax, minimax
+    from solver import alphabeta, exact
     from solver.limits import iterative_deepening
 
     limits = limits or Limits()
@@ -103,6 +106,8 @@ def _search(game: CompiledGame, state: Any, algorithm: str = "auto", limits: Lim
             paranoid = not auto.is_two_player_zero_sum(game)
             return alphabeta.alphabeta(game, state, limits, paranoid=paranoid, progress=progress)
         if algorithm in ("expectimax", "minimax"):
+            from solver import expectimax, minimax
+
             run = expectimax.expectimax if algorithm == "expectimax" else minimax.minimax
             if limits.depth is None and budgeted:
                 return iterative_deepening(lambda lim: run(game, state, lim, progress=progress), limits)
@@ -335,6 +340,8 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
 
     :raises EngineError: an unknown agent or option, or a bad value.
     """
+    from solver import agents  # (the agents and their searches load only for the commands that play)
+
     try:
         return agents.parse_spec(spec)
     except ValueError as error:
@@ -359,6 +366,8 @@ def make_agent(spec: str, game: CompiledGame, seed: int | None = None) -> agents
         from solver.mcts import DEFAULT_ITERATIONS  # stated in the label: `mcts:iterations=1000`
 
         spec += ("," if ":" in spec else ":") + f"iterations={DEFAULT_ITERATIONS}"
+    from solver import agents
+
     try:
         return agents.make_agent(game, spec, seed)
     except TableError as error:

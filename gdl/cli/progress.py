@@ -7,12 +7,12 @@ and a pipe or a file gets plain output.
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rich.spinner import Spinner
-from rich.text import Text
+if TYPE_CHECKING:
+    from rich.spinner import Spinner
 
-from solver.limits import SearchStats
+    from solver.limits import SearchStats
 
 
 class DelayedProgress:
@@ -84,6 +84,9 @@ class SearchDisplay:
             self.live.update(self._render(stats))
 
     def _render(self, stats: SearchStats) -> Spinner:
+        from rich.spinner import Spinner  # (rich is loaded once the display shows: a quick command needs none)
+        from rich.text import Text
+
         rate = stats.nodes / stats.seconds if stats.seconds > 0 else 0
         parts = [f"{stats.nodes:,} nodes", f"{rate:,.0f} nodes/s"]
         if stats.depth:

@@ -14,7 +14,6 @@ the command exits 1 without a traceback.
 from __future__ import annotations
 
 import time
-import traceback
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -25,7 +24,6 @@ from gdl.cli.errors import Problem
 from gdl.diagnostics import Diagnostic, Span
 from gdl.runtime import GENERATED_FILENAME, CompiledGame, RuleRuntimeError
 from solver.game import CHANCE, TERMINAL, DeadEndError
-from solver.shortest_path import line_to
 
 REPRODUCE_STATES = 200_000
 """Most states the search for the shortest line to a run-time error visits."""
@@ -42,6 +40,8 @@ def is_rule_error(error: BaseException) -> bool:
         return True
     if not isinstance(error, Exception) or isinstance(error, DeadEndError):
         return False
+    import traceback  # (something failed: not needed on the way there)
+
     return any(frame.f_code.co_filename == GENERATED_FILENAME for frame, _ in traceback.walk_tb(error.__traceback__))
 
 
@@ -112,6 +112,8 @@ def shortest_line(game: CompiledGame, target: Diagnostic, states: int = REPRODUC
     legal moves or chance outcomes, each move, utilities, heuristic); None if the error is not
     met within ``states`` states and ``seconds``.
     """
+    from solver.shortest_path import line_to  # (only when a rule failed)
+
     deadline = time.monotonic() + seconds
     wanted = (target.message, target.span)
     try:

@@ -6,15 +6,13 @@ import argparse
 import os
 from typing import Any
 
-from rich.text import Text
-
 import gdl.cli.engine as engine
 from gdl.cli.args import add_command, finite_number, game_options, load_game, parse_params, replay
 from gdl.cli.backend import add_backend_option
 from gdl.cli.errors import EXIT_INTERRUPTED, EXIT_OK, Problem, UsageError
 from gdl.cli.output import dump_json, game_label, json_value
+from gdl.cli.plain import console
 from gdl.cli.progress import SearchDisplay
-from gdl.cli.render import board_text
 from gdl.cli.rule_errors import rule_errors
 from gdl.cli.values import (
     bounds_json,
@@ -29,7 +27,7 @@ from gdl.cli.values import (
     verdict,
     win_probability,
 )
-from gdl.console import format_number, make_console
+from gdl.lines import Line, format_number
 from gdl.runtime import CompiledGame
 from solver.limits import Limits
 
@@ -119,7 +117,7 @@ STOP_REASONS = {"interrupt": "interrupted", "time": "out of time (--time)", "nod
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
-    out = make_console()
+    out = console()
     game = load_game(args.game, parse_params(args.param), symmetry=not args.no_symmetry, backend=args.backend)
     state, played = replay(game, args.moves)
     limits = solve_limits(args)
@@ -194,48 +192,50 @@ def cmd_solve(args: argparse.Namespace) -> int:
 def _print_solution(out: Any, game: CompiledGame, state: Any, solution: engine.Solution,
                     report: dict[str, Any], value_only: bool = False) -> None:
     result = solution.result
-    title = Text(game_label(game), style="bold")
+    title = Line(game_label(game), style="bold")
     if report["moves"]:
         title.append(f"  after {','.join(report['moves'])}", style="dim")
     out.print(title)
     if report["moves"]:
+        from gdl.cli.render import board_text  # (rich: the board is drawn in colour)
+
         out.print(board_text(game, state))
     if result.stopped:
         reason = STOP_REASONS.get(result.stop_reason or "", result.stop_reason or "stopped")
-        out.print(Text(f"{reason}: the best result so far", style="bold yellow"))
+        out.print(Line(f"{reason}: the best result so far", style="bold yellow"))
         if "estimate" in report:
             from gdl.cli.estimate import estimate_text
 
-            out.print(Text(estimate_text(report["estimate"]), style="yellow"))
+            out.print(Line(estimate_text(report["estimate"]), style="yellow"))
     if engine.unsolvable(result):
-        out.print(Text(result.note or "no solution", style="bold yellow"))
+        out.print(Line(result.note or "no solution", style="bold yellow"))
         stats = report["stats"]
-        out.print(Text(f"{stats['nodes']:,} nodes in {stats['seconds']:.3f} s, {result.algorithm}", style="dim"))
+        out.print(Line(f"{stats['nodes']:,} nodes in {stats['seconds']:.3f} s, {result.algorithm}", style="dim"))
         return
     if result.note:
-        out.print(Text(result.note, style="yellow"))
+        out.print(Line(result.note, style="yellow"))
     if result.stopped and not result.best_moves and not result.exact:
-        out.print(Text("no value: the search stopped before it found a move", style="bold yellow"))
+        out.print(Line("no value: the search stopped before it found a move", style="bold yellow"))
         stats = report["stats"]
-        out.print(Text(f"{stats['nodes']:,} nodes in {stats['seconds']:.3f} s, TT {stats['tt_size']:,} entries",
+        out.print(Line(f"{stats['nodes']:,} nodes in {stats['seconds']:.3f} s, TT {stats['tt_size']:,} entries",
                        style="dim"))
         return
     if report["value_kind"] is None:
-        out.print(Text("value unknown: ", style="bold yellow") + Text(
+        out.print(Line("value unknown: ", style="bold yellow") + Line(
             "the game has no heuristic, so a depth-limited search proves nothing short of the end; the move "
             "below is a guess", style="yellow"))
     else:
         _print_value(out, game, result, report)
         distance = plies_text(game, result.value, result.plies) if result.exact else None
         if distance:
-            out.print(Text(distance, style="bold"))
+            out.print(Line(distance, style="bold"))
         elif value_only:
             pass  # (not asked for)
         elif result.exact and result.algorithm == "alphabeta" and result.best_moves:
-            out.print(Text("distance to the end: not computed (walking every optimal line took too long)",
+            out.print(Line("distance to the end: not computed (walking every optimal line took too long)",
                            style="dim"))
         elif result.exact and result.algorithm in GRAPH_METHODS and result.best_moves and game.backend == "c":
-            out.print(Text("distance to the end: not computed (a state graph this large is solved in C without "
+            out.print(Line("distance to the end: not computed (a state graph this large is solved in C without "
                            "it; --backend python computes it)", style="dim"))
     player = game.to_move(state)
     as_probability = "win_probability" in report
@@ -255,20 +255,20 @@ def _print_solution(out: Any, game: CompiledGame, state: Any, solution: engine.S
         for move, value in sorted(solution.move_values, key=lambda mv: -(mv[1][player] if mv[1] else -1e18)):
             shown = "?" if value is None else format_number(win_probability(value[player]) if as_probability
                                                             else value[player])
-            mark = Text("best", style="bold green") if str(move) in best else ""
+            mark = Line("best", style="bold green").__rich__() if str(move) in best else ""
             if with_plies:
                 table.add_row(str(move), shown, plies_cell(distances.get(str(move))), mark)
             else:
                 table.add_row(str(move), shown, mark)
         out.print(table)
     elif report["best_moves"]:
-        out.print(Text("best move: ", style="bold") + Text(", ".join(report["best_moves"]), style="cyan"))
+        out.print(Line("best move: ", style="bold") + Line(", ".join(report["best_moves"]), style="cyan"))
     if report["principal_variation"] and len(game.players) == 1 and result.exact:
         # A puzzle's principal variation is its shortest solution.
         moves = report["principal_variation"]
-        out.print(Text(f"shortest solution ({len(moves)} moves): ", style="bold") + Text(",".join(moves)))
+        out.print(Line(f"shortest solution ({len(moves)} moves): ", style="bold") + Line(",".join(moves)))
     elif report["principal_variation"] or result.principal_variation:
-        line = Text("principal variation: ", style="bold") + Text(",".join(report["principal_variation"]))
+        line = Line("principal variation: ", style="bold") + Line(",".join(report["principal_variation"]))
         _, chance = decisions_before_chance(game, state, result.principal_variation)
         if chance:  # where nature moves the line stops: which face comes up is not part of optimal play
             line.append((", then " if report["principal_variation"] else "") + f"chance ({chance})", style="dim")
@@ -281,9 +281,9 @@ def _print_solution(out: Any, game: CompiledGame, state: Any, solution: engine.S
         work += f", depth {stats['depth']}"
         if stats["quiescence"]:
             work += f" (+ up to {stats['quiescence']} plies of quiescence)"
-    out.print(Text(work, style="dim"))
+    out.print(Line(work, style="dim"))
     if report.get("saved"):
-        out.print(Text(f"saved to {report['saved']}", style="dim"))
+        out.print(Line(f"saved to {report['saved']}", style="dim"))
 
 
 def _print_value(out: Any, game: CompiledGame, result: Any, report: dict[str, Any]) -> None:
@@ -305,8 +305,8 @@ def _print_value(out: Any, game: CompiledGame, result: Any, report: dict[str, An
         values = ", ".join(f"{p} {format_number(v)}" for p, v in (report["value"] or {}).items())
     proven = report["value_kind"] == "proven"
     if "win_probability" in report:  # the probability first; the utilities it comes from, explained, after
-        out.print(Text(f"{kind}: ", style="bold") + Text(probability_text(game, result.value), style="bold green"))
-        out.print(Text(f"  (as utilities, a win 1 and a loss -1: {values}, which is 2p - 1)", style="dim"))
+        out.print(Line(f"{kind}: ", style="bold") + Line(probability_text(game, result.value), style="bold green"))
+        out.print(Line(f"  (as utilities, a win 1 and a loss -1: {values}, which is 2p - 1)", style="dim"))
         return
-    out.print(Text(f"{kind}: ", style="bold") + Text(values, style="bold green" if proven else "bold yellow")
-              + Text(f"  ({verdict(game, result.value)})" if proven else "", style="dim"))
+    out.print(Line(f"{kind}: ", style="bold") + Line(values, style="bold green" if proven else "bold yellow")
+              + Line(f"  ({verdict(game, result.value)})" if proven else "", style="dim"))

@@ -9,7 +9,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from gdl.console import format_number
+from gdl.lines import format_number
 from gdl.runtime import CompiledGame
 from solver.game import CHANCE
 
