@@ -3,6 +3,7 @@
     python bench/native.py            # measure, print, and replace the native section of bench/RESULTS.md
     python bench/native.py --print    # measure and print only
     python bench/native.py --big      # also Connect-Four 6x5, 7x5 and 6x6 (minutes each; 15 minutes at most)
+    python bench/native.py --only m,n,k   # only the reference rows whose label has this text; printed only
 
 Rows:
 
@@ -87,9 +88,11 @@ REF_CASES: list[tuple[str, str, dict[str, str], list[str]]] = [
 """(label, reference program, our parameters, its arguments): the reference solvers of issue 14."""
 
 
-def ref_rows(directory: Path) -> list[str]:
+def ref_rows(directory: Path, only: str | None = None) -> list[str]:
     rows = []
     for label, program, params, argv in REF_CASES:
+        if only is not None and only not in label:
+            continue
         name = DOMINEERING if program == "domineering" else program
         ref_wall, ref_cpu, ref_out = command_time([str(build_ref(program, directory)), *argv])
         native, _ = native_game(name, params)  # the module is in the cache before the timed command
@@ -213,7 +216,11 @@ def main() -> None:
     import tempfile
 
     started = time.perf_counter()
+    only = sys.argv[sys.argv.index("--only") + 1] if "--only" in sys.argv[:-1] else None
     with tempfile.TemporaryDirectory() as temp:
+        if only is not None:  # some reference rows, printed only (a partial table would replace the whole one)
+            print("\n".join(ref_rows(Path(temp), only)))
+            return
         rows = (ref_rows(Path(temp)) + pig_rows() + expectimax_rows() + mcts_rows()
                 + (big_rows() if "--big" in sys.argv else []))
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
