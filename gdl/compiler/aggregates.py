@@ -70,7 +70,7 @@ class AggregatePass(CompilerBase):
             if not all(c.is_const for c in conds):
                 return None
             chosen = tuple(v for c, (_, _, v) in zip(conds, terms, strict=True) if c.const)
-            return Code(self.constant(chosen), typ, chosen)
+            return self.folded(chosen, typ)
         if kind in ("any", "all", "count", "first"):
             conds = [self.conjoin(f, b) for f, b, _ in terms]
             if kind == "any":
@@ -82,27 +82,27 @@ class AggregatePass(CompilerBase):
                 return self.conjunction([self.implication(f, b) for f, b, _ in terms])
             if kind == "count":
                 return self.total([self.indicator(c) for c in conds], T.INT)
-            chain = Code("(-1)", typ, -1)
+            chain = Code(typ, -1)
             for cond, (_, _, value) in reversed(list(zip(conds, terms, strict=True))):
                 if cond.is_const:
-                    chain = Code(self.constant(value), typ, value) if cond.const else chain
+                    chain = self.folded(value, typ) if cond.const else chain
                 else:
-                    chain = derived(f"({self.constant(value)} if {cond.src} else {chain.src})", typ, [cond, chain],
-                                    node=_if_node(typ, cond, ir.Const(typ, value=value), chain))
+                    self.constant(value)  # (named now: names follow the order of folding)
+                    chain = derived(typ, [cond, chain], node=_if_node(typ, cond, ir.Const(typ, value=value), chain))
             return chain
         if kind == "sum":
             return self.total([b if f is None else derived(
-                f"({b.src} if {f.src} else 0)", b.type, [f, b], node=_if_node(b.type, f, b, ir.Const(T.INT, value=0)))
+                b.type, [f, b], node=_if_node(b.type, f, b, ir.Const(T.INT, value=0)))
                 for f, b, _ in terms], typ)
         if any(f is not None for f, _, _ in terms) or not terms:
             return None  # min/max with a filter may be empty: the general form reports that
         bodies = [b for _, b, _ in terms]
         if all(b.is_const for b in bodies):
             value = (min if kind == "min" else max)(b.const for b in bodies)
-            return Code(self.constant(value), typ, value)
+            return self.folded(value, typ)
         if len(bodies) == 1:
             return bodies[0]
-        return derived(f"{kind}({', '.join(b.src for b in bodies)})", typ, bodies, fails=True,
+        return derived(typ, bodies, fails=True,
                        node=lambda: ir.Builtin(typ, name=kind, args=tuple(node(b) for b in bodies), span=e.span))
 
     def conjoin(self, filt: Code | None, body: Code) -> Code:
@@ -113,10 +113,10 @@ class AggregatePass(CompilerBase):
             return body
         if body.is_const:
             if body.const:
-                return Code("True", T.BOOL, True)
-            return derived(f"(not {filt.src})", T.BOOL, [filt],
+                return Code(T.BOOL, True)
+            return derived(T.BOOL, [filt],
                            node=lambda: ir.Unary(T.BOOL, op="not", operand=node(filt)))
-        return derived(f"(not {filt.src} or {body.src})", T.BOOL, [filt, body],
+        return derived(T.BOOL, [filt, body],
                        node=lambda: ir.BoolOp(T.BOOL, op="or", operands=(
                            ir.Unary(T.BOOL, op="not", operand=node(filt)), node(body)), implication=True))
 
@@ -128,26 +128,25 @@ class AggregatePass(CompilerBase):
 
     def indicator(self, cond: Code) -> Code:
         if cond.is_const:
-            return Code("1" if cond.const else "0", T.INT, int(bool(cond.const)))
-        return derived(f"(1 if {cond.src} else 0)", T.INT, [cond],
+            return Code(T.INT, int(bool(cond.const)))
+        return derived(T.INT, [cond],
                        node=lambda: ir.IfExpr(T.INT, test=node(cond), then=ir.Const(T.INT, value=1),
                                       orelse=ir.Const(T.INT, value=0)))
 
     def total(self, codes: list[Code], typ: Type) -> Code:
         const = sum(c.const for c in codes if c.is_const)
         parts = [c for c in codes if not c.is_const]
-        rest = [c.src for c in parts]
-        if not rest:
-            return Code(self.constant(const), typ, const)
+        if not parts:
+            return self.folded(const, typ)
         if const:
-            rest.append(self.constant(const))
+            self.constant(const)  # (named now: names follow the order of folding)
         def ir_total() -> ir.Expr:
             total = node(parts[0])
             for i, term in enumerate([*(node(c) for c in parts[1:]), *([ir.Const(typ, value=const)] if const else [])]):
                 total = ir.Binary(typ, op="+", left=total, right=term, chained=i > 0)
             return total
 
-        return derived("(" + " + ".join(rest) + ")", typ, parts, node=ir_total)
+        return derived(typ, parts, node=ir_total)
 
     def general_quantifier(self, e: ast.Quantifier, domain: Code, ctx: Ctx) -> Code:
         inner = ctx.child()
@@ -160,43 +159,37 @@ class AggregatePass(CompilerBase):
                 filt = self.expr(e.filter, inner)
                 self.require(filt, T.BOOL, e.filter.span)
             body = self.expr(e.body, inner)
-        cond = f" if {filt.src}" if filt is not None else ""
         poll = self.needs_poll(domain)
-        loop = f"for {pyname} in {self.loop_source(domain, e.domain.span)}"
         kind = e.kind
         parts = [domain, filt, body]  # (every form below is a call: it may fail)
-        var_ids = self.var_ids  # (not `self`: the IR, made later, must not keep the compiler alive)
+        var_ids, pynames = self.var_ids, self.local_pynames  # (not `self`: the IR must not keep the compiler alive)
 
         def aggregate(typ: Type) -> ir.Aggregate:
-            return ir.Aggregate(typ, kind=kind, var=local_var(binder, e.var, var_ids), domain=node(domain),
+            return ir.Aggregate(typ, kind=kind, var=local_var(binder, e.var, var_ids, pynames), domain=node(domain),
                                 filter=node(filt) if filt is not None else None, body=node(body), poll=poll,
                                 span=e.span, domain_span=e.domain.span)
 
         if kind in ("any", "all", "count", "first", "select"):
             self.require(body, T.BOOL, e.body.span)
         if kind == "select":
-            both = f" if {filt.src} and {body.src}" if filt is not None else f" if {body.src}"
-            return derived(f"tuple({pyname} {loop}{both})", domain.type, parts, fails=True,
+            return derived(domain.type, parts, fails=True,
                            node=lambda: aggregate(domain.type))
         if kind == "any":
-            return derived(f"any({body.src} {loop}{cond})", T.BOOL, parts, fails=True, node=lambda: aggregate(T.BOOL))
+            return derived(T.BOOL, parts, fails=True, node=lambda: aggregate(T.BOOL))
         if kind == "all":
-            return derived(f"all({body.src} {loop}{cond})", T.BOOL, parts, fails=True, node=lambda: aggregate(T.BOOL))
+            return derived(T.BOOL, parts, fails=True, node=lambda: aggregate(T.BOOL))
         if kind == "count":
-            both = f" if {filt.src} and {body.src}" if filt is not None else f" if {body.src}"
-            return derived(f"sum(1 {loop}{both})", T.INT, parts, fails=True, node=lambda: aggregate(T.INT))
+            return derived(T.INT, parts, fails=True, node=lambda: aggregate(T.INT))
         if kind == "first":
             elem = domain.type.elem or T.INT
             if not elem.is_entity:
                 raise self.fail("type", f"`first` picks among players, cells, directions or named values, "
                                 f"not {elem.plural()}", e.domain.span)
-            both = f" if {filt.src} and {body.src}" if filt is not None else f" if {body.src}"
-            return derived(f"next(({pyname} {loop}{both}), -1)", elem.with_optional(), parts, fails=True,
+            return derived(elem.with_optional(), parts, fails=True,
                            node=lambda: aggregate(elem.with_optional()))
         self.require_number(body, e.body.span)
         if kind == "sum":
-            return derived(f"sum({body.src} {loop}{cond})", body.type, parts, fails=True,
+            return derived(body.type, parts, fails=True,
                            node=lambda: aggregate(body.type))
-        sid = self.span_id(e.span)
-        return derived(f"_{kind}_of(({body.src} {loop}{cond}), {sid})", body.type, parts, fails=True,
+        return derived(body.type, parts, fails=True,
                        node=lambda: aggregate(body.type))

@@ -30,6 +30,7 @@ from gdl.compiler.common import (
     derived,
     node,
 )
+from gdl.compiler.emit_py import PythonExpressionEmitter
 from gdl.diagnostics import Diagnostic, Span
 from gdl.rule_helpers import RUNTIME_HELPERS, MoveFactory, OutcomeFactory
 from gdl.types import Type
@@ -92,6 +93,8 @@ class CompilerBase:
         self.binder_tag = ""  # inside an inlined def: its quantifiers bind fresh names (see inline_def)
         self.inlined = 0
         self.var_ids = itertools.count()  # the ids of the IR's variables
+        self.local_pynames: dict[int, str] = {}  # the Python name of each IR variable (by id), for the emitter
+        self.emitter = PythonExpressionEmitter(self)  # writes every expression's Python text from its IR
         # The IR of the defs that stay functions, of the end rules and of utility/heuristic, each made when
         # the program's IR is asked for (Program.ir): loading a game for Python alone does not pay for it.
         self.ir_defs: list[Callable[[], ir.Def]] = []
@@ -130,11 +133,34 @@ class CompilerBase:
 
     def local_node(self, local: Local, name: str) -> ir.Expr:
         """The IR of a local's value: an :class:`ir.Local` of its own variable, made on first use."""
-        return local_node(local, name, self.var_ids)
+        return local_node(local, name, self.var_ids, self.local_pynames)
 
     def local_var(self, local: Local, name: str) -> ir.Var:
         """The IR variable a binder (loop, aggregate, chance, parameter) binds."""
-        return local_var(local, name, self.var_ids)
+        return local_var(local, name, self.var_ids, self.local_pynames)
+
+    # The context the Python emitter asks for (gdl.compiler.emit_py.PythonNames): `constant`, `span_id`,
+    # `checked`, `board`, and these two.
+
+    def local_name(self, var: ir.Var) -> str:
+        """The Python name of a local (``L_x``; ``L3_x``: a binder of the third inlined def)."""
+        return self.local_pynames[var.id]
+
+    def def_name(self, name: str) -> str:
+        """The Python name of the function of the def ``name``."""
+        return self.defs[name].pyname
+
+    def src(self, code: Code) -> str:
+        """The Python text of ``code``: the emitter's, from its IR (written once, then kept on the code)."""
+        text = code.text
+        if text is None:
+            text = code.text = self.emitter.expr(node(code))
+        return text
+
+    def folded(self, value: Any, typ: Type) -> Code:
+        """A value known at load time, named in the module now (``_k4``: names follow the order of folding)."""
+        self.constant(value)
+        return Code(typ, value)
 
     def fail(self, code: str, message: str, span: Span, hint: str | None = None) -> CompileFailed:
         self.error(code, message, span, hint)
@@ -200,8 +226,8 @@ class CompilerBase:
         """What a run-time loop iterates: ``domain``, counted by `_poll` when the loop may be long
         (``moves``: the list of legal moves the loop fills, which `_poll` bounds too)."""
         if self.needs_poll(domain):
-            return f"_poll({domain.src}, {self.span_id(span)}{', ' + moves if moves else ''})"
-        return domain.src
+            return f"_poll({self.src(domain)}, {self.span_id(span)}{', ' + moves if moves else ''})"
+        return self.src(domain)
 
     @contextlib.contextmanager
     def collecting(self) -> Iterator[list[ir.Stmt]]:
@@ -252,7 +278,7 @@ class CompilerBase:
             if code.is_const:
                 raise self.fail("type", f"expected {typ}, found none", span)
             typ = code.type.with_optional(False)
-            return derived(f"_some({code.src}, {self.span_id(span)})", typ, [code], fails=True,
+            return derived(typ, [code], fails=True,
                            node=lambda: ir.Check(typ, kind="some", value=node(code), span=span))
         raise self.fail("type", f"expected {typ}, found {code.type}", span)
 
@@ -352,16 +378,19 @@ class CompilerBase:
         def warn_unused(self) -> None: ...
 
 
-def local_node(local: Local, name: str, var_ids: Iterator[int]) -> ir.Expr:
-    """The IR of a local's value: an :class:`ir.Local` of its own variable (numbered from ``var_ids``), made
-    on first use. (A function, not a method: the IR made later must not keep the compiler alive.)"""
+def local_node(local: Local, name: str, var_ids: Iterator[int], pynames: dict[int, str]) -> ir.Expr:
+    """The IR of a local's value: an :class:`ir.Local` of its own variable (numbered from ``var_ids``, its Python
+    name kept in ``pynames``), made on first use. (A function, not a method: the IR made later must not keep
+    the compiler alive.)"""
     if local.node is None:
-        local.node = ir.Local(local.type, var=ir.Var(next(var_ids), name, local.type, local.bounds, local.mutable))
+        var = ir.Var(next(var_ids), name, local.type, local.bounds, local.mutable)
+        pynames[var.id] = local.pyname
+        local.node = ir.Local(local.type, var=var)
     return local.node
 
 
-def local_var(local: Local, name: str, var_ids: Iterator[int]) -> ir.Var:
+def local_var(local: Local, name: str, var_ids: Iterator[int], pynames: dict[int, str]) -> ir.Var:
     """The IR variable a binder (loop, aggregate, chance, parameter) binds."""
-    node = local_node(local, name, var_ids)
+    node = local_node(local, name, var_ids, pynames)
     assert isinstance(node, ir.Local) and node.var is not None
     return node.var

@@ -32,15 +32,14 @@ def _builtin(name: str, arity: int | tuple[int, ...]) -> Callable:
 BUILTIN_FUNCTIONS: dict[str, Callable[[CompilerBase, ast.Call, list[Code]], Code]] = {}
 
 
-def _fold(compiler: CompilerBase, fn: Callable, args: list[Code], typ: Type, src: str,
+def _fold(compiler: CompilerBase, fn: Callable, args: list[Code], typ: Type,
           bounds: tuple[Any, Any] | None = None, fails: bool = True, *,
           ir_node: Callable[[], ir.Expr]) -> Code:
-    """``fn`` of the arguments when they are all constants, else ``src`` (``fails``: it may raise a rule
+    """``fn`` of the arguments when they are all constants, else ``ir_node`` (``fails``: it may raise a rule
     error, as a call or an index may)."""
     if all(a.is_const for a in args):
-        value = fn(*[a.const for a in args])
-        return Code(compiler.constant(value), typ, value)
-    return derived(src, typ, args, fails=fails, bounds=bounds, node=ir_node)
+        return compiler.folded(fn(*[a.const for a in args]), typ)
+    return derived(typ, args, fails=fails, bounds=bounds, node=ir_node)
 
 
 def _min_max(name: str) -> Callable:
@@ -56,15 +55,15 @@ def _min_max(name: str) -> Callable:
                 values = tuple(args[0].const)
                 if not values:
                     raise compiler.fail("empty", f"`{name}` of an empty list", call.span)
-                return Code(compiler.constant(py(values)), typ, py(values))
-            return derived(f"_{name}_of({args[0].src}, {compiler.span_id(call.span)})", typ, args, fails=True,
+                return compiler.folded(py(values), typ)
+            return derived(typ, args, fails=True,
                            node=lambda: ir.Builtin(typ, name=f"{name}_of", args=(node(args[0]),), span=call.span))
         for arg, expr in zip(args, call.args, strict=True):
             compiler.require_number(arg, expr.span)
         typ = T.REAL if any(a.type.kind == "real" for a in args) else T.INT
         each = [_bounds(a) for a in args]
         bounds = None if None in each else (py(b[0] for b in each), py(b[1] for b in each))  # type: ignore[index]
-        return _fold(compiler, py, args, typ, f"{name}({', '.join(a.src for a in args)})", bounds,
+        return _fold(compiler, py, args, typ, bounds,
                      ir_node=lambda: ir.Builtin(typ, name=name, args=tuple(node(a) for a in args), span=call.span,
                                         value_bounds=bounds))
 
@@ -80,7 +79,7 @@ _builtin("max", (-1,))(_min_max("max"))
 @_builtin("abs", 1)
 def _abs(compiler: CompilerBase, call: ast.Call, args: list[Code]) -> Code:
     compiler.require_number(args[0], call.args[0].span)
-    return _fold(compiler, abs, args, args[0].type, f"abs({args[0].src})",
+    return _fold(compiler, abs, args, args[0].type,
                  ir_node=lambda: ir.Builtin(args[0].type, name="abs", args=(node(args[0]),), span=call.span))
 
 
@@ -88,7 +87,7 @@ def _abs(compiler: CompilerBase, call: ast.Call, args: list[Code]) -> Code:
 def _len(compiler: CompilerBase, call: ast.Call, args: list[Code]) -> Code:
     if args[0].type.kind != "seq":
         raise compiler.fail("type", f"`len` needs a list or set, not {args[0].type}", call.args[0].span)
-    return _fold(compiler, lambda v: len(tuple(v)), args, T.INT, f"len({args[0].src})",
+    return _fold(compiler, lambda v: len(tuple(v)), args, T.INT,
                  ir_node=lambda: ir.Builtin(T.INT, name="len", args=(node(args[0]),), span=call.span))
 
 
@@ -97,17 +96,15 @@ def _sum(compiler: CompilerBase, call: ast.Call, args: list[Code]) -> Code:
     if args[0].type.kind != "seq" or not (args[0].type.elem or T.INT).is_number:
         raise compiler.fail("type", "`sum(...)` needs a list of numbers", call.args[0].span)
     typ = args[0].type.elem or T.INT
-    return _fold(compiler, lambda v: sum(v), args, typ, f"sum({args[0].src})",
+    return _fold(compiler, lambda v: sum(v), args, typ,
                  ir_node=lambda: ir.Builtin(typ, name="sum", args=(node(args[0]),), span=call.span))
 
 
 @_builtin("next", 1)
 def _next(compiler: CompilerBase, call: ast.Call, args: list[Code]) -> Code:
     compiler.require(args[0], T.PLAYER, call.args[0].span)
-    src = f"_NEXT[{args[0].src}]"
-    if args[0].bounds is not None and args[0].bounds[0] < 0:  # `turn` in a utility: never a negative index
-        src = f"_at(_NEXT, {args[0].src}, {compiler.span_id(call.span)})"
-    return _fold(compiler, lambda p: (p + 1) % len(compiler.players), args, T.PLAYER, src,
+    # (`turn` in a utility may be negative: the emitter then indexes `_NEXT` checked, by the argument's bounds)
+    return _fold(compiler, lambda p: (p + 1) % len(compiler.players), args, T.PLAYER,
                  ir_node=lambda: ir.Builtin(T.PLAYER, name="next", args=(node(args[0]),), span=call.span))
 
 
@@ -117,7 +114,7 @@ def _opponent(compiler: CompilerBase, call: ast.Call, args: list[Code]) -> Code:
         raise compiler.fail("type", "`opponent` is for two-player games; use `next(p)`", call.span)
     compiler.require(args[0], T.PLAYER, call.args[0].span)
     bounds = args[0].bounds and (1 - args[0].bounds[1], 1 - args[0].bounds[0])
-    return _fold(compiler, lambda p: 1 - p, args, T.PLAYER, f"(1 - {args[0].src})", bounds, fails=False,
+    return _fold(compiler, lambda p: 1 - p, args, T.PLAYER, bounds, fails=False,
                  ir_node=lambda: ir.Binary(T.PLAYER, op="-", left=ir.Const(T.INT, value=1), right=node(args[0]),
                                    value_bounds=bounds))
 
@@ -143,24 +140,22 @@ def _board_table(name: str, arg_types: tuple[Type, ...], result: Type, table: Ca
                     raise compiler.fail("index-out-of-range", f"`{call.func}` of {_show(a.const)}: outside "
                                         f"0..{len(value) - 1} on this board", expr.span)
                 value = value[a.const]
-            return Code(compiler.constant(value), result, value)
-        src = compiler.constant(data)
+            return compiler.folded(value, result)
+        compiler.constant(data)  # (named now: names follow the order of folding)
         size = len(data)
         plain = True  # every index a local or a constant, unchecked: a loop over the result sees few values
         checks: list[bool] = []
-        for a, expr in zip(args, call.args, strict=True):
+        for a in args:
             # A cell or direction is in range by construction; a number (`cells_in_row(n - 1)`) is
             # checked, so that -1 is a rule error instead of Python's last row.
             known = _bounds(a)
             proven = a.type.is_entity or (known is not None and known[0] >= 0 and known[1] < size)
             if compiler.checked or not proven:
-                name = compiler.constant(call.func)
-                src += f"[_board_arg({a.src}, {size}, {name}, {compiler.span_id(expr.span)})]"
+                compiler.constant(call.func)
                 plain = False
                 checks.append(True)
             else:
                 plain = plain and (a.simple or a.is_const)
-                src += f"[{a.src}]"
                 checks.append(False)
             size = len(data[0]) if size and isinstance(data[0], tuple | list) else size
         lookup = ir.Table(result, name=call.func, table=data, args=tuple(node(a) for a in args), checked=tuple(checks),
@@ -171,7 +166,7 @@ def _board_table(name: str, arg_types: tuple[Type, ...], result: Type, table: Ca
             if key not in compiler.table_rows:  # (every use of a table would otherwise walk all of it again)
                 compiler.table_rows[key] = _longest_row(data, len(args))
             rows = compiler.table_rows[key]
-        return derived(src, result, args, fails=True, rows=rows,
+        return derived(result, args, fails=True, rows=rows,
                        node=lambda: lookup)
 
 
@@ -213,7 +208,7 @@ def _lines(compiler: CompilerBase, call: ast.Call, args: list[Code]) -> Code:
     if not args[0].is_const or args[0].type.kind != "int":
         raise compiler.fail("not-constant", "the line length must be known when the game loads", call.args[0].span)
     value = board.lines(int(args[0].const))
-    return Code(compiler.constant(value), T.seq(T.seq(T.CELL)), value)
+    return compiler.folded(value, T.seq(T.seq(T.CELL)))
 
 
 @_builtin("connected", 3)
@@ -223,8 +218,8 @@ def _connected(compiler: CompilerBase, call: ast.Call, args: list[Code]) -> Code
     for arg, expr in zip(args, call.args, strict=True):
         if arg.type.kind != "seq" or (arg.type.elem is not None and arg.type.elem.kind != "cell"):
             raise compiler.fail("type", f"`connected` takes three sets of cells, not {arg.type}", expr.span)
-    neighbors = compiler.constant(board.neighbors)
-    return derived(f"_connected({neighbors}, {args[0].src}, {args[1].src}, {args[2].src})", T.BOOL, args, fails=True,
+    compiler.constant(board.neighbors)  # (named now: names follow the order of folding)
+    return derived(T.BOOL, args, fails=True,
                    node=lambda: ir.Builtin(T.BOOL, name="connected", args=tuple(node(a) for a in args), span=call.span))
 
 
@@ -234,6 +229,6 @@ def _cell(compiler: CompilerBase, call: ast.Call, args: list[Code]) -> Code:
     for arg, expr in zip(args, call.args, strict=True):
         compiler.require(arg, T.INT, expr.span)
     typ = T.CELL.with_optional()
-    src = f"{compiler.constant(board.cell_at)}({args[0].src}, {args[1].src})"
-    return _fold(compiler, board.cell_at, args, typ, src,
+    compiler.constant(board.cell_at)  # (named now: names follow the order of folding)
+    return _fold(compiler, board.cell_at, args, typ,
                  ir_node=lambda: ir.Builtin(typ, name="cell_at", args=(node(args[0]), node(args[1])), span=call.span))

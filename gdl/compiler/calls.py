@@ -82,18 +82,16 @@ class CallPass(CompilerBase):
             if evaluated:
                 const = info.result.const
                 bounds = (const, const) if isinstance(const, int) and not isinstance(const, bool) else None
-                return derived(f"({', '.join(a.src for a in evaluated)}, {info.result.src})[-1]", info.result.type,
-                               evaluated, bounds=bounds,
+                return derived(info.result.type, evaluated, bounds=bounds,
                                node=ir.Evaluate(info.result.type, first=tuple(node(a) for a in evaluated),
                                                 value=node(info.result)))
-            return Code(info.result.src, info.result.type, info.result.const)
+            return Code(info.result.type, info.result.const)
         inlined = self.inline_def(info, args)
         if inlined is not None:
             return inlined
-        arg_src = "".join(", " + a.src for a in args)
         # (the def reads the state passed to it: which slots is not known here)
         def_reads = info.body.reads if info.body is not None else UNKNOWN_READS
-        return derived(f"{info.pyname}(s{arg_src})", info.result.type, args, fails=True, reads=UNKNOWN_READS,
+        return derived(info.result.type, args, fails=True, reads=UNKNOWN_READS,
                        calls_def=True, node=ir.Call(info.result.type, name=info.decl.name,
                                                     args=tuple(node(a) for a in args), def_reads=def_reads))
 
@@ -111,7 +109,7 @@ class CallPass(CompilerBase):
         known = _bounds(arg)
         if known is not None and lo <= known[0] and known[1] <= hi:
             return arg
-        return derived(f"_dom({arg.src}, {lo}, {hi}, {self.span_id(span)})", arg.type, [arg], fails=True,
+        return derived(arg.type, [arg], fails=True,
                        bounds=bounds, node=ir.Check(arg.type, kind="domain", value=node(arg), lo=lo, hi=hi, span=span))
 
     def inline_def(self, info: DefInfo, args: list[Code]) -> Code | None:
@@ -124,7 +122,7 @@ class CallPass(CompilerBase):
             return None  # code that never runs is only type-checked: keep it small
         # The same def with the same arguments inlines to the same code: a def calling another twice
         # would otherwise compile 2^n bodies. Past INLINE_BUDGET, calls stay calls.
-        key = (info.decl.name, min(self.loop_weight, POLL_WEIGHT + 1), *(a.src for a in args))
+        key = (info.decl.name, min(self.loop_weight, POLL_WEIGHT + 1), *(self.src(a) for a in args))
         if key in self.inline_memo:
             cached, first = self.inline_memo[key]
             if cached is None or all(a is b for a, b in zip(first, args, strict=True)):
@@ -144,7 +142,7 @@ class CallPass(CompilerBase):
     def inline_body(self, info: DefInfo, args: list[Code]) -> Code | None:
         ctx = Ctx([{}])
         for p, ptype, arg in zip(info.decl.params, info.param_types, args, strict=True):
-            ctx.scopes[-1][p.name] = Local(arg.src, ptype, False, arg.const, line=p.span.line,
+            ctx.scopes[-1][p.name] = Local(self.src(arg), ptype, False, arg.const, line=p.span.line,
                                            node=None if arg.is_const else node(arg))
         mark = len(self.diagnostics)
         # Hygiene: an argument may be a caller's binder (`all k in D: above(k)`), so the body's own
@@ -198,8 +196,8 @@ class CallPass(CompilerBase):
             self.emit(line, decl.span)
             if body.calls_def:
                 self.emit("    _tick()", decl.span)  # defs calling defs twice double the work per level
-            self.emit(f"    return {body.src}", decl.span)
-            info.result = Code(f"{info.pyname}(s)", body.type, calls_def=True)
+            self.emit(f"    return {self.src(body)}", decl.span)
+            info.result = Code(body.type, calls_def=True)  # (a call of it is an ir.Call: see call_def)
             info.body = body
             self.ir_defs.append(functools.partial(_def_ir, decl.name, tuple(variables), body, decl.span))
         finally:
@@ -228,7 +226,7 @@ def _rebound(code: Code, swaps: dict[int, Code]) -> Code:
     def made() -> ir.Expr:
         return ir.substitute(node(code), {old: node(arg) for old, arg in swaps.items()})
 
-    copy = Code(code.src, code.type, code.const, None, code.bounds, code.reads, code.may_fail, code.calls_def,
+    copy = Code(code.type, code.const, None, code.bounds, code.reads, code.may_fail, code.calls_def,
                 code.slot, code.slot_test, code.rows, code.long_range, code.simple,
                 node=None if code.is_const else made, size=code.size)
     if code.terms is not None:

@@ -147,11 +147,12 @@ class ChancePass(CompilerBase):
         self.emit_chance_state(stmt.span)
         for line in restore:
             self.emit(line, stmt.span)
-        self.emit(f"    dom = _outcomes({domain.src}, {sid})", stmt.span)  # bounded before it is built
+        self.emit(f"    dom = _outcomes({self.src(domain)}, {sid})", stmt.span)  # bounded before it is built
         if weight is None:
             self.emit(f"    return _uniform(dom, _CT{cid}, _CK{cid}, {sid})", stmt.span)
         else:
-            self.emit(f"    ws = [{weight.src} for {pyname} in dom]", stmt.weight.span if stmt.weight else stmt.span)
+            self.emit(f"    ws = [{self.src(weight)} for {pyname} in dom]",
+                      stmt.weight.span if stmt.weight else stmt.span)
             self.emit(f"    return _weighted(dom, ws, _CT{cid}, _CK{cid}, {sid})", stmt.span)
 
     def constant_distribution(self, stmt: ast.Chance, domain: Code, ctx: Ctx,
@@ -222,5 +223,5 @@ class ChancePass(CompilerBase):
         self.emit_chance_state(stmt.span)
         for line in restore:
             self.emit(line, stmt.span)
-        prob_src = ", ".join(p.src for p in probs)
+        prob_src = ", ".join(self.src(p) for p in probs)
         self.emit(f"    return _branches(_CB{cid}, ({prob_src},), _CK{cid}, {sid})", stmt.span)

@@ -74,13 +74,14 @@ VALUE_ERRORS = ("index-out-of-range", "division-by-zero", "out-of-domain", "too-
 
 @dataclass(slots=True, init=False)
 class Code:
-    """A compiled expression: Python source, its type, its value when known at load time, and its facts.
+    """A compiled expression: its type, its value when known at load time, its facts, and its IR.
 
     The facts are built with the code, from the facts of its parts (:func:`derived`), never read back
-    from the source: which state it reads, whether it may raise a rule error, whether it calls a def.
+    from text: which state it reads, whether it may raise a rule error, whether it calls a def. Its Python
+    text is not written by the passes: the Python emitter writes it from the IR (``CompilerBase.src``,
+    kept in :attr:`text` once written).
     """
 
-    src: str
     type: Type
     const: Any = NOT_CONST
     terms: tuple[Code, ...] | None = None
@@ -95,8 +96,8 @@ class Code:
     """It calls a def (one that was not inlined): a def whose body does counts toward the rule budget."""
     slot: int | None = None
     """It is a plain read of this fixed state slot."""
-    slot_test: tuple[int, str] | None = None
-    """It is ``slot != value`` for a fixed slot and a small whole number (the value's source)."""
+    slot_test: tuple[int, int] | None = None
+    """It is ``slot != value`` for a fixed slot and a small whole number (the value)."""
     rows: int | None = None
     """A lookup in a board table of sequences: the longest of them (a loop over it sees at most that many)."""
     long_range: bool = False
@@ -107,16 +108,17 @@ class Code:
     """How many operations it is made of (a leaf is one): what inlining and unrolling budget, counted as the
     code is built from its parts, never measured on the generated text."""
     node: ir.Expr | Callable[[], ir.Expr] | None = None
-    """The same expression in the typed IR (what other back ends read), or how to make it: it is made
-    only when asked for (:func:`node`), so loading a game for Python alone does not pay for it."""
+    """The same expression in the typed IR (what the back ends read, the Python emitter included), or how
+    to make it: it is made only when asked for (:func:`node`)."""
+    text: str | None = field(default=None, init=False, repr=False, compare=False)
+    """Its Python text once the emitter wrote it (``CompilerBase.src``): written once, however often used."""
 
-    def __init__(self, src: str, type: Type, const: Any = NOT_CONST, terms: tuple[Code, ...] | None = None,
+    def __init__(self, type: Type, const: Any = NOT_CONST, terms: tuple[Code, ...] | None = None,
                  bounds: tuple[Any, Any] | None = None, reads: Reads = UNKNOWN_READS, may_fail: bool = True,
-                 calls_def: bool = False, slot: int | None = None, slot_test: tuple[int, str] | None = None,
+                 calls_def: bool = False, slot: int | None = None, slot_test: tuple[int, int] | None = None,
                  rows: int | None = None, long_range: bool = False, simple: bool = False,
                  node: ir.Expr | Callable[[], ir.Expr] | None = None, size: int = 1) -> None:
         # (written out, not generated: one call instead of two for each of the many codes a compile makes)
-        self.src = src
         self.type = type
         self.const = const
         self.terms = terms
@@ -133,6 +135,7 @@ class Code:
         self.simple = simple
         self.node = node
         self.size = size
+        self.text = None
 
     @property
     def is_const(self) -> bool:
@@ -143,14 +146,14 @@ def node(code: Code) -> ir.Expr:
     """The IR of compiled code (every Code has one; a constant's is made here, on first use)."""
     made = code.node
     if made is None:
-        assert code.const is not NOT_CONST, code.src
+        assert code.const is not NOT_CONST, code
         made = code.node = ir.Const(code.type, value=code.const)
     elif not isinstance(made, ir.Expr):
         made = code.node = made()
     return made
 
 
-def derived(src: str, typ: Type, parts: Sequence[Code | None], *, fails: bool = False, reads: Reads | None = None,
+def derived(typ: Type, parts: Sequence[Code | None], *, fails: bool = False, reads: Reads | None = None,
             bounds: tuple[Any, Any] | None = None, **facts: Any) -> Code:
     """Code made of ``parts``: it reads what they read (and ``reads``), and may fail if one of them may
     (or ``fails``: the code adds a check, a call, an index or a division of its own)."""
@@ -163,7 +166,7 @@ def derived(src: str, typ: Type, parts: Sequence[Code | None], *, fails: bool = 
             fails = fails or part.may_fail
             calls_def = calls_def or part.calls_def
             size += part.size
-    return Code(src, typ, bounds=bounds, reads=union, may_fail=fails, calls_def=calls_def, size=size, **facts)
+    return Code(typ, bounds=bounds, reads=union, may_fail=fails, calls_def=calls_def, size=size, **facts)
 
 
 @dataclass(slots=True)

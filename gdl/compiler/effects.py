@@ -116,7 +116,7 @@ class EffectPass(CompilerBase):
                 raise self.fail("type", "cannot tell the type of `none` alone; write a typed value", stmt.span)
             pyname = f"L_{stmt.name}"
             local = self.declare_local(ctx, stmt.name, Local(pyname, value.type, True), stmt.span)
-            out.append((f"{pad}{pyname} = {value.src}", stmt.span))
+            out.append((f"{pad}{pyname} = {self.src(value)}", stmt.span))
             self.ir_out.append(ir.Let(stmt.span, self.local_var(local, stmt.name), node(value)))
         elif isinstance(stmt, ast.Again):
             if ctx.in_setup:
@@ -137,7 +137,7 @@ class EffectPass(CompilerBase):
             for test_expr, body in stmt.branches:
                 test = self.expr(test_expr, ctx)
                 self.require(test, T.BOOL, test_expr.span)
-                out.append((f"{pad}{keyword} {test.src}:", test_expr.span))
+                out.append((f"{pad}{keyword} {self.src(test)}:", test_expr.span))
                 with self.dead_code(taken or (test.is_const and not test.const)), self.collecting() as block:
                     self.compile_block(list(body), ctx.child(), [(rest, ctx), *after], out, indent + 1, stmt.span)
                 branches.append((node(test), tuple(block)))
@@ -200,14 +200,14 @@ class EffectPass(CompilerBase):
             if stmt.op != "=":
                 raise self.fail("type", "`turn` can only be set with `=`", stmt.span)
             self.ir_out.append(ir.SetTurn(stmt.span, node(value)))
-            return f"nt = {value.src}"
+            return f"nt = {self.src(value)}"
         elif stmt.name in self.state:
             target_var = self.state[stmt.name]
             target_var.used = True
             target_type = target_var.type
             if target_var.dims:
                 index = self.slot(target_var, stmt.indices, ctx, stmt.span)
-                slot_src = index.src
+                slot_src = self.src(index)
                 target = f"s[{slot_src}]"
                 slot = index.const if index.is_const else None
                 slot_node = node(index)
@@ -246,7 +246,7 @@ class EffectPass(CompilerBase):
                 raise self.fail("type", f"`{stmt.op}` needs a number, and {_q(stmt.name)} holds {target_type}",
                                 stmt.span)
             self.require_number(value, stmt.value.span)
-            src = f"{target} {stmt.op[0]} {value.src}"
+            src = f"{target} {stmt.op[0]} {self.src(value)}"
             new_value: ir.Expr = ir.Binary(target_type, op=stmt.op[0], left=current, right=node(value),
                                            span=stmt.span)
         else:
@@ -254,7 +254,7 @@ class EffectPass(CompilerBase):
                 target_type.kind == "int" and value.type.kind == "int"
             ):
                 raise self.fail("type", f"{_q(stmt.name)} holds {target_type}, not {value.type}", stmt.value.span)
-            src = value.src
+            src = self.src(value)
             new_value = node(value)
         if (local is None and not value.is_const) or stmt.op != "=":
             var: StateVar | None = self.state[stmt.name] if local is None else None

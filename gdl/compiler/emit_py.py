@@ -1,16 +1,18 @@
-"""The Python emitter of the IR's expressions: an :class:`ir.Expr <gdl.compiler.ir.Expr>` as the Python text
-the passes write for it today, byte for byte (stage 1 of the architecture issue: the text will come from the
-IR, never the IR's facts from the text).
+"""The Python emitter of the IR's expressions: an :class:`ir.Expr <gdl.compiler.ir.Expr>` as Python text. It is
+the only writer of expression text: the passes build the IR and its facts, and take an expression's text from
+here (``CompilerBase.src``), never the other way round (the architecture issue: no fact is learned from
+generated text).
 
 What the IR does not say by itself comes from a small context (:class:`PythonNames`): how a constant is named
 in the generated module's namespace (``CompilerBase.constant``), the span id a rule error reports, the Python
 name of a local (its binder tag inside an inlined def) and of a def, whether the rules are compiled checked,
 and the board. Special forms are recognised from the IR's structure: the flat slot of an array read
 (``s[3 + L_c * 4]``), the scan of consecutive slots an unrolled ``all`` becomes (``(-1) not in s[0:9]``, in the
-IR a conjunction of comparisons), ``int(a // b)`` of a real floor division.
+IR a conjunction of comparisons marked ``scan``), ``int(a // b)`` of a real floor division.
 
-``tests/test_emit_py.py`` compiles every bundled, documented and test rule file and checks, for every compiled
-expression, that this emitter writes the text the passes wrote.
+Each node's text is written once and kept (:attr:`PythonExpressionEmitter.memo`): a parent's text reuses its
+children's, so writing nested code stays linear in its size. ``tests/test_emit_py.py`` keeps the generated
+modules of a fixed set of rule files byte for byte, and checks that the passes build no expression text.
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ class PythonNames(Protocol):
         """The text naming ``value`` in the module (``3``, ``(-1)``, ``True``, or a global such as ``_k4``)."""
         ...
 
-    def span_id(self, span: Span | None) -> int:
+    def span_id(self, span: Span) -> int:
         """The id a rule error raised at ``span`` reports (an index into the program's spans)."""
         ...
 
@@ -70,6 +72,8 @@ class PythonExpressionEmitter:
 
     def __init__(self, names: PythonNames) -> None:
         self.names = names
+        self.memo: dict[ir.Expr, str] = {}
+        """The text of each node written so far (by identity: a node is written once, however often used)."""
         self.emitters: dict[type, Callable[[Any], str]] = {
             ir.Const: self.const, ir.Local: self.local, ir.Slot: self.slot, ir.Turn: lambda _: "s[_T]",
             ir.Mover: lambda _: "me", ir.NoMoves: lambda _: "(not _legal(s))", ir.Unary: self.unary,
@@ -81,12 +85,16 @@ class PythonExpressionEmitter:
 
     def expr(self, node: ir.Expr) -> str:
         """The Python text of ``node``."""
-        emit = self.emitters.get(type(node))
-        if emit is None:
-            raise Unsupported(type(node).__name__)
-        return emit(node)
+        text = self.memo.get(node)
+        if text is None:
+            emit = self.emitters.get(type(node))
+            if emit is None:
+                raise Unsupported(type(node).__name__)
+            text = self.memo[node] = emit(node)
+        return text
 
     def sid(self, span: Span | None) -> str:
+        assert span is not None  # (every node that may raise a rule error has the span it reports)
         return str(self.names.span_id(span))
 
     # ------------------------------------------------------------------------------------- leaves
@@ -188,8 +196,9 @@ class PythonExpressionEmitter:
         return "(" + f" {node.op} ".join(self.expr(o) for o in node.operands) + ")"
 
     def slice_scan(self, node: ir.BoolOp) -> str | None:
-        """``value not in s[a:b]`` for a conjunction of ``s[i] != value`` over consecutive fixed slots."""
-        if node.op != "and" or len(node.operands) < SCAN_LENGTH:
+        """``value not in s[a:b]`` for a conjunction of ``s[i] != value`` over consecutive fixed slots (one an
+        unrolled ``all`` built, marked ``scan``: the same conjunction written out in the rules keeps its ``and``s)."""
+        if not node.scan or node.op != "and" or len(node.operands) < SCAN_LENGTH:
             return None
         slots: list[int] = []
         values: set[str] = set()

@@ -47,7 +47,7 @@ class EndRulePass(CompilerBase):
         self.emit("def _finish(s, me, nt):")
         self.emit("    s[_T] = _NEXT[me] if nt is None else nt")
         for cond, status, span in rules:
-            self.emit(f"    if {cond.src}: return _end(s, {status})", span)
+            self.emit(f"    if {self.src(cond)}: return _end(s, {status})", span)
         self.emit("    return tuple(s)")
         if self.incremental_ends:
             self.emit_incremental_ends(rules)
@@ -83,7 +83,7 @@ class EndRulePass(CompilerBase):
             assert end.who is not None
             who = self.expr(end.who, ctx)
             self.require(who, T.PLAYER, end.who.span)
-            status = f"{base + 1} + {who.src}"
+            status = f"{base + 1} + {self.src(who)}"
             status_node: ir.Expr = ir.Binary(T.INT, op="+", left=ir.Const(T.INT, value=base + 1), right=node(who))
         else:
             status_node = ir.Const(T.INT, value=base)
@@ -107,14 +107,15 @@ class EndRulePass(CompilerBase):
         for cond, status, span in rules:
             for term in cond.terms or (cond,):
                 reads = term.reads.slots_if_known
+                text = self.src(term)
                 if reads is None or len(reads) > 8:
-                    if term.src not in shared:  # (the same code, written once)
-                        shared[term.src] = f"_term{len(shared)}"
-                        self.emit(f"def {shared[term.src]}(s):", span)
-                        self.emit(f"    return {term.src}", span)
-                    call = f"{shared[term.src]}(s)"
+                    if text not in shared:  # (the same code, written once)
+                        shared[text] = f"_term{len(shared)}"
+                        self.emit(f"def {shared[text]}(s):", span)
+                        self.emit(f"    return {text}", span)
+                    call = f"{shared[text]}(s)"
                 else:
-                    call = term.src
+                    call = text
                 for k, checks in per_slot.items():
                     if reads is None or k in reads:
                         checks.append((call, status, span))
@@ -128,7 +129,7 @@ class EndRulePass(CompilerBase):
             self.emit("    return tuple(s)")
         self.emit("def _chk_all(s):")  # a slot no single-write move writes: never called, but total
         for cond, status, span in rules:
-            self.emit(f"    if {cond.src}: return _end(s, {status})", span)
+            self.emit(f"    if {self.src(cond)}: return _end(s, {status})", span)
         self.emit("    return tuple(s)")
         self.emit("def _finish_at(s, me, nt, k):")
         self.emit("    s[_T] = _NEXT[me] if nt is None else nt")

@@ -40,16 +40,16 @@ class ExpressionPass(CompilerBase):
         if isinstance(e.value, Fraction):
             if max(abs(e.value.numerator), e.value.denominator) >= 10**30:  # (see parser.HUGE_LITERAL)
                 raise self.fail("too-large", "numbers in rule files are limited to 15 digits", e.span)
-            return Code(self.constant(e.value), T.REAL, e.value)
+            return self.folded(e.value, T.REAL)
         if abs(e.value) > 10**15:
             raise self.fail("too-large", "numbers in rule files are limited to 15 digits", e.span)
-        return Code(self.constant(e.value), T.INT, e.value)
+        return self.folded(e.value, T.INT)
 
     def expr_Bool(self, e: ast.Bool, ctx: Ctx) -> Code:
-        return Code(repr(e.value), T.BOOL, e.value)
+        return Code(T.BOOL, e.value)
 
     def expr_NoneLit(self, e: ast.NoneLit, ctx: Ctx) -> Code:
-        return Code("(-1)", T.NONE, -1)
+        return Code(T.NONE, -1)
 
     def expr_Str(self, e: ast.Str, ctx: Ctx) -> Code:
         raise self.fail("type", "strings are only allowed in `game`, `meta` and `render` lines", e.span)
@@ -58,16 +58,16 @@ class ExpressionPass(CompilerBase):
         code = self.expr(e.operand, ctx)
         self.require_number(code, e.operand.span)
         if code.is_const:
-            return Code(self.constant(-code.const), code.type, -code.const)
-        return derived(f"(-{code.src})", code.type, [code],
+            return self.folded(-code.const, code.type)
+        return derived(code.type, [code],
                        node=lambda: ir.Unary(code.type, op="-", operand=node(code)))
 
     def expr_Not(self, e: ast.Not, ctx: Ctx) -> Code:
         code = self.expr(e.operand, ctx)
         self.require(code, T.BOOL, e.operand.span)
         if code.is_const:
-            return Code(repr(not code.const), T.BOOL, not code.const)
-        return derived(f"(not {code.src})", T.BOOL, [code], node=lambda: ir.Unary(T.BOOL, op="not", operand=node(code)))
+            return Code(T.BOOL, not code.const)
+        return derived(T.BOOL, [code], node=lambda: ir.Unary(T.BOOL, op="not", operand=node(code)))
 
     def expr_BoolOp(self, e: ast.BoolOp, ctx: Ctx) -> Code:
         parts = []
@@ -99,35 +99,33 @@ class ExpressionPass(CompilerBase):
             if isinstance(value, int) and abs(value) > 10**15:
                 raise self.fail("too-large", "this number is too large (over 15 digits)", e.span)
             self.check_fraction(value, e.span)
-            return Code(self.constant(value), typ, value)
+            return self.folded(value, typ)
         op = e.op
         if op in ("/", "//", "%") and right.is_const and right.const == 0:
             raise self.fail("division-by-zero", "division by zero", e.span)
         if op == "/" or (op in ("//", "%") and (self.checked or not right.is_const)):
             # Division by a value known only at run time: a zero divisor is a rule error at this line.
             # `/` is exact at run time as it is when folded (Python's `/` on two ints gives a float).
-            code = derived(f"_arith({left.src}, {right.src}, {op!r}, {self.span_id(e.span)})", typ, [left, right],
-                           fails=True,
+            code = derived(typ, [left, right], fails=True,
                            node=lambda: ir.Binary(typ, op=op, left=node(left), right=node(right), checked=True,
                                                       span=e.span))
             if op == "//" and T.REAL in (left.type, right.type):
-                return derived(f"int({code.src})", T.INT, [code],
+                return derived(T.INT, [code],
                                node=lambda: ir.Builtin(T.INT, name="int", args=(node(code),), span=e.span))
             return code
         if op == "//" and T.REAL in (left.type, right.type):
             quotient = ir.Binary(typ, op=op, left=node(left), right=node(right), span=e.span)
-            return derived(f"int({left.src} // {right.src})", T.INT, [left, right], fails=True,
+            return derived(T.INT, [left, right], fails=True,
                            node=lambda: ir.Builtin(T.INT, name="int", args=(quotient,), span=e.span))
         bounds = _arith_bounds(op, _bounds(left), _bounds(right))
         if (op == "*" or typ == T.REAL) and (bounds is None or max(-bounds[0], bounds[1]) > SMALL_NUMBER):
             # Squaring a number again and again doubles its digits: one multiplication of two huge
             # numbers outlasts any budget (it cannot be interrupted), so each such result is bounded.
-            return derived(f"_big({left.src} {op} {right.src}, {self.span_id(e.span)})", typ, [left, right],
-                           fails=True, bounds=bounds,
+            return derived(typ, [left, right], fails=True, bounds=bounds,
                            node=lambda: ir.Binary(typ, op=op, left=node(left), right=node(right), checked=True,
                                                   span=e.span, value_bounds=bounds))
         # (`*`, `/` and `//` may fail at run time; `+`, `-` and `%` by a nonzero constant cannot)
-        return derived(f"({left.src} {op} {right.src})", typ, [left, right], fails=op in ("*", "/", "//"),
+        return derived(typ, [left, right], fails=op in ("*", "/", "//"),
                        bounds=bounds,
                        node=lambda: ir.Binary(typ, op=op, left=node(left), right=node(right), span=e.span,
                                                      value_bounds=bounds))
@@ -135,7 +133,6 @@ class ExpressionPass(CompilerBase):
     def expr_Compare(self, e: ast.Compare, ctx: Ctx) -> Code:
         codes = [self.expr(e.first, ctx)] + [self.expr(x, ctx) for x in e.rest]
         exprs = [e.first, *e.rest]
-        parts = [codes[0].src]
         for i, op in enumerate(e.ops):
             a, b = codes[i], codes[i + 1]
             if op in ("in", "not in"):
@@ -149,16 +146,15 @@ class ExpressionPass(CompilerBase):
             else:
                 self.require_number(a, exprs[i].span)
                 self.require_number(b, exprs[i + 1].span)
-            parts.append(f" {op} {b.src}")
         if all(c.is_const for c in codes):
             value = _compare(e.ops, [c.const for c in codes])
-            return Code(repr(value), T.BOOL, value)
+            return Code(T.BOOL, value)
         right = codes[-1]
         slot_test = None
         if tuple(e.ops) == ("!=",) and codes[0].slot is not None and right.is_const and type(right.const) is int \
                 and abs(right.const) < 10**15:
-            slot_test = (codes[0].slot, right.src)  # (a candidate for a slice scan: see facts._slice_scan)
-        return derived("(" + "".join(parts) + ")", T.BOOL, codes, slot_test=slot_test,
+            slot_test = (codes[0].slot, right.const)  # (a candidate for a slice scan: see facts._slice_scan)
+        return derived(T.BOOL, codes, slot_test=slot_test,
                        node=lambda: ir.Compare(T.BOOL, ops=tuple(e.ops), operands=tuple(node(c) for c in codes)))
 
     def expr_Range(self, e: ast.Range, ctx: Ctx) -> Code:
@@ -170,14 +166,13 @@ class ExpressionPass(CompilerBase):
             if hi.const - lo.const > MAX_DOMAIN:
                 raise self.fail("too-large", f"the range {lo.const}..{hi.const} is too large", e.span)
             value = range(lo.const, hi.const + 1)
-            return Code(self.constant(value), T.seq(T.INT), value)
-        src = f"range({lo.src}, {hi.src} + 1)"
+            return self.folded(value, T.seq(T.INT))
         low, high = _bounds(lo), _bounds(hi)
         if low is None or high is None or high[1] - low[0] >= POLL_WEIGHT:
             # its loops are counted, and refused past MAX_RANGE values
-            return derived(src, T.seq(T.INT), [lo, hi], fails=True, long_range=True,
+            return derived(T.seq(T.INT), [lo, hi], fails=True, long_range=True,
                            node=lambda: ir.Range(T.seq(T.INT), lo=node(lo), hi=node(hi), long=True))
-        return derived(src, T.seq(T.INT), [lo, hi], fails=True,
+        return derived(T.seq(T.INT), [lo, hi], fails=True,
                        node=lambda: ir.Range(T.seq(T.INT), lo=node(lo), hi=node(hi)))
 
     def expr_IfExpr(self, e: ast.IfExpr, ctx: Ctx) -> Code:
@@ -200,7 +195,7 @@ class ExpressionPass(CompilerBase):
         if test.is_const:
             chosen = then if test.const else orelse
             return dataclasses.replace(chosen, type=typ)
-        return derived(f"({then.src} if {test.src} else {orelse.src})", typ, [test, then, orelse],
+        return derived(typ, [test, then, orelse],
                        node=lambda: ir.IfExpr(typ, test=node(test), then=node(then), orelse=node(orelse)))
 
     def expr_Index(self, e: ast.Index, ctx: Ctx) -> Code:
@@ -212,9 +207,9 @@ class ExpressionPass(CompilerBase):
                 return ir.Slot(var.type, var=var.name, index=node(slot), value_bounds=_var_bounds(var))
 
             if slot.is_const:
-                return Code(f"s[{slot.src}]", var.type, bounds=_var_bounds(var), reads=Reads(frozenset((slot.const,))),
+                return Code(var.type, bounds=_var_bounds(var), reads=Reads(frozenset((slot.const,))),
                             may_fail=False, slot=slot.const, node=read)
-            return derived(f"s[{slot.src}]", var.type, [slot], fails=True, reads=Reads(dynamic=True),
+            return derived(var.type, [slot], fails=True, reads=Reads(dynamic=True),
                            bounds=_var_bounds(var), node=read)
         base = self.expr(e.base, ctx)
         if base.type.kind != "seq":
@@ -230,16 +225,14 @@ class ExpressionPass(CompilerBase):
                 raise self.fail("index-out-of-range", f"index {index.const} is outside 0..{len(seq) - 1}",
                                 e.indices[0].span)
             value = seq[index.const]
-            return Code(self.constant(value), elem, value)
-        sid = self.span_id(e.span)
-        return derived(f"_at({base.src}, {index.src}, {sid})", elem, [base, index], fails=True,
+            return self.folded(value, elem)
+        return derived(elem, [base, index], fails=True,
                        node=lambda: ir.Index(elem, seq=node(base), index=node(index), span=e.span))
 
     def slot(self, var: StateVar, indices: Sequence[ast.Expr], ctx: Ctx, span: Span) -> Code:
         """The flat slot of ``var[indices]``, a constant when the indices are (bounds-checked in checked mode)."""
         if len(indices) != len(var.dims):
             raise self.fail("arity", f"{_q(var.name)} takes {len(var.dims)} index(es), not {len(indices)}", span)
-        terms: list[str] = []
         nodes: list[ir.Expr] = []  # the flat slot as IR: the offset plus each index's term
         parts: list[Code] = []
         checked = False
@@ -259,7 +252,6 @@ class ExpressionPass(CompilerBase):
                                     f"{_q(var.name)}'s {low}..{low + size - 1}", index_expr.span)
                 const_part += (code.const - low) * stride
                 continue
-            src = code.src
             term = node(code)
             # An index of the dimension's own entity type is in range by construction; anything
             # else is checked, because a wrong flat slot would silently corrupt another variable.
@@ -268,21 +260,18 @@ class ExpressionPass(CompilerBase):
             parts.append(code)
             if self.checked or not safe:
                 checked = True
-                src = f"_ix({src}, {low}, {low + size - 1}, {self.span_id(index_expr.span)})"
                 term = ir.Check(T.INT, kind="index", value=term, lo=low, hi=low + size - 1, span=index_expr.span)
             if low:
-                src = f"({src} - {low})"
                 term = ir.Binary(T.INT, op="-", left=term, right=ir.Const(T.INT, value=low))
-            terms.append(src if stride == 1 else f"{src} * {stride}")
             if stride != 1:
                 term = ir.Binary(T.INT, op="*", left=term, right=ir.Const(T.INT, value=stride))
             nodes.append(term)
-        if not terms:
-            return Code(str(const_part), T.INT, const_part)
+        if not nodes:
+            return Code(T.INT, const_part)
         flat: ir.Expr = ir.Const(T.INT, value=const_part)
         for term in nodes:
             flat = ir.Binary(T.INT, op="+", left=flat, right=term)
-        return derived(" + ".join(([str(const_part)] if const_part else []) + terms), T.INT, parts, fails=checked,
+        return derived(T.INT, parts, fails=checked,
                        node=lambda: flat)
 
     def expr_ListLit(self, e: ast.ListLit, ctx: Ctx) -> Code:
@@ -300,7 +289,7 @@ class ExpressionPass(CompilerBase):
                 raise self.fail("type", "the items of a list must all have the same type", item.span)
         if all(c.is_const for c in codes):
             value = build([c.const for c in codes])
-            return Code(self.constant(value), T.seq(elem or T.INT), value)
+            return self.folded(value, T.seq(elem or T.INT))
         typ = T.seq(elem or T.INT)
-        return derived("(" + "".join(c.src + ", " for c in codes) + ")", typ, codes,
+        return derived(typ, codes,
                        node=lambda: ir.SeqLit(typ, items=tuple(node(c) for c in codes), unique=build is not tuple))

@@ -34,17 +34,15 @@ def _short_circuit(op: str, codes: list[Code], *, terms: bool = False) -> Code:
         if code.is_const and bool(code.const) == deciding:
             kept = [c for c in before if not _cannot_fail(c)]
             if not kept:
-                return Code(repr(deciding), T.BOOL, deciding)
-            return derived("(" + f" {op} ".join(c.src for c in kept) + f" {op} {deciding!r})", T.BOOL, kept,
-                           node=_deciding_node(op, kept, deciding))
+                return Code(T.BOOL, deciding)
+            return derived(T.BOOL, kept, node=_deciding_node(op, kept, deciding))
         if not code.is_const:
             before.append(code)
     if not before:
-        return Code(repr(not deciding), T.BOOL, not deciding)
+        return Code(T.BOOL, not deciding)
     if len(before) == 1:
         return before[0]
-    return derived("(" + f" {op} ".join(c.src for c in before) + ")", T.BOOL, before,
-                   terms=_disjuncts(before) if terms else None,
+    return derived(T.BOOL, before, terms=_disjuncts(before) if terms else None,
                    node=lambda: ir.BoolOp(T.BOOL, op=op, operands=tuple(node(c) for c in before)))
 
 
@@ -59,10 +57,10 @@ def _slice_scan(conds: list[Code]) -> Code | None:
     values = {t[1] for t in tests if t is not None}
     if len(values) != 1 or slots != list(range(slots[0], slots[0] + len(slots))):
         return None
-    # (in the IR it stays the conjunction it is: a back end may scan the slots its own way)
-    return Code(f"({values.pop()} not in s[{slots[0]}:{slots[-1] + 1}])", T.BOOL,
-                reads=Reads(frozenset(slots)), may_fail=False, size=3,
-                node=lambda: ir.BoolOp(T.BOOL, op="and", operands=tuple(node(c) for c in conds)))
+    # (in the IR it stays the conjunction it is, marked: the Python emitter scans the slice, `-1 not in s[a:b]`;
+    # another back end may scan the slots its own way)
+    return Code(T.BOOL, reads=Reads(frozenset(slots)), may_fail=False, size=3,
+                node=lambda: ir.BoolOp(T.BOOL, op="and", operands=tuple(node(c) for c in conds), scan=True))
 
 
 def _disjuncts(codes: Sequence[Code]) -> tuple[Code, ...]:

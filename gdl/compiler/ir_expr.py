@@ -296,11 +296,14 @@ class Compare(Expr):
 @dataclass(slots=True, eq=False)
 class BoolOp(Expr):
     """``and`` / ``or`` of two or more operands, evaluated left to right. ``implication``: an ``or`` of
-    ``not filter`` and ``body``, the implication ``filter -> body`` (a term of an unrolled ``all ... where``)."""
+    ``not filter`` and ``body``, the implication ``filter -> body`` (a term of an unrolled ``all ... where``).
+    ``scan``: a conjunction of ``s[i] != v`` over consecutive fixed slots that an unrolled ``all`` built (the
+    Python back end tests it as one scan of the slice, ``v not in s[a:b]``)."""
 
     op: str = "and"
     operands: tuple[Expr, ...] = ()
     implication: bool = False
+    scan: bool = False
 
     children: ClassVar[tuple[str, ...]] = ("operands",)
 

@@ -91,7 +91,7 @@ class MovePass(CompilerBase):
                 self.warn("never-legal", f"move {_q(move.name)} can never be played: its condition is always "
                           "false", move.guard.span)
             if not guard.is_const:
-                guard_src = guard.src
+                guard_src = self.src(guard)
             elif never:
                 guard_src = "False"
         combos = self.constant_combinations(move)
@@ -159,7 +159,7 @@ class MovePass(CompilerBase):
                 if guard.is_const and not guard.const:
                     continue
                 if not guard.is_const:
-                    guard_src = guard.src
+                    guard_src = self.src(guard)
                     guard_node = node(guard)
             fn = f"_m{index}_{k}"
             specialised.append((combo, guard_node, self.compile_effect(fn, [], [], move.body, ctx, move.span)))

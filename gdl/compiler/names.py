@@ -22,8 +22,8 @@ class NamePass(CompilerBase):
         if local is not None:
             local.used = True
             if local.const is not NOT_CONST:
-                return Code(self.constant(local.const), local.type, local.const)
-            return Code(local.pyname, local.type, bounds=local.bounds, reads=Reads.NOTHING, may_fail=False,
+                return self.folded(local.const, local.type)
+            return Code(local.type, bounds=local.bounds, reads=Reads.NOTHING, may_fail=False,
                         simple=True, node=self.local_node(local, name))
         code = self.global_name(name, e.span, ctx)
         if code is not None:
@@ -44,19 +44,19 @@ class NamePass(CompilerBase):
         if name in self.params:
             self.param_used.add(name)
             value = self.params[name]
-            return Code(self.constant(value), self.param_types[name], value)
+            return self.folded(value, self.param_types[name])
         if name in self.players:
             index = self.players.index(name)
-            return Code(str(index), T.PLAYER, index)
+            return Code(T.PLAYER, index)
         if name in self.enum_members:
             enum, index = self.enum_members[name]
-            return Code(str(index), Type("enum", enum), index)
+            return Code(Type("enum", enum), index)
         if name in self.state:
             var = self.state[name]
             var.used = True
             if var.dims:
                 raise self.fail("type", f"{_q(name)} is an array; give an index, as in `{name}[...]`", span)
-            return Code(f"s[{var.offset}]", var.type, bounds=_var_bounds(var), reads=Reads(frozenset((var.offset,))),
+            return Code(var.type, bounds=_var_bounds(var), reads=Reads(frozenset((var.offset,))),
                         may_fail=False, slot=var.offset,
                         node=ir.Slot(var.type, var=var.name, index=ir.Const(T.INT, value=var.offset),
                                      value_bounds=_var_bounds(var)))
@@ -67,25 +67,25 @@ class NamePass(CompilerBase):
                                 f"`{name}(...)`", span)
             return self.call_def(info, [], span, ctx)
         if name == "player":
-            return Code(self.constant(range(len(self.players))), T.seq(T.PLAYER), range(len(self.players)))
+            return self.folded(range(len(self.players)), T.seq(T.PLAYER))
         if name == "bool":
-            return Code("(False, True)", T.seq(T.BOOL), (False, True))
+            return Code(T.seq(T.BOOL), (False, True))
         if name in self.enums:
             members = range(len(self.enums[name]))
-            return Code(self.constant(members), T.seq(Type("enum", name)), members)
+            return self.folded(members, T.seq(Type("enum", name)))
         if name in ("win", "lose", "draw"):
             value = {"win": WIN, "lose": LOSE, "draw": DRAW}[name]
-            return Code(self.constant(value), T.INT, value)
+            return self.folded(value, T.INT)
         if name == "mover":
             if not ctx.in_move:
                 raise self.fail("mover-outside-move", "`mover` is only defined inside a move", span,
                                 "outside moves, `turn` is the player to move")
             if ctx.in_effect:
-                return Code("me", T.PLAYER, reads=Reads.NOTHING, may_fail=False, simple=True, node=ir.Mover(T.PLAYER))
-            return Code("s[_T]", T.PLAYER, reads=Reads(turn=True), may_fail=False, node=ir.Turn(T.PLAYER))
+                return Code(T.PLAYER, reads=Reads.NOTHING, may_fail=False, simple=True, node=ir.Mover(T.PLAYER))
+            return Code(T.PLAYER, reads=Reads(turn=True), may_fail=False, node=ir.Turn(T.PLAYER))
         if name == "turn" and ctx.in_effect:
             # inside a move `turn` is the mover (also where the move resumes)
-            return Code("me", T.PLAYER, reads=Reads.NOTHING, may_fail=False, simple=True, node=ir.Mover(T.PLAYER))
+            return Code(T.PLAYER, reads=Reads.NOTHING, may_fail=False, simple=True, node=ir.Mover(T.PLAYER))
         if name == "turn" and ctx.game_over:
             raise self.fail("turn-in-utility", "`turn` has no value in `utility`: the game is over and nobody is "
                             "to move", span, "keep the player who moved last in a state variable, or say who won "
@@ -95,34 +95,34 @@ class NamePass(CompilerBase):
             # In a utility or heuristic the state may be terminal (-2) or chance (-1): an index made of
             # `turn` there is checked instead of reading another variable's slot.
             bounds = (-2, len(self.players) - 1) if ctx.scoring else None
-            return Code("s[_T]", T.PLAYER, bounds=bounds, reads=Reads(turn=True), may_fail=False,
+            return Code(T.PLAYER, bounds=bounds, reads=Reads(turn=True), may_fail=False,
                         node=ir.Turn(T.PLAYER, value_bounds=bounds))
         if name == "no_moves":
             if not ctx.in_end:
                 raise self.fail("no-moves-here", "`no_moves` can only be used in end rules, `utility` and "
                                 "`heuristic`", span, "move guards cannot depend on the list of legal moves")
-            return Code("(not _legal(s))", T.BOOL, reads=Reads(turn=True, dynamic=True), node=ir.NoMoves(T.BOOL))
+            return Code(T.BOOL, reads=Reads(turn=True, dynamic=True), node=ir.NoMoves(T.BOOL))
         if self.board is not None:
             board = self.board
             if name == "cell":
                 cells = range(board.ncells)
-                return Code(self.constant(cells), T.seq(T.CELL), cells)
+                return self.folded(cells, T.seq(T.CELL))
             if name in ("dir", "orthogonal", "diagonal"):
                 dirs = {"dir": board.directions, "orthogonal": board.orthogonal,
                         "diagonal": board.diagonal}[name]
-                return Code(self.constant(dirs), T.seq(T.DIR), dirs)
+                return self.folded(dirs, T.seq(T.DIR))
             if name in ("column", "row"):
                 # The board's columns (rows) as a set of indexes that read and print as the board labels them.
                 indexes = range(board.cols if name == "column" else board.rows)
-                return Code(self.constant(indexes), T.seq(T.COLUMN if name == "column" else T.ROW), indexes)
+                return self.folded(indexes, T.seq(T.COLUMN if name == "column" else T.ROW))
             if name == "rows":
-                return Code(str(board.rows), T.INT, board.rows)
+                return Code(T.INT, board.rows)
             if name == "cols":
-                return Code(str(board.cols), T.INT, board.cols)
+                return Code(T.INT, board.cols)
             if name in board.direction_names:
                 index = board.direction_names.index(name)
-                return Code(str(index), T.DIR, index)
+                return Code(T.DIR, index)
             cell = board.parse_cell(name)
             if cell is not None:
-                return Code(str(cell), T.CELL, cell)
+                return Code(T.CELL, cell)
         return None

@@ -42,6 +42,6 @@ class QuietPass(CompilerBase):
         except CompileFailed:
             return False
         self.emit("def _quiet(s):", decl.span)
-        self.emit(f"    return {cond.src}", decl.span)
+        self.emit(f"    return {self.src(cond)}", decl.span)
         self.ir_quiet = lambda: node(cond)  # (made when the program's IR is asked for)
         return True

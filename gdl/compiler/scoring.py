@@ -37,7 +37,7 @@ class ScoringPass(CompilerBase):
                 self.emit("def _util(s):", decl.span)
                 # A fraction (`0.5`, `1/2`) is exact inside the rules; what leaves them is a float, as `n/2` is.
                 # A number a float cannot hold is a rule error (`_num`), not an OverflowError in the solver.
-                value = code.src if code.is_const else f"_num({code.src}, {self.span_id(decl.expr.span)})"
+                value = self.src(code) if code.is_const else f"_num({self.src(code)}, {self.span_id(decl.expr.span)})"
                 value = f"float({value})" if code.type.kind == "real" else value
                 self.emit(f"    return tuple({value} for L_{decl.var} in range({n}))", decl.span)
             except CompileFailed:
@@ -99,8 +99,8 @@ class ScoringPass(CompilerBase):
         except CompileFailed:
             return
         self.emit("def _heur(s):", decl.span)
-        self.emit(f"    return tuple(_flt({code.src}, {self.span_id(decl.expr.span)}) for L_{decl.var} in range({n}))",
-                  decl.span)
+        value = f"_flt({self.src(code)}, {self.span_id(decl.expr.span)})"
+        self.emit(f"    return tuple({value} for L_{decl.var} in range({n}))", decl.span)
 
     def compile_render(self, renders: list[ast.RenderDecl]) -> tuple[str | None, dict[int, str]]:
         for extra in renders[1:]:
