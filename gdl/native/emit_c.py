@@ -272,12 +272,20 @@ class CEmitter(ChanceEmitter):
             lines += ["  g_pack_fast(s, w);", "  return 0;", "}"]
             return "\n".join(lines)
         n = len(self.symmetries[0].src)
-        lines += ["  g_cell best[G_STATE_LEN], img[G_STATE_LEN];", "  memcpy(best, s, sizeof best);",
-                  "  memcpy(img, s, sizeof img);"]
+        lines += ["  g_cell best[G_STATE_LEN];", "  memcpy(best, s, sizeof best);"]
+        if any(m.value_maps for m in self.symmetries):
+            lines += ["  g_cell img[G_STATE_LEN];", "  memcpy(img, s, sizeof img);"]
         for m in self.symmetries:
             if len(m.src) != n:
                 raise Unsupported("symmetry maps of different lengths")
             src = self.static_array(m.src)
+            if not m.value_maps:
+                # Compared while it is read: most images differ from the best so far within a few slots,
+                # so most are never built (this was a quarter of m,n,k's search).
+                lines.append(f"  {{ int k = 0; while (k < {n} && s[{src}[k]] == best[k]) k++;")
+                lines.append(f"    if (k < {n} && s[{src}[k]] < best[k])"
+                             f" for (; k < {n}; k++) best[k] = s[{src}[k]]; }}")
+                continue
             lines.append(f"  for (int j = 0; j < {n}; j++) img[j] = s[{src}[j]];")
             for slot, vmap in m.value_maps:
                 cases = " ".join(f"case {_int(k)}: img[{_int(slot)}] = {_int(v)}; break;"
