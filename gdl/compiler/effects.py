@@ -37,26 +37,17 @@ class EffectPass(CompilerBase):
         after = () if setup else self.after_every
         single = not setup and self.allow_incremental_ends and self.writes_state_once([*body, *after])
         ectx = ctx.child(in_effect=True, in_move=not setup, in_setup=setup, track_write=single)
-        out: list[str] = []
+        out: list[tuple[str, Span | None]] = []
         # `after every move:` runs after the move's own effects (and after its chance), as a block of its
         # own: it is written outside every move, so it sees none of the move's parameters or locals.
         actx = Ctx([{}], in_effect=True, in_move=True, track_write=single)
         with self.collecting() as block:
-            ended = self.compile_block(list(body), ectx, [(list(after), actx)] if after else [], out, 1, span)
+            ended = self.compile_segment(list(body), ectx, [(list(after), actx)] if after else [], out, span)
             if after and not ended:
-                self.compile_block(list(after), actx.child(), [], out, 1, span)
-        self.emit(f"def {fn}({''.join(p + ', ' for p in params)}st):", span)
-        self.emit("    s = list(st)", span)
-        if setup:
-            self.emit("    me = 0; nt = 0", span)
-        else:
-            self.emit("    me = s[_T]; nt = None" + ("; _w = -1" if single else ""), span)
-        self.splice(out)
+                self.compile_segment(list(after), actx.child(), [], out, span)
+        self.splice(self.statements.effect(fn, params, out, setup, single, span))
         if single:
             self.incremental_ends = True
-            self.emit("    return _finish_at(s, me, nt, _w)", span)
-        else:
-            self.emit("    return _finish(s, me, nt)", span)
         return ir.Effect(tuple(block), single)
 
     def writes_state_once(self, body: Sequence[ast.Stmt]) -> bool:
@@ -80,33 +71,39 @@ class EffectPass(CompilerBase):
                 stack.extend((s, True) for s in stmt.body)
         return writes <= 1
 
+    def compile_segment(self, stmts: list[ast.Stmt], ctx: Ctx, after: list[tuple[list[ast.Stmt], Ctx]],
+                        out: list[tuple[str, Span | None]], span: Span) -> bool:
+        """Compile ``stmts`` as a block at the top of a generated function: its IR goes to ``ir_out``, its lines
+        (the statement emitter's, ``pass`` when it has none) to ``out``. Returns ``compile_block``'s answer."""
+        with self.collecting() as segment:
+            ended = self.compile_block(stmts, ctx, after, 1, span)
+        self.ir_out.extend(segment)
+        out.extend(self.statements.block(segment, 1, span))
+        return ended
+
     def compile_block(self, stmts: list[ast.Stmt], ctx: Ctx, after: list[tuple[list[ast.Stmt], Ctx]],
-                      out: list[Any], indent: int, span: Span) -> bool:
-        """Compile ``stmts``; ``after`` holds what follows in enclosing blocks (for chance continuations).
+                      depth: int, span: Span) -> bool:
+        """Compile ``stmts`` (their IR to ``ir_out``); ``after`` holds what follows in enclosing blocks (for chance
+        continuations); ``depth``: how deep the block is nested.
 
         Returns True when the block suspends at a chance at its top level (the continuation runs the rest).
         """
-        pad = "    " * indent
-        start = len(out)
         for i, stmt in enumerate(stmts):
             try:
                 if isinstance(stmt, (ast.Chance, ast.ChanceBranches)):
-                    self.compile_chance(stmt, ctx, [(stmts[i + 1:], ctx), *after], out, pad)
+                    self.compile_chance(stmt, ctx, [(stmts[i + 1:], ctx), *after])
                     return True
-                self.compile_stmt(stmt, ctx, after, out, indent, stmts[i + 1:])
+                self.compile_stmt(stmt, ctx, after, depth, stmts[i + 1:])
             except CompileFailed:
                 continue
-        if len(out) == start:
-            out.append((pad + "pass", span))
         return False
 
-    def compile_stmt(self, stmt: ast.Stmt, ctx: Ctx, after: list[tuple[list[ast.Stmt], Ctx]], out: list[Any],
-                     indent: int, rest: list[ast.Stmt]) -> None:
-        pad = "    " * indent
+    def compile_stmt(self, stmt: ast.Stmt, ctx: Ctx, after: list[tuple[list[ast.Stmt], Ctx]], depth: int,
+                     rest: list[ast.Stmt]) -> None:
         if isinstance(stmt, ast.Assign):
-            out.append((pad + self.assignment(stmt, ctx), stmt.span))
+            self.assignment(stmt, ctx)
         elif isinstance(stmt, ast.Pass):
-            out.append((pad + "pass", stmt.span))
+            pass  # (no IR: an empty block is written `pass`)
         elif isinstance(stmt, ast.Let):
             if stmt.name in self.state and ctx.lookup(stmt.name) is None:
                 self.warn("shadowed-state", f"`let {stmt.name}` hides the state variable {_q(stmt.name)}: later "
@@ -116,45 +113,38 @@ class EffectPass(CompilerBase):
                 raise self.fail("type", "cannot tell the type of `none` alone; write a typed value", stmt.span)
             pyname = f"L_{stmt.name}"
             local = self.declare_local(ctx, stmt.name, Local(pyname, value.type, True), stmt.span)
-            out.append((f"{pad}{pyname} = {self.src(value)}", stmt.span))
             self.ir_out.append(ir.Let(stmt.span, self.local_var(local, stmt.name), node(value)))
         elif isinstance(stmt, ast.Again):
             if ctx.in_setup:
                 raise self.fail("again-in-setup", "`again` is meaningless in setup; assign `turn` instead", stmt.span)
-            out.append((pad + "nt = me", stmt.span))
             self.ir_out.append(ir.SetTurn(stmt.span, ir.Mover(T.PLAYER)))
         elif isinstance(stmt, ast.Break):
             if not ctx.in_loop:
                 raise self.fail("break-outside-loop", "`break` outside a `for` loop", stmt.span)
-            out.append((pad + "break", stmt.span))
             self.ir_out.append(ir.Break(stmt.span))
         elif isinstance(stmt, ast.If):
-            self.check_block_depth(indent, stmt.span)
-            keyword = "if"
+            self.check_block_depth(depth, stmt.span)
             taken = False  # an earlier test is constant true: the branches after it never run
             branches: list[tuple[ir.Expr, tuple[ir.Stmt, ...]]] = []
             orelse: tuple[ir.Stmt, ...] | None = None
             for test_expr, body in stmt.branches:
                 test = self.expr(test_expr, ctx)
                 self.require(test, T.BOOL, test_expr.span)
-                out.append((f"{pad}{keyword} {self.src(test)}:", test_expr.span))
                 with self.dead_code(taken or (test.is_const and not test.const)), self.collecting() as block:
-                    self.compile_block(list(body), ctx.child(), [(rest, ctx), *after], out, indent + 1, stmt.span)
+                    self.compile_block(list(body), ctx.child(), [(rest, ctx), *after], depth + 1, stmt.span)
                 branches.append((node(test), tuple(block)))
                 taken = taken or (test.is_const and bool(test.const))
-                keyword = "elif"
             if stmt.orelse is not None:
-                out.append((pad + "else:", stmt.span))
                 with self.dead_code(taken), self.collecting() as block:
-                    self.compile_block(list(stmt.orelse), ctx.child(), [(rest, ctx), *after], out, indent + 1,
-                                       stmt.span)
+                    self.compile_block(list(stmt.orelse), ctx.child(), [(rest, ctx), *after], depth + 1, stmt.span)
                 orelse = tuple(block)
-            self.ir_out.append(ir.If(stmt.span, tuple(branches), orelse))
+            self.ir_out.append(ir.If(stmt.span, tuple(branches), orelse,
+                                     tuple(test_expr.span for test_expr, _ in stmt.branches)))
         elif isinstance(stmt, ast.For):
             domain = self.expr(stmt.domain, ctx)
             if domain.type.kind != "seq":
                 raise self.fail("type", f"`for` needs a set to loop over, not {domain.type}", stmt.domain.span)
-            self.check_block_depth(indent, stmt.span)
+            self.check_block_depth(depth, stmt.span)
             if self.loop_depth >= MAX_LOOP_DEPTH:
                 raise self.fail("too-deep", f"`for` loops nested more than {MAX_LOOP_DEPTH} deep", stmt.span,
                                 "loop over pairs or cells instead of nesting so many loops")
@@ -163,23 +153,23 @@ class EffectPass(CompilerBase):
             local = self.declare_local(inner, stmt.var, Local(pyname, domain.type.elem or T.INT, False,
                                                               bounds=_domain_bounds(domain)), stmt.span)
             poll = self.needs_poll(domain)
-            out.append((f"{pad}for {pyname} in {self.loop_source(domain, stmt.domain.span)}:", stmt.span))
             self.loop_depth += 1
             try:
                 with self.loop_body(domain), self.collecting() as block:
-                    self.compile_block(list(stmt.body), inner, [], out, indent + 1, stmt.span)
+                    self.compile_block(list(stmt.body), inner, [], depth + 1, stmt.span)
             finally:
                 self.loop_depth -= 1
-            self.ir_out.append(ir.For(stmt.span, self.local_var(local, stmt.var), node(domain), tuple(block), poll))
+            self.ir_out.append(ir.For(stmt.span, self.local_var(local, stmt.var), node(domain), tuple(block), poll,
+                                      stmt.domain.span))
         else:  # pragma: no cover - the grammar has no other statements
             raise self.fail("internal", f"unknown statement {type(stmt).__name__}", stmt.span)
 
-    def check_block_depth(self, indent: int, span: Span) -> None:
-        if indent > MAX_BLOCK_DEPTH:
+    def check_block_depth(self, depth: int, span: Span) -> None:
+        if depth > MAX_BLOCK_DEPTH:
             raise self.fail("too-deep", f"blocks nested more than {MAX_BLOCK_DEPTH} deep", span,
                             "move the inner part into a `def`, or test several conditions with `and`")
 
-    def assignment(self, stmt: ast.Assign, ctx: Ctx) -> str:
+    def assignment(self, stmt: ast.Assign, ctx: Ctx) -> None:
         value = self.expr(stmt.value, ctx)
         local = ctx.lookup(stmt.name)
         if local is not None:
@@ -189,9 +179,7 @@ class EffectPass(CompilerBase):
             if stmt.indices:
                 raise self.fail("type", f"{_q(stmt.name)} is not an array", stmt.span)
             target_type = local.type
-            target = local.pyname
             slot: int | None = None
-            slot_src = ""
             current: ir.Expr = self.local_node(local, stmt.name)
         elif stmt.name == "turn":
             if stmt.indices:
@@ -200,22 +188,18 @@ class EffectPass(CompilerBase):
             if stmt.op != "=":
                 raise self.fail("type", "`turn` can only be set with `=`", stmt.span)
             self.ir_out.append(ir.SetTurn(stmt.span, node(value)))
-            return f"nt = {self.src(value)}"
+            return
         elif stmt.name in self.state:
             target_var = self.state[stmt.name]
             target_var.used = True
             target_type = target_var.type
             if target_var.dims:
                 index = self.slot(target_var, stmt.indices, ctx, stmt.span)
-                slot_src = self.src(index)
-                target = f"s[{slot_src}]"
                 slot = index.const if index.is_const else None
                 slot_node = node(index)
             elif stmt.indices:
                 raise self.fail("type", f"{_q(stmt.name)} is not an array", stmt.span)
             else:
-                slot_src = str(target_var.offset)
-                target = f"s[{slot_src}]"
                 slot = target_var.offset
                 slot_node = ir.Const(T.INT, value=slot)
             current = ir.Slot(target_type, var=target_var.name, index=slot_node, value_bounds=_var_bounds(target_var))
@@ -231,22 +215,19 @@ class EffectPass(CompilerBase):
                                 "only state variables, `let` locals and `turn` can be assigned")
             raise self.fail("undefined-name", f"{_q(stmt.name)} is not defined", stmt.name_span,
                             did_you_mean(stmt.name, list(self.state) + [n for n, _ in ctx.all_locals()]))
-        prefix = ""
-        if local is None and ctx.track_write:
+        track = local is None and ctx.track_write
+        if track:
             # The move's only write to the state: remember its slot so that the end rules are
             # re-checked only where that slot can make them true (see emit_incremental_ends).
             if slot is None:
                 self.written_slots = None  # known only when the move runs: any slot
             elif self.written_slots is not None:
                 self.written_slots.add(slot)
-            prefix = f"_w = {slot_src}; "
-            target = "s[_w]"
         if stmt.op != "=":
             if not target_type.is_number:
                 raise self.fail("type", f"`{stmt.op}` needs a number, and {_q(stmt.name)} holds {target_type}",
                                 stmt.span)
             self.require_number(value, stmt.value.span)
-            src = f"{target} {stmt.op[0]} {self.src(value)}"
             new_value: ir.Expr = ir.Binary(target_type, op=stmt.op[0], left=current, right=node(value),
                                            span=stmt.span)
         else:
@@ -254,7 +235,6 @@ class EffectPass(CompilerBase):
                 target_type.kind == "int" and value.type.kind == "int"
             ):
                 raise self.fail("type", f"{_q(stmt.name)} holds {target_type}, not {value.type}", stmt.value.span)
-            src = self.src(value)
             new_value = node(value)
         if (local is None and not value.is_const) or stmt.op != "=":
             var: StateVar | None = self.state[stmt.name] if local is None else None
@@ -267,18 +247,16 @@ class EffectPass(CompilerBase):
                 # and a mistake in the rules is reported at its line instead of corrupting a solve.
                 # (Skipped where the value's bounds already lie inside the domain, and for a player,
                 # cell, direction or enumeration state that holds every value of its type.)
-                sid = self.span_id(stmt.value.span)
-                src = f"_among({src}, {self.constant(var.values)}, {sid})" if var.values is not None else \
-                    f"_dom({src}, {var.lo}, {var.hi}, {sid})"
                 new_value = ir.Check(target_type, kind="among" if var.values is not None else "domain",
                                      value=new_value, lo=var.lo, hi=var.hi, allowed=var.values, span=stmt.value.span)
         if isinstance(current, ir.Slot):
             assert current.index is not None
-            self.ir_out.append(ir.AssignSlot(stmt.span, current.var, current.index, "=", new_value))
+            self.ir_out.append(ir.AssignSlot(stmt.span, current.var, current.index, "=", new_value,
+                                             stmt.op != "=", track))
         else:
             assert local is not None  # (every other target returned or failed above)
-            self.ir_out.append(ir.AssignLocal(stmt.span, self.local_var(local, stmt.name), "=", new_value))
-        return f"{prefix}{target} = {src}"
+            self.ir_out.append(ir.AssignLocal(stmt.span, self.local_var(local, stmt.name), "=", new_value,
+                                              stmt.op != "="))
 
     def compile_setup(self, setup: ast.SetupDecl | None) -> None:
         init = [0] * (self.nvars + 2)

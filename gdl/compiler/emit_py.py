@@ -26,7 +26,7 @@ from gdl.diagnostics import Span
 
 
 class Unsupported(Exception):
-    """A node this emitter does not write (yet): the statement-level checks ``among``, ``number``, ``float``."""
+    """A node this emitter does not write (yet): the checks ``number`` and ``float``."""
 
 
 class PythonNames(Protocol):
@@ -280,6 +280,8 @@ class PythonExpressionEmitter:
             return f"_dom({value}, {node.lo}, {node.hi}, {self.sid(node.span)})"
         if node.kind == "some":
             return f"_some({value}, {self.sid(node.span)})"
+        if node.kind == "among":
+            return f"_among({value}, {self.names.constant(node.allowed)}, {self.sid(node.span)})"
         raise Unsupported(f"Check {node.kind}")
 
     # ------------------------------------------------------------------------- aggregates, calls

@@ -204,6 +204,7 @@ class ChancePoint:
     probabilities: tuple[Expr, ...] = ()
     continuations: tuple[Continuation, ...] = ()
     distribution: tuple[tuple[Any, Fraction], ...] | None = None
+    weight_span: Span | None = None  # the weight's own span, when known
 
 
 @dataclass(frozen=True, slots=True)

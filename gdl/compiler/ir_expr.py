@@ -535,6 +535,11 @@ class AssignSlot(Stmt):
     slot: Expr
     op: str
     value: Expr
+    augmented: bool = False
+    """Written ``x op= v``: ``value`` is ``Binary(op, x, v)`` (inside its domain :class:`Check`, if any)."""
+    track_write: bool = False
+    """The move's only write to the state: the Python back end keeps its slot (``_w``) for the incremental
+    end check (``Effect.single_write``)."""
 
 
 @dataclass(slots=True, eq=False)
@@ -542,6 +547,8 @@ class AssignLocal(Stmt):
     var: Var
     op: str
     value: Expr
+    augmented: bool = False
+    """Written ``x op= v``: ``value`` is ``Binary(op, x, v)``."""
 
 
 @dataclass(slots=True, eq=False)
@@ -561,6 +568,8 @@ class SetTurn(Stmt):
 class If(Stmt):
     branches: tuple[tuple[Expr, tuple[Stmt, ...]], ...]
     orelse: tuple[Stmt, ...] | None
+    test_spans: tuple[Span, ...] = ()
+    """Each branch's test's own span (where the Python back end maps its ``if``/``elif`` line), when known."""
 
 
 @dataclass(slots=True, eq=False)
@@ -569,6 +578,8 @@ class For(Stmt):
     domain: Expr
     body: tuple[Stmt, ...]
     poll: bool = False
+    domain_span: Span | None = None
+    """The domain's own span (where a polled loop's budget error points), when known."""
 
 
 @dataclass(slots=True, eq=False)

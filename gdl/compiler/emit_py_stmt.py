@@ -1,0 +1,165 @@
+"""The Python emitter of the IR's statements: an :class:`ir.Stmt <gdl.compiler.ir.Stmt>` list as the lines of a
+generated function (effects, ``setup``, chance continuations). The passes build the statements' IR and ask for
+their lines here; the expressions inside are the expression emitter's (:mod:`gdl.compiler.emit_py`), the names
+and span ids its context's (:class:`gdl.compiler.emit_py.PythonNames`).
+
+A line is a ``(text, span)`` pair: the span is where a run-time error on that line is reported (the module's line
+map). What the lines are, statement by statement:
+
+* an assignment of a state slot: ``s[i] = v`` (``_w = i; s[_w] = v`` when it is the move's only write,
+  ``AssignSlot.track_write``); ``x op= v`` is written ``s[i] = s[i] op v`` (``augmented``), inside the domain check
+  ``_dom(..., lo, hi, sid)`` or ``_among(..., allowed, sid)`` when one is kept;
+* ``let``/a local's assignment: ``L_x = v``; ``turn = p``: ``nt = p`` (``again``: ``nt = me``);
+* ``if``/``elif``/``else``, ``for L_x in D:`` (``_poll(D, sid)`` when the loop may be long), ``break``;
+  an empty block is ``pass``;
+* a chance point (:class:`ir.Suspend`): the chance state is returned, ``s[_T] = -1`` then
+  ``return tuple(s) + (point, me, nt, saved...)``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gdl.compiler import ir
+from gdl.compiler.emit_py import PythonExpressionEmitter, Unsupported
+from gdl.diagnostics import Span
+
+Line = tuple[str, Span | None]
+
+
+class PythonStatementEmitter:
+    """Writes IR statements as the Python back end's lines (each with the span its line map gives it)."""
+
+    def __init__(self, exprs: PythonExpressionEmitter) -> None:
+        self.exprs = exprs
+        self.names = exprs.names
+
+    def block(self, stmts: tuple[ir.Stmt, ...] | list[ir.Stmt], indent: int, span: Span | None) -> list[Line]:
+        """The lines of ``stmts`` at ``indent`` (4 spaces each); ``pass`` at ``span`` when there are none."""
+        out: list[Line] = []
+        self.write_block(stmts, indent, span, out)
+        return out
+
+    def write_block(self, stmts: tuple[ir.Stmt, ...] | list[ir.Stmt], indent: int, span: Span | None,
+                    out: list[Line]) -> None:
+        start = len(out)
+        for stmt in stmts:
+            self.stmt(stmt, indent, out)
+        if len(out) == start:
+            out.append(("    " * indent + "pass", span))
+
+    def stmt(self, stmt: ir.Stmt, indent: int, out: list[Line]) -> None:
+        pad = "    " * indent
+        expr = self.exprs.expr
+        if isinstance(stmt, ir.AssignSlot):
+            where = self.exprs.flat_slot(stmt.slot)
+            target = "s[_w]" if stmt.track_write else f"s[{where}]"
+            prefix = f"_w = {where}; " if stmt.track_write else ""
+            out.append((f"{pad}{prefix}{target} = {self.assigned(stmt.value, target, stmt.augmented)}", stmt.span))
+        elif isinstance(stmt, ir.AssignLocal):
+            target = self.names.local_name(stmt.var)
+            out.append((f"{pad}{target} = {self.assigned(stmt.value, target, stmt.augmented)}", stmt.span))
+        elif isinstance(stmt, ir.Let):
+            out.append((f"{pad}{self.names.local_name(stmt.var)} = {expr(stmt.value)}", stmt.span))
+        elif isinstance(stmt, ir.SetTurn):
+            out.append((f"{pad}nt = {expr(stmt.value)}", stmt.span))
+        elif isinstance(stmt, ir.Break):
+            out.append((pad + "break", stmt.span))
+        elif isinstance(stmt, ir.If):
+            keyword = "if"
+            spans = stmt.test_spans or (stmt.span,) * len(stmt.branches)
+            for (test, body), test_span in zip(stmt.branches, spans, strict=True):
+                out.append((f"{pad}{keyword} {expr(test)}:", test_span))
+                self.write_block(body, indent + 1, stmt.span, out)
+                keyword = "elif"
+            if stmt.orelse is not None:
+                out.append((pad + "else:", stmt.span))
+                self.write_block(stmt.orelse, indent + 1, stmt.span, out)
+        elif isinstance(stmt, ir.For):
+            domain = expr(stmt.domain)
+            if stmt.poll:  # (counted toward the rule budget, the error at the domain's span)
+                domain = f"_poll({domain}, {self.exprs.sid(stmt.domain_span or stmt.span)})"
+            out.append((f"{pad}for {self.names.local_name(stmt.var)} in {domain}:", stmt.span))
+            self.write_block(stmt.body, indent + 1, stmt.span, out)
+        elif isinstance(stmt, ir.Suspend):
+            saved = "".join(", " + self.names.local_name(var) for var in stmt.saved)
+            out.append((f"{pad}s[_T] = -1", stmt.span))
+            out.append((f"{pad}return tuple(s) + ({stmt.point}, me, nt{saved})", stmt.span))
+        else:
+            raise Unsupported(type(stmt).__name__)
+
+    def assigned(self, value: ir.Expr, target: str, augmented: bool) -> str:
+        """The text of an assigned value; ``x op= v`` as ``target op v`` (unparenthesised, in its check)."""
+        if not augmented:
+            return self.exprs.expr(value)
+        check: Any = None
+        new: ir.Expr | None = value
+        if isinstance(value, ir.Check):
+            check, new = value, value.value
+        assert isinstance(new, ir.Binary) and new.right is not None
+        text = f"{target} {new.op} {self.exprs.expr(new.right)}"
+        if check is None:
+            return text
+        if check.kind == "among":
+            return f"_among({text}, {self.names.constant(check.allowed)}, {self.exprs.sid(check.span)})"
+        assert check.kind == "domain"
+        return f"_dom({text}, {check.lo}, {check.hi}, {self.exprs.sid(check.span)})"
+
+    # ------------------------------------------------------------------------------------- functions
+
+    def effect(self, fn: str, params: list[str], body: list[Line], setup: bool, single: bool,
+               span: Span) -> list[Line]:
+        """``fn(params..., st)``: a move's effects (or ``setup``) as ``body`` (its lines), then the end rules
+        (``_finish``; ``_finish_at`` with the slot ``_w`` the move wrote, when it writes one, ``single``)."""
+        lines: list[Line] = [(f"def {fn}({''.join(p + ', ' for p in params)}st):", span), ("    s = list(st)", span)]
+        if setup:
+            lines.append(("    me = 0; nt = 0", span))
+        else:
+            lines.append(("    me = s[_T]; nt = None" + ("; _w = -1" if single else ""), span))
+        lines += body
+        lines.append(("    return _finish_at(s, me, nt, _w)" if single else "    return _finish(s, me, nt)", span))
+        return lines
+
+    def restore(self, saved: tuple[ir.Var, ...], base: int) -> list[str]:
+        """The move's locals kept in a chance state (from ``base``, where its extras start), read back."""
+        return [f"    {self.names.local_name(var)} = st[{base + 3 + i}]" for i, var in enumerate(saved)]
+
+    def continuation(self, fn: str, saved: tuple[ir.Var, ...], base: int, body: list[Line], span: Span,
+                     bind: ir.Var | None = None) -> list[Line]:
+        """``fn(outcome, st)``: restore the move's locals from the chance state, then bind the chance variable
+        (after the restore, so that no saved local can overwrite nature's pick), then go on with ``body``."""
+        lines: list[Line] = [(f"def {fn}(_pick, st):", span), (f"    s = list(st[:{base}])", span),
+                             (f"    me = st[{base + 1}]; nt = st[{base + 2}]", span), ("    s[_T] = me", span)]
+        lines += [(line, span) for line in self.restore(saved, base)]
+        if bind is not None:
+            lines.append((f"    {self.names.local_name(bind)} = _pick", span))
+        lines += body
+        lines.append(("    return _finish(s, me, nt)", span))
+        return lines
+
+    def outcomes(self, point: ir.ChancePoint, base: int) -> list[Line]:
+        """``_co<k>(st)``: the outcomes of chance point ``k`` with their probabilities, computed in the chance
+        state (``_CD<k>``: known at load time; ``_CT<k>``, ``_CK<k>``, ``_CB<k>``: its factory's cache, the
+        factory, the labels). ``mover`` and ``turn`` are the mover there: a def's body reads ``turn`` from the
+        state, and in the move it is the mover, not the chance state's CHANCE."""
+        cid, span = point.point, point.span
+        lines: list[Line] = [(f"def _co{cid}(st):", span)]
+        if point.distribution is not None:
+            lines.append((f"    return _CD{cid}", span))
+            return lines
+        lines.append((f"    me = st[{base + 1}]; s = list(st[:{base}]); s[_T] = me", span))
+        lines += [(line, span) for line in self.restore(point.saved, base)]
+        sid = self.exprs.sid(span)
+        if point.var is None:  # labelled branches
+            probabilities = ", ".join(self.exprs.expr(p) for p in point.probabilities)
+            lines.append((f"    return _branches(_CB{cid}, ({probabilities},), _CK{cid}, {sid})", span))
+            return lines
+        assert point.domain is not None
+        lines.append((f"    dom = _outcomes({self.exprs.expr(point.domain)}, {sid})", span))  # (bounded first)
+        if point.weight is None:
+            lines.append((f"    return _uniform(dom, _CT{cid}, _CK{cid}, {sid})", span))
+        else:
+            lines.append((f"    ws = [{self.exprs.expr(point.weight)} for {self.names.local_name(point.var)} in dom]",
+                          point.weight_span or span))
+            lines.append((f"    return _weighted(dom, ws, _CT{cid}, _CK{cid}, {sid})", span))
+        return lines
