@@ -3,7 +3,7 @@
  * (plain sweeps) for games whose values are scalar: one player, or two whose utilities sum to zero.
  *
  * Sources: Moore (1959) for the breadth-first exploration; Tarjan (1972) for the components, sinks
- * first, with an explicit stack; Bellman (1957) for the backups; Dai & Goldsmith (2007) for solving the
+ * first, with an explicit path; Bellman (1957) for the backups; Dai & Goldsmith (2007) for solving the
  * components in reverse topological order. Pseudo-code (solve):
  *
  *     for C in components(graph), sinks first:
@@ -13,13 +13,26 @@
  *                 until no V'[f] moved by tolerance; then V[F] <- V'[F]
  *
  * Storage: every state is kept as its packed key (G_KEY_WORDS words) in an array indexed by discovery
- * number; an open-addressing table of indexes finds a key. Edges are in compressed rows (first[i] ..
- * first[i+1]) in move order with their codes and, for chance states, probabilities. Each state keeps its
- * breadth-first parent and the code that led to it, so a dead end or a rule error is reported with the
- * moves from the root. Both phases run in slices: Python checks time, nodes and Ctrl-C in between.
+ * number; an open-addressing table of indexes finds a key (a key of at most 32 bits is kept in its bucket,
+ * so a probe reads the table alone; the children added last are looked up first, in a small table by
+ * hash). Edges are in compressed rows (first[i] .. first[i+1]) in move order with their codes and, for
+ * chance states, probabilities. Each state keeps its breadth-first parent and the code that led to it, so a
+ * dead end or a rule error is reported with the moves from the root. Both phases run in slices: Python
+ * checks time, nodes and Ctrl-C in between.
+ *
+ * Solving: one mark per state (index[]: discovery number, on the path, solved, or the position in the
+ * component being solved) and a bit per state (feedback); the low links and next edges are kept only for
+ * the states on the depth-first path, and a component is the states finished since its root was entered
+ * (less solved components), so Tarjan's stack is not kept. The large arrays are read at random: on Linux
+ * they are advised to use huge pages. The walk, the sweeps and their arithmetic are those of the Python
+ * solver (the same values, sweeps and counts).
  */
 
 #include <math.h>
+#include <stdlib.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 #define GR_DONE 0
 #define GR_SLICE 1
@@ -29,18 +42,28 @@
 #define GR_MEMORY 5
 #define GR_NOT_SCALAR 6 /* a terminal state of a two-player game whose utilities do not sum to 0 */
 
-#define GR_NEWTON_MAX 8    /* Newton steps only in components with at most this many feedback states */
+#define GR_NEWTON_MAX 8    /* Newton steps only in components with at most this many feedback states (gr_copy) */
 #define GR_NEWTON_STEPS 30 /* after this many Newton steps, plain sweeps */
 #define GR_PIVOT_MIN 1e-9  /* a smaller pivot in I - A: a cycle that may never be left; plain sweeps */
 #define GR_TIE 1e-9        /* solver.limits.TIE_TOLERANCE */
 #define GR_BLOCK 16        /* states expanded before their children are added */
-#define GR_ACTIVE 0x80000000u     /* index[]: on the depth-first path */
+#define GR_RECENT 2048     /* short keys: the children last added, by hash (buckets' format), looked up first */
+#define GR_ACTIVE 0x80000000u     /* index[]: on the depth-first path; in the component being solved: | position */
 #define GR_DONE_INDEX 0x7fffffffu /* index[]: in a component already solved */
+
+typedef struct gr_frame {  /* a state on the depth-first path */
+    int64_t edge, end;     /* its next edge to follow, and its last + 1 */
+    int64_t nf;            /* finished states when it was entered: its component is finished[nf ..] */
+    int32_t v;
+    uint32_t low;          /* its low link (Tarjan) */
+} gr_frame;
 
 typedef struct gr_ctx {
     int64_t cap, n, expanded, edges, edges_cap, states_cap, slots_mask;
     uint64_t *keys;       /* n * G_KEY_WORDS */
-    uint64_t *slots;      /* open addressing: the hash's top 32 bits << 32 | index + 1; 0 empty */
+    size_t slots_mapped, index_mapped; /* (gr_table_alloc) */
+    uint64_t *slots;      /* open addressing: the hash's top 32 bits (short keys: the key) << 32 | index + 1; 0 empty */
+    int short_keys;       /* every key so far fits in 32 bits (gr_short_keys): the buckets hold the keys */
     int8_t *player;
     int64_t *first;       /* states_cap + 1 */
     int32_t *parent, *via;
@@ -48,29 +71,71 @@ typedef struct gr_ctx {
     int32_t *dist;        /* a chance state's probabilities: pool[dist[i] ..], in edge order */
     double *pool, *val;   /* distributions, each kept once where chance states in a row share it */
     int64_t pool_n, pool_cap, last_dist, last_len;
-    uint64_t *scratch, *hashes; /* a block of states' children: keys, hashes and moves */
-    int32_t *moves;
+    uint64_t *scratch, *hashes; /* a block of states' children: keys, hashes, moves and indexes if known */
+    int32_t *moves, *known;
+    uint64_t recent[GR_RECENT]; /* (most children were children of a state expanded shortly before) */
     int64_t scratch_n;
     gdl_error err;
     int64_t bad;          /* the state of a dead end or an error */
     /* solve: Tarjan's walk, resumable */
-    uint32_t *index;      /* discovery number (0: not seen; GR_DONE_INDEX: in a solved component), | GR_ACTIVE */
-    int32_t *low, *stack, *finished, *path;
-    int64_t *next_edge;
-    uint8_t *flags;       /* 2: the target of a back edge */
-    double *fresh;        /* a feedback state's new value in the current sweep */
-    int32_t *pos;         /* a state's position in the component being solved, else -1 */
+    uint32_t *index;      /* discovery number (0: not seen; GR_DONE_INDEX: in a solved component), | GR_ACTIVE on
+                             the path; a member of the component being solved: GR_ACTIVE | its position in it */
+    int32_t *finished;    /* states in finishing order, but those of components already solved */
+    gr_frame *path;       /* the depth-first path (path_cap frames) */
+    int64_t path_cap;
+    uint64_t *feedback;   /* a bit per state: the target of a back edge */
+    double *fresh;        /* per member of the component being solved: a feedback state's new value in a sweep */
     double *slopes;       /* per member of that component, k slopes: d value / d x (Newton steps) */
-    int64_t slopes_cap;
+    int64_t slopes_cap, fresh_cap;
     int k, newton, with_slopes, steps; /* the component's feedback states, and how it is being iterated */
     int32_t fb[GR_NEWTON_MAX];
     double rows[GR_NEWTON_MAX][GR_NEWTON_MAX];
-    int64_t counter, root, nstack, nfinished, npath;
+    int64_t counter, root, nfinished, npath;
     int64_t comp_start, comp_size, sweeps, max_sweeps_seen, components, work;
     int comp_active, unconverged, solving;
     int vector, antisymmetric; /* vector: a value per player (max^n); antisymmetric: so far every end (u, -u) */
     double *vv;                /* vector: G_PLAYERS values per state */
 } gr_ctx;
+
+static int gr_short_keys(void);
+
+#define GR_HUGE_PAGE ((size_t)2 << 20)
+
+/* Zeroed memory for a large table read at random (the buckets, the marks): on Linux, mapped with advice to use
+   huge pages (fewer TLB misses and page faults; as negamax.c maps its table); elsewhere, smaller, or if the
+   mapping fails: calloc. *mapped: the length mapped (0: calloc'd). */
+static void *gr_table_alloc(size_t bytes, size_t *mapped) {
+    *mapped = 0;
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    if (bytes >= GR_HUGE_PAGE) {
+        size_t len = (bytes + GR_HUGE_PAGE - 1) / GR_HUGE_PAGE * GR_HUGE_PAGE;
+        char *p = mmap(NULL, len + GR_HUGE_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p != MAP_FAILED) {
+            char *a = (char *)(((uintptr_t)p + GR_HUGE_PAGE - 1) & ~(uintptr_t)(GR_HUGE_PAGE - 1));
+            if (a > p) munmap(p, (size_t)(a - p));
+            if (p + len + GR_HUGE_PAGE > a + len) munmap(a + len, (size_t)(p + len + GR_HUGE_PAGE - (a + len)));
+            madvise(a, len, MADV_HUGEPAGE); /* (advice: refused, the table has small pages) */
+            /* a write to each 2 MB first: a read would map the shared zero page, which a write then splits into
+               small pages (the table is read at random before it is written; all of it is used) */
+            for (size_t off = 0; off < len; off += GR_HUGE_PAGE) ((volatile char *)a)[off] = 0;
+            *mapped = len;
+            return a;
+        }
+    }
+#endif
+    return calloc(1, bytes);
+}
+
+static void gr_table_free(void *p, size_t mapped) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    if (mapped) {
+        munmap(p, mapped);
+        return;
+    }
+#endif
+    (void)mapped;
+    free(p);
+}
 
 static int gr_grow(void **p, int64_t count, size_t size) {
     void *q = realloc(*p, (size_t)count * size);
@@ -79,11 +144,27 @@ static int gr_grow(void **p, int64_t count, size_t size) {
     return 0;
 }
 
+/* gr_grow for the graph's large arrays (per state or per edge, read at random when solving): on Linux, the
+   whole huge pages inside are advised as gr_table_alloc's mappings are (realloc keeps the advice when it
+   moves a mapping). */
+static int gr_grow_big(void **p, int64_t count, size_t size) {
+    if (gr_grow(p, count, size)) return -1;
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    size_t bytes = (size_t)count * size;
+    if (bytes >= 2 * GR_HUGE_PAGE) {
+        uintptr_t a = ((uintptr_t)*p + GR_HUGE_PAGE - 1) & ~(uintptr_t)(GR_HUGE_PAGE - 1);
+        uintptr_t b = ((uintptr_t)*p + bytes) & ~(uintptr_t)(GR_HUGE_PAGE - 1);
+        if (b > a) madvise((void *)a, b - a, MADV_HUGEPAGE);
+    }
+#endif
+    return 0;
+}
+
 static void gr_free_all(gr_ctx *c) {
-    free(c->keys); free(c->slots); free(c->player); free(c->first); free(c->parent); free(c->via);
-    free(c->vv); free(c->succ); free(c->dist); free(c->pool); free(c->scratch); free(c->hashes); free(c->moves); free(c->val); free(c->index); free(c->low);
-    free(c->stack); free(c->finished); free(c->path); free(c->next_edge); free(c->flags); free(c->fresh);
-    free(c->pos); free(c->slopes);
+    gr_table_free(c->slots, c->slots_mapped); gr_table_free(c->index, c->index_mapped);
+    free(c->keys); free(c->player); free(c->first); free(c->parent); free(c->via);
+    free(c->vv); free(c->succ); free(c->dist); free(c->pool); free(c->scratch); free(c->hashes); free(c->moves); free(c->known); free(c->val);
+    free(c->finished); free(c->path); free(c->feedback); free(c->fresh); free(c->slopes);
 }
 
 gr_ctx *gdl_gr_new(int64_t cap) {
@@ -104,7 +185,8 @@ gr_ctx *gdl_gr_new(int64_t cap) {
     c->pool_cap = 1024;
     c->pool = malloc(8 * (size_t)c->pool_cap);
     c->last_dist = -1;
-    c->slots = calloc((size_t)c->slots_mask + 1, 8);
+    c->slots = gr_table_alloc(8 * ((size_t)c->slots_mask + 1), &c->slots_mapped);
+    c->short_keys = gr_short_keys();
     if (!c->keys || !c->player || !c->first || !c->parent || !c->via || !c->val || !c->succ || !c->dist
         || !c->pool || !c->slots) {
         gr_free_all(c);
@@ -132,8 +214,24 @@ void gdl_gr_free(gr_ctx *c) {
 
 static inline uint64_t gr_tag(uint64_t h) { return h & 0xffffffff00000000ULL; }
 
+/* Whether every key is one word of at most 32 bits (the packing's widths say so): then a bucket holds the key
+   itself above the index, and a probe never reads the keys array. */
+static int gr_short_keys(void) {
+    if (G_KEY_WORDS != 1) return 0;
+    for (int i = 0; i < G_STATE_LEN; i++)
+        if (g_pack_word[i] != 0 || g_pack_shift[i] + g_pack_bits[i] > 32) return 0;
+    return 1;
+}
+
 /* The bucket of a key: where it is, or the empty bucket where it would go. */
 static int64_t gr_probe(gr_ctx *c, const uint64_t *key, uint64_t h) {
+    if (c->short_keys) {
+        uint64_t want = key[0] << 32, wide = key[0] >> 32; /* (a wider key is not there: its empty bucket) */
+        for (int64_t b = (int64_t)(h & (uint64_t)c->slots_mask);; b = (b + 1) & c->slots_mask) {
+            uint64_t s = c->slots[b];
+            if (!s || ((s & 0xffffffff00000000ULL) == want && !wide)) return b;
+        }
+    }
     uint64_t tag = gr_tag(h);
     for (int64_t b = (int64_t)(h & (uint64_t)c->slots_mask);; b = (b + 1) & c->slots_mask) {
         uint64_t s = c->slots[b];
@@ -144,18 +242,37 @@ static int64_t gr_probe(gr_ctx *c, const uint64_t *key, uint64_t h) {
     }
 }
 
-static int gr_rehash(gr_ctx *c) {
-    int64_t mask = c->slots_mask * 2 + 1;
-    uint64_t *slots = calloc((size_t)mask + 1, 8);
+/* The table rebuilt with (mask + 1) buckets: each state put in the first empty bucket from its hash (the keys
+   are distinct: nothing is compared). `short_keys`: the buckets' format (a key met that does not fit in 32
+   bits turns it off). */
+static int gr_rehash(gr_ctx *c, int64_t mask, int short_keys) {
+    size_t mapped, old_mapped = c->slots_mapped;
+    uint64_t *slots = gr_table_alloc(8 * ((size_t)mask + 1), &mapped), *old = c->slots;
     if (!slots) return -1;
-    free(c->slots);
+    int64_t old_n = c->slots_mask + 1;
+    c->slots_mapped = mapped;
+    int was_short = c->short_keys;
     c->slots = slots;
     c->slots_mask = mask;
-    for (int64_t i = 0; i < c->n; i++) {
-        const uint64_t *k = c->keys + i * G_KEY_WORDS;
-        uint64_t h = gdl_hash_words(k, G_KEY_WORDS);
-        c->slots[gr_probe(c, k, h)] = gr_tag(h) | (uint64_t)(i + 1);
+    c->short_keys = short_keys;
+    if (was_short && short_keys) { /* the old buckets hold the keys: no need to read the keys array */
+        for (int64_t b = 0; b < old_n; b++) {
+            uint64_t s = old[b], k = s >> 32;
+            if (!s) continue;
+            int64_t t = (int64_t)(gdl_hash_words(&k, 1) & (uint64_t)mask);
+            while (slots[t]) t = (t + 1) & mask;
+            slots[t] = s;
+        }
+    } else {
+        for (int64_t i = 0; i < c->n; i++) {
+            const uint64_t *k = c->keys + i * G_KEY_WORDS;
+            uint64_t h = gdl_hash_words(k, G_KEY_WORDS);
+            int64_t t = (int64_t)(h & (uint64_t)mask);
+            while (slots[t]) t = (t + 1) & mask;
+            slots[t] = (short_keys ? k[0] << 32 : gr_tag(h)) | (uint64_t)(i + 1);
+        }
     }
+    gr_table_free(old, old_mapped);
     return 0;
 }
 
@@ -164,12 +281,16 @@ static int64_t gr_add(gr_ctx *c, const uint64_t *key, uint64_t h, int64_t parent
     int64_t b = gr_probe(c, key, h);
     if (c->slots[b]) return (int64_t)(c->slots[b] & 0xffffffffULL) - 1;
     if (c->n >= c->cap) return -1;
+    if (c->short_keys && key[0] >> 32) { /* (not as the packing said): the buckets take hashes from now on */
+        if (gr_rehash(c, c->slots_mask, 0)) return -2;
+        b = gr_probe(c, key, h);
+    }
     if (c->n == c->states_cap) {
         int64_t m = c->states_cap * 2;
-        if (gr_grow((void **)&c->keys, m * G_KEY_WORDS, 8) || gr_grow((void **)&c->player, m, 1)
-            || gr_grow((void **)&c->first, m + 1, 8) || gr_grow((void **)&c->parent, m, 4)
-            || gr_grow((void **)&c->via, m, 4) || gr_grow((void **)&c->val, m, 8) || gr_grow((void **)&c->dist, m, 4)
-            || (c->vector && gr_grow((void **)&c->vv, m * G_PLAYERS, 8)))
+        if (gr_grow_big((void **)&c->keys, m * G_KEY_WORDS, 8) || gr_grow_big((void **)&c->player, m, 1)
+            || gr_grow_big((void **)&c->first, m + 1, 8) || gr_grow_big((void **)&c->parent, m, 4)
+            || gr_grow_big((void **)&c->via, m, 4) || gr_grow_big((void **)&c->val, m, 8)
+            || gr_grow_big((void **)&c->dist, m, 4) || (c->vector && gr_grow_big((void **)&c->vv, m * G_PLAYERS, 8)))
             return -2;
         c->states_cap = m;
     }
@@ -180,8 +301,8 @@ static int64_t gr_add(gr_ctx *c, const uint64_t *key, uint64_t h, int64_t parent
     c->val[i] = 0.0;
     if (c->vector)
         for (int j = 0; j < G_PLAYERS; j++) c->vv[i * G_PLAYERS + j] = 0.0;
-    c->slots[b] = gr_tag(h) | (uint64_t)(i + 1);
-    if (2 * c->n > c->slots_mask && gr_rehash(c)) return -2;
+    c->slots[b] = (c->short_keys ? key[0] << 32 : gr_tag(h)) | (uint64_t)(i + 1);
+    if (2 * c->n > c->slots_mask && gr_rehash(c, c->slots_mask * 2 + 1, c->short_keys)) return -2;
     return i;
 }
 
@@ -213,7 +334,7 @@ static int gr_scratch(gr_ctx *c, int64_t used, int64_t more) {
     if (used + more <= c->scratch_n) return 0;
     int64_t m = 2 * (used + more);
     if (gr_grow((void **)&c->scratch, m * G_KEY_WORDS, 8) || gr_grow((void **)&c->hashes, m, 8)
-        || gr_grow((void **)&c->moves, m, 4))
+        || gr_grow((void **)&c->moves, m, 4) || gr_grow((void **)&c->known, m, 4))
         return -1;
     c->scratch_n = m;
     return 0;
@@ -255,9 +376,15 @@ static int gr_expand(gr_ctx *c, int64_t i, int64_t used) {
         uint64_t *ck = c->scratch + (used + j) * G_KEY_WORDS;
         memcpy(t, s, sizeof s);
         if (g_apply(t, moves[j], e) < 0 || g_key(t, ck, e) < 0) return -gr_fail(c, i, GR_ERROR);
-        c->hashes[used + j] = gdl_hash_words(ck, G_KEY_WORDS);
+        uint64_t h = gdl_hash_words(ck, G_KEY_WORDS), r = c->recent[h & (GR_RECENT - 1)];
+        c->hashes[used + j] = h;
         c->moves[used + j] = moves[j];
-        __builtin_prefetch(&c->slots[c->hashes[used + j] & (uint64_t)c->slots_mask]);
+        if (c->short_keys && r && r >> 32 == ck[0]) { /* (a key of more than 32 bits is never equal) */
+            c->known[used + j] = (int32_t)(r & 0xffffffffULL) - 1;
+        } else {
+            c->known[used + j] = -1;
+            __builtin_prefetch(&c->slots[h & (uint64_t)c->slots_mask]);
+        }
     }
     return n;
 }
@@ -286,16 +413,21 @@ int gdl_gr_explore(gr_ctx *c, const int32_t *root, int64_t slice) {
         if (c->edges + used > c->edges_cap) {
             int64_t m = c->edges_cap;
             while (m < c->edges + used) m *= 2;
-            if (gr_grow((void **)&c->succ, m, 4)) return GR_MEMORY;
+            if (gr_grow_big((void **)&c->succ, m, 4)) return GR_MEMORY;
             c->edges_cap = m;
         }
         used = 0;
         for (int64_t i = lo; i < hi; i++) {
             c->first[i] = c->edges;
             for (int j = 0; j < counts[i - lo]; j++, used++) {
-                int64_t k = gr_add(c, c->scratch + used * G_KEY_WORDS, c->hashes[used], i, c->moves[used]);
-                if (k == -1) return GR_FULL;
-                if (k == -2) return GR_MEMORY;
+                int64_t k = c->known[used];
+                if (k < 0) {
+                    const uint64_t *ck = c->scratch + used * G_KEY_WORDS;
+                    k = gr_add(c, ck, c->hashes[used], i, c->moves[used]);
+                    if (k == -1) return GR_FULL;
+                    if (k == -2) return GR_MEMORY;
+                    if (c->short_keys) c->recent[c->hashes[used] & (GR_RECENT - 1)] = ck[0] << 32 | (uint64_t)(k + 1);
+                }
                 c->succ[c->edges++] = (int32_t)k;
             }
             c->expanded = i + 1;
@@ -329,29 +461,43 @@ static double gr_backup(const gr_ctx *c, int64_t s) {
 
 static int gr_solve_setup(gr_ctx *c) {
     int64_t n = c->n;
-    c->index = calloc((size_t)n, 4);
-    c->low = malloc(4 * (size_t)n);
-    c->stack = malloc(4 * (size_t)n);
+    c->index = gr_table_alloc(4 * (size_t)n, &c->index_mapped);
     c->finished = malloc(4 * (size_t)n);
-    c->path = malloc(4 * (size_t)n);
-    c->next_edge = malloc(8 * (size_t)n);
-    c->flags = calloc((size_t)n, 1);
-    c->fresh = malloc(8 * (size_t)n);
-    c->pos = malloc(4 * (size_t)n);
-    if (!c->index || !c->low || !c->stack || !c->finished || !c->path || !c->next_edge || !c->flags || !c->fresh
-        || !c->pos)
-        return -1;
-    for (int64_t i = 0; i < n; i++) c->pos[i] = -1;
+    c->path_cap = 1024;
+    c->path = malloc(sizeof(gr_frame) * (size_t)c->path_cap);
+    c->feedback = calloc((size_t)(n + 63) / 64, 8);
+    if (!c->index || !c->finished || !c->path || !c->feedback) return -1;
     if (c->vector && G_PLAYERS == 2 && c->antisymmetric) c->vector = 0; /* (val holds player 0's utilities) */
     c->solving = 1;
     return 0;
 }
 
+/* The first k (at most GR_NEWTON_MAX) values of a slopes row copied (`from` NULL: zeros); not a loop, which the
+   compiler would make a call to memcpy: k is mostly 1 or 2. */
+static inline void gr_copy(double *to, const double *from, int k) {
+    switch (k) {
+    case 8: to[7] = from ? from[7] : 0.0; /* fall through */
+    case 7: to[6] = from ? from[6] : 0.0; /* fall through */
+    case 6: to[5] = from ? from[5] : 0.0; /* fall through */
+    case 5: to[4] = from ? from[4] : 0.0; /* fall through */
+    case 4: to[3] = from ? from[3] : 0.0; /* fall through */
+    case 3: to[2] = from ? from[2] : 0.0; /* fall through */
+    case 2: to[1] = from ? from[1] : 0.0; /* fall through */
+    case 1: to[0] = from ? from[0] : 0.0; /* fall through */
+    default: break;
+    }
+}
+
+_Static_assert(GR_NEWTON_MAX <= 8, "gr_copy copies at most 8 slopes");
+
+static inline int gr_is_feedback(const gr_ctx *c, int32_t s) { return (int)(c->feedback[s >> 6] >> (s & 63)) & 1; }
+
 /* The slopes of state w as the current sweep reads them: its row if it is a member, else 0 (final). */
 static const double gr_zero[GR_NEWTON_MAX];
 
 static inline const double *gr_slope(const gr_ctx *c, int32_t w) {
-    return c->pos[w] >= 0 ? c->slopes + (int64_t)c->pos[w] * c->k : gr_zero;
+    uint32_t iw = c->index[w];
+    return iw & GR_ACTIVE ? c->slopes + (int64_t)(iw & ~GR_ACTIVE) * c->k : gr_zero;
 }
 
 /* One sweep of the current component (finished[comp_start ..+ comp_size], in finishing order): every
@@ -367,7 +513,7 @@ static void gr_sweep(gr_ctx *c, int slopes) {
             v = gr_backup(c, s);
         } else if (c->player[s] == GDL_CHANCE) {
             v = 0.0;
-            for (int i = 0; i < k; i++) row[i] = 0.0;
+            gr_copy(row, NULL, k);
             const double *pr = c->pool + c->dist[s] - c->first[s];
             for (int64_t e = c->first[s]; e < c->first[s + 1]; e++) {
                 int32_t w = c->succ[e];
@@ -383,16 +529,16 @@ static void gr_sweep(gr_ctx *c, int slopes) {
                 if (c->player[s] == 0 ? c->val[w] > c->val[best] : c->val[w] < c->val[best]) best = w;
             }
             v = c->val[best];
-            memcpy(row, gr_slope(c, best), sizeof(double) * (size_t)k);
+            gr_copy(row, gr_slope(c, best), k);
         }
-        if (c->flags[s] & 2) {
-            c->fresh[s] = v;
+        if (gr_is_feedback(c, s)) {
+            c->fresh[m] = v;
             if (slopes)
                 for (int j = 0; j < k; j++)
-                    if (c->fb[j] == s) memcpy(c->rows[j], row, sizeof(double) * (size_t)k);
+                    if (c->fb[j] == s) gr_copy(c->rows[j], row, k);
         } else {
             c->val[s] = v;
-            if (slopes) memcpy(c->slopes + (int64_t)m * k, row, sizeof(double) * (size_t)k);
+            if (slopes) gr_copy(c->slopes + m * k, row, k);
         }
     }
     c->work += c->comp_size;
@@ -455,7 +601,7 @@ static int gr_component_begin(gr_ctx *c) {
     int k = 0;
     for (int64_t m = 0; m < c->comp_size; m++) {
         int32_t s = members[m];
-        if (c->flags[s] & 2) {
+        if (gr_is_feedback(c, s)) {
             if (k < GR_NEWTON_MAX) c->fb[k] = s;
             k++;
         }
@@ -463,15 +609,19 @@ static int gr_component_begin(gr_ctx *c) {
     c->sweeps = c->steps = 0;
     c->newton = c->with_slopes = k <= GR_NEWTON_MAX;
     c->k = c->newton ? k : 0;
+    if (c->comp_size > c->fresh_cap) {
+        int64_t want = c->comp_size * 2;
+        if (gr_grow((void **)&c->fresh, want, 8)) return -1;
+        c->fresh_cap = want;
+    }
     if (!c->newton) return 0;
     if (c->comp_size * k > c->slopes_cap) {
         int64_t want = c->comp_size * k * 2;
         if (gr_grow((void **)&c->slopes, want, 8)) return -1;
         c->slopes_cap = want;
     }
-    for (int64_t m = 0; m < c->comp_size; m++) c->pos[members[m]] = (int32_t)m;
-    for (int j = 0; j < k; j++) {
-        double *row = c->slopes + (int64_t)c->pos[c->fb[j]] * k;
+    for (int j = 0; j < k; j++) { /* (a member's index is GR_ACTIVE | its position) */
+        double *row = c->slopes + (int64_t)(c->index[c->fb[j]] & ~GR_ACTIVE) * k;
         for (int i = 0; i < k; i++) row[i] = i == j ? 1.0 : 0.0;
     }
     return 0;
@@ -494,8 +644,8 @@ static int gr_next_sweep(gr_ctx *c, int64_t max_sweeps, int64_t until) {
 static void gr_component_done(gr_ctx *c) {
     for (int64_t m = 0; m < c->comp_size; m++) {
         int32_t s = c->finished[c->comp_start + m];
-        c->flags[s] &= (uint8_t)~2;
-        c->pos[s] = -1;
+        c->feedback[s >> 6] &= ~(1ULL << (s & 63));
+        c->index[s] = GR_DONE_INDEX;
     }
     c->nfinished = c->comp_start;
     c->comp_active = 0;
@@ -516,14 +666,14 @@ static int gr_iterate(gr_ctx *c, double tolerance, int64_t max_sweeps, int64_t s
         double moved = 0.0, r[GR_NEWTON_MAX], d[GR_NEWTON_MAX];
         for (int64_t m = 0; m < c->comp_size; m++) {
             int32_t s = members[m];
-            if (c->flags[s] & 2) {
-                double x = fabs(c->fresh[s] - c->val[s]);
+            if (gr_is_feedback(c, s)) {
+                double x = fabs(c->fresh[m] - c->val[s]);
                 if (x > moved) moved = x;
             }
         }
         int step = 0;
         if (c->with_slopes && c->steps < GR_NEWTON_STEPS) {
-            for (int j = 0; j < c->k; j++) r[j] = c->fresh[c->fb[j]] - c->val[c->fb[j]];
+            for (int j = 0; j < c->k; j++) r[j] = c->fresh[c->index[c->fb[j]] & ~GR_ACTIVE] - c->val[c->fb[j]];
             step = gr_newton_step(c, r, d);
         }
         if (moved < tolerance) {
@@ -537,7 +687,7 @@ static int gr_iterate(gr_ctx *c, double tolerance, int64_t max_sweeps, int64_t s
             continue;
         } else if (!c->with_slopes) { /* a plain step; the next sweep takes fresh slopes */
             for (int64_t m = 0; m < c->comp_size; m++)
-                if (c->flags[members[m]] & 2) c->val[members[m]] = c->fresh[members[m]];
+                if (gr_is_feedback(c, members[m])) c->val[members[m]] = c->fresh[m];
             c->with_slopes = c->newton;
             continue;
         }
@@ -545,7 +695,7 @@ static int gr_iterate(gr_ctx *c, double tolerance, int64_t max_sweeps, int64_t s
         for (int64_t m = 0; m < c->comp_size; m++) c->val[members[m]] = 0.0;
     }
     for (int64_t m = 0; m < c->comp_size; m++)
-        if (c->flags[members[m]] & 2) c->val[members[m]] = c->fresh[members[m]];
+        if (gr_is_feedback(c, members[m])) c->val[members[m]] = c->fresh[m];
     gr_component_done(c);
     return 1;
 }
@@ -600,7 +750,32 @@ static int gr_iterate_vec(gr_ctx *c, double tolerance, int64_t max_sweeps, int64
     return 1;
 }
 
-/* Tarjan's components, sinks first, each solved as it is found. GR_DONE, GR_SLICE or GR_MEMORY. */
+/* Puts w on the depth-first path with the next discovery number: -1 when there is no memory for the path. */
+static inline int gr_enter(gr_ctx *c, int32_t w) {
+    if (c->npath == c->path_cap) {
+        if (gr_grow((void **)&c->path, c->path_cap * 2, sizeof(gr_frame))) return -1;
+        c->path_cap *= 2;
+    }
+    uint32_t d = (uint32_t)++c->counter;
+    c->index[w] = d | GR_ACTIVE;
+    gr_frame *f = c->path + c->npath++;
+    f->v = w;
+    f->low = d;
+    f->edge = c->first[w];
+    f->end = c->first[w + 1];
+    f->nf = c->nfinished;
+    /* w's children are read next: their marks, then (for those new) their edges */
+    for (int64_t e = f->edge; e < f->end; e++) {
+        int32_t x = c->succ[e];
+        __builtin_prefetch(&c->index[x]);
+        __builtin_prefetch(&c->first[x]);
+    }
+    return 0;
+}
+
+/* Tarjan's components, sinks first, each solved as it is found. GR_DONE, GR_SLICE or GR_MEMORY. The path
+   keeps each state's low link and next edge (only states on it need them); a component is the states finished
+   since its root was entered, but those of components already solved (Tarjan's stack is not needed). */
 int gdl_gr_solve(gr_ctx *c, double tolerance, int64_t max_sweeps, int64_t slice) {
     if (!c->solving && gr_solve_setup(c)) return GR_MEMORY;
     int64_t until = c->work + slice;
@@ -612,63 +787,52 @@ int gdl_gr_solve(gr_ctx *c, double tolerance, int64_t max_sweeps, int64_t slice)
         if (c->npath == 0) { /* a new depth-first root */
             while (c->root < c->n && c->index[c->root]) c->root++;
             if (c->root >= c->n) return GR_DONE;
-            int32_t r = (int32_t)c->root;
-            c->low[r] = (int32_t)++c->counter;
-            c->index[r] = (uint32_t)c->counter | GR_ACTIVE;
-            c->stack[c->nstack++] = r;
-            c->path[c->npath++] = r;
-            c->next_edge[r] = c->first[r];
+            if (gr_enter(c, (int32_t)c->root)) return GR_MEMORY;
         }
+        const int32_t *succ = c->succ;
+        uint32_t *index = c->index;
         while (c->npath > 0) {
-            int32_t v = c->path[c->npath - 1];
+            gr_frame *f = c->path + c->npath - 1;
             int descended = 0;
-            while (c->next_edge[v] < c->first[v + 1]) {
-                int32_t w = c->succ[c->next_edge[v]++];
-                uint32_t iw = c->index[w]; /* one read tells whether w is new, on the path, or done */
+            while (f->edge < f->end) {
+                int32_t w = succ[f->edge++];
+                uint32_t iw = index[w]; /* one read tells whether w is new, on the path, or done */
                 if (!iw) {
-                    c->low[w] = (int32_t)++c->counter;
-                    c->index[w] = (uint32_t)c->counter | GR_ACTIVE;
-                    c->stack[c->nstack++] = w;
-                    c->path[c->npath++] = w;
-                    c->next_edge[w] = c->first[w];
-                    for (int64_t e = c->first[w]; e < c->first[w + 1]; e++) /* w's children are read next */
-                        __builtin_prefetch(&c->index[c->succ[e]]);
+                    if (gr_enter(c, w)) return GR_MEMORY;
                     descended = 1;
                     break;
                 }
-                if ((int32_t)(iw & ~GR_ACTIVE) < c->low[v]) c->low[v] = (int32_t)(iw & ~GR_ACTIVE);
-                if (iw & GR_ACTIVE) c->flags[w] |= 2;
+                if ((iw & ~GR_ACTIVE) < f->low) f->low = iw & ~GR_ACTIVE;
+                if (iw & GR_ACTIVE) c->feedback[w >> 6] |= 1ULL << (w & 63);
             }
             if (descended) continue;
+            int32_t v = f->v;
+            uint32_t low = f->low;
+            int64_t nf = f->nf;
             c->npath--;
-            c->index[v] &= ~GR_ACTIVE;
+            index[v] &= ~GR_ACTIVE;
             c->finished[c->nfinished++] = v;
-            if (c->npath > 0) {
-                int32_t u = c->path[c->npath - 1];
-                if (c->low[v] < c->low[u]) c->low[u] = c->low[v];
-            }
-            if (c->low[v] == (int32_t)c->index[v]) { /* v roots a component: its members leave both stacks */
-                int64_t size = 0;
-                for (;;) {
-                    int32_t w = c->stack[--c->nstack];
-                    c->index[w] = GR_DONE_INDEX;
-                    size++;
-                    if (w == v) break;
+            if (c->npath > 0 && low < f[-1].low) f[-1].low = low;
+            if (low != index[v]) continue;
+            /* v roots a component: the states finished since it was entered (their index: GR_ACTIVE | position) */
+            int64_t size = c->nfinished - nf;
+            c->components++;
+            c->comp_start = nf;
+            c->comp_size = size;
+            if (size == 1 && !gr_is_feedback(c, v)) {
+                index[v] = GR_DONE_INDEX;
+                if (c->vector) {
+                    double row[G_PLAYERS];
+                    gr_backup_vec(c, v, row);
+                    memcpy(c->vv + (int64_t)v * G_PLAYERS, row, sizeof row);
+                } else {
+                    c->val[v] = gr_backup(c, v);
                 }
-                c->components++;
-                c->comp_start = c->nfinished - size;
-                c->comp_size = size;
-                if (size == 1 && !(c->flags[v] & 2)) {
-                    if (c->vector) {
-                        double row[G_PLAYERS];
-                        gr_backup_vec(c, v, row);
-                        memcpy(c->vv + (int64_t)v * G_PLAYERS, row, sizeof row);
-                    } else {
-                        c->val[v] = gr_backup(c, v);
-                    }
-                    c->work++;
-                    c->nfinished = c->comp_start;
-                } else if (c->vector) {
+                c->work++;
+                c->nfinished = c->comp_start;
+            } else {
+                for (int64_t m = 0; m < size; m++) index[c->finished[nf + m]] = GR_ACTIVE | (uint32_t)m;
+                if (c->vector) {
                     c->sweeps = 0;
                     c->comp_active = 1;
                     if (!gr_iterate_vec(c, tolerance, max_sweeps, until - c->work)) return GR_SLICE;
@@ -677,8 +841,8 @@ int gdl_gr_solve(gr_ctx *c, double tolerance, int64_t max_sweeps, int64_t slice)
                     c->comp_active = 1;
                     if (!gr_iterate(c, tolerance, max_sweeps, until - c->work)) return GR_SLICE;
                 }
-                if (c->work >= until) return GR_SLICE;
             }
+            if (c->work >= until) return GR_SLICE;
         }
     }
 }
