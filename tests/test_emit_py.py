@@ -11,8 +11,8 @@ text the passes wrote (79,675 expressions, no mismatch). Since stage 2 the passe
   holds the hashes of those texts, computed from that compiler's output;
 * the passes build no expression text: no ``Code`` or ``derived`` is given text, and the expression passes
   neither ask for span ids nor read expression text (only statement-level passes take it, from the emitter);
-* the statement passes converted to the statement emitter (gdl.compiler.emit_py_stmt: effects, ``setup``, chance
-  points) write no line, ask for no span id and read no text (:data:`STATEMENT_PASSES`);
+* the passes converted to the statement emitter (gdl.compiler.emit_py_stmt: effects, ``setup``, chance points,
+  defs, utility, heuristic, ``quiet``) write no line, ask for no span id and read no text (:data:`STATEMENT_PASSES`);
 * the one form stage 1 found ambiguous is not any more: a conjunction written out in the rules keeps its
   ``and``s, the one an unrolled ``all`` built is scanned (``BoolOp.scan``).
 """
@@ -197,25 +197,32 @@ def test_the_expression_passes_write_no_text() -> None:
             raise AssertionError(f"{name}:{call.lineno}: {ast.unparse(call)}")
 
 
-STATEMENT_PASSES = ("effects.py", "chance.py")
-"""The passes whose statements the statement emitter (gdl.compiler.emit_py_stmt) writes: effects, ``setup``, chance
-points and their continuations."""
+STATEMENT_PASSES: dict[str, tuple[str, ...]] = {
+    "effects.py": (), "chance.py": (), "scoring.py": (), "quiet.py": (), "calls.py": ("compile_def",)}
+"""The passes (or, when named, their functions) whose lines the statement emitter (gdl.compiler.emit_py_stmt)
+writes: effects, ``setup``, chance points and their continuations, the defs that stay functions, utility,
+heuristic, ``quiet``."""
 
 
 def test_the_statement_passes_write_no_text() -> None:
-    """The passes of effects and chance points build the statements' IR and take their lines from the statement
-    emitter: they write no line (``emit``, a line appended to a list), ask for no span id and read no text."""
-    for name in STATEMENT_PASSES:
-        tree = ast.parse((PASSES / name).read_text(encoding="utf-8"))
-        for call in _calls(tree, {"emit", "span_id", "src", "loop_source"}):
-            raise AssertionError(f"{name}:{call.lineno}: {ast.unparse(call)}")
-        for call in _calls(tree, {"append", "extend", "insert"}):
-            for arg in call.args:  # (a line: its text, or its text and span)
-                line = arg.elts[0] if isinstance(arg, ast.Tuple) and len(arg.elts) == 2 else arg
-                assert not _is_text(line), f"{name}:{call.lineno}: {ast.unparse(call)}"
-        for call in _calls(tree, {"splice"}):  # (lines only from the statement emitter)
-            assert isinstance(call.args[0], ast.Call) and isinstance(call.args[0].func, ast.Attribute) and \
-                ast.unparse(call.args[0].func.value) == "self.statements", f"{name}:{call.lineno}: {ast.unparse(call)}"
+    """The passes of effects, chance points, defs, utility, heuristic and ``quiet`` build the IR and take their
+    lines from the statement emitter: they write no line (``emit``, a line appended to a list), ask for no span
+    id and read no text."""
+    for name, functions in STATEMENT_PASSES.items():
+        tree: ast.AST = ast.parse((PASSES / name).read_text(encoding="utf-8"))
+        scopes = [f for f in ast.walk(tree) if isinstance(f, ast.FunctionDef) and f.name in functions] \
+            if functions else [tree]
+        assert len(scopes) == (len(functions) or 1), name
+        for scope in scopes:
+            for call in _calls(scope, {"emit", "span_id", "src", "loop_source"}):
+                raise AssertionError(f"{name}:{call.lineno}: {ast.unparse(call)}")
+            for call in _calls(scope, {"append", "extend", "insert"}):
+                for arg in call.args:  # (a line: its text, or its text and span)
+                    line = arg.elts[0] if isinstance(arg, ast.Tuple) and len(arg.elts) == 2 else arg
+                    assert not _is_text(line), f"{name}:{call.lineno}: {ast.unparse(call)}"
+            for call in _calls(scope, {"splice"}):  # (lines only from the statement emitter)
+                assert isinstance(call.args[0], ast.Call) and isinstance(call.args[0].func, ast.Attribute) and \
+                    ast.unparse(call.args[0].func.value) == "self.statements", f"{name}:{call.lineno}"
 
 
 def test_a_conjunction_written_out_keeps_its_ands_and_an_unrolled_all_is_scanned() -> None:

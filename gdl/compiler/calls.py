@@ -34,9 +34,9 @@ from gdl.diagnostics import Span, did_you_mean
 from gdl.types import Type
 
 
-def _def_ir(name: str, params: tuple[ir.Var, ...], body: Code, span: Span) -> ir.Def:
-    """A def's IR (made when the program's IR is asked for)."""
-    return ir.Def(name, params, node(body), span, body.calls_def)
+def _same(function: ir.Def) -> ir.Def:
+    """A def's IR (made as its function is written; handed over when the program's IR is asked for)."""
+    return function
 
 class CallPass(CompilerBase):
     """Calls of defs -- argument checks, constant results, inlining, and the def functions themselves."""
@@ -175,7 +175,6 @@ class CallPass(CompilerBase):
         saved_weight, self.loop_weight = self.loop_weight, UNKNOWN_SIZE  # a def may be called inside loops
         try:
             ctx = Ctx([{}])
-            params = []
             variables: list[ir.Var] = []
             for p in decl.params:
                 ptype = self.param_type(p, ctx)
@@ -184,22 +183,17 @@ class CallPass(CompilerBase):
                 info.param_bounds.append(bounds)
                 local = self.declare_local(ctx, p.name, Local(f"L_{p.name}", ptype, False, bounds=bounds), p.span)
                 variables.append(self.local_var(local, p.name))
-                params.append(f"L_{p.name}")
             reads_before = self.turn_reads
             body = self.expr(decl.body, ctx)
             info.reads_turn = self.turn_reads > reads_before
             if body.is_const:
                 info.result = body
                 return
-            line = f"def {info.pyname}(s{''.join(', ' + p for p in params)}):"
-            # Defs go in the module before use; emit into a separate list then splice in front.
-            self.emit(line, decl.span)
-            if body.calls_def:
-                self.emit("    _tick()", decl.span)  # defs calling defs twice double the work per level
-            self.emit(f"    return {self.src(body)}", decl.span)
+            function = ir.Def(decl.name, tuple(variables), node(body), decl.span, body.calls_def)
+            self.splice(self.statements.def_function(function))  # (in the module before its callers)
             info.result = Code(body.type, calls_def=True)  # (a call of it is an ir.Call: see call_def)
             info.body = body
-            self.ir_defs.append(functools.partial(_def_ir, decl.name, tuple(variables), body, decl.span))
+            self.ir_defs.append(functools.partial(_same, function))
         finally:
             info.in_progress = False
             self.def_depth -= 1

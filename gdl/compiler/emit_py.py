@@ -26,7 +26,7 @@ from gdl.diagnostics import Span
 
 
 class Unsupported(Exception):
-    """A node this emitter does not write (yet): the checks ``number`` and ``float``."""
+    """A node this emitter does not write."""
 
 
 class PythonNames(Protocol):
@@ -282,6 +282,10 @@ class PythonExpressionEmitter:
             return f"_some({value}, {self.sid(node.span)})"
         if node.kind == "among":
             return f"_among({value}, {self.names.constant(node.allowed)}, {self.sid(node.span)})"
+        if node.kind == "number":
+            return f"_num({value}, {self.sid(node.span)})"
+        if node.kind == "float":
+            return f"_flt({value}, {self.sid(node.span)})"
         raise Unsupported(f"Check {node.kind}")
 
     # ------------------------------------------------------------------------- aggregates, calls

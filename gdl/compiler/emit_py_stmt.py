@@ -107,6 +107,43 @@ class PythonStatementEmitter:
 
     # ------------------------------------------------------------------------------------- functions
 
+    def def_function(self, d: ir.Def) -> list[Line]:
+        """A def that stays a function: ``_d_name(s, params...)``; ``_tick()`` first when its body calls defs
+        (defs calling defs twice would double the work per level: each call counts toward the rule budget)."""
+        params = "".join(", " + self.names.local_name(var) for var in d.params)
+        lines: list[Line] = [(f"def {self.names.def_name(d.name)}(s{params}):", d.span)]
+        if d.calls_defs:
+            lines.append(("    _tick()", d.span))
+        lines.append((f"    return {self.exprs.expr(d.body)}", d.span))
+        return lines
+
+    def utility(self, scoring: ir.Scoring | None, players: int) -> list[Line]:
+        """``_util(s)``: a number per player, a float (a fraction is exact inside the rules only); a value a
+        float cannot hold is a rule error (the ``number`` check, ``_num``). Without ``utility``: it raises."""
+        if scoring is None:
+            return [("def _util(s):", None), ("    raise _NoUtility()", None)]
+        value = self.exprs.expr(scoring.expr)
+        value = f"float({value})" if scoring.expr.type.kind == "real" else value
+        return self.per_player("_util", scoring, value, players)
+
+    def heuristic(self, scoring: ir.Scoring | None, players: int) -> list[Line]:
+        """``_heur(s)``: a float per player (``_flt``, also around a constant); without ``heuristic``: None."""
+        if scoring is None:
+            return [("def _heur(s):", None), ("    return None", None)]
+        value = self.exprs.expr(scoring.expr)
+        if not (isinstance(scoring.expr, ir.Check) and scoring.expr.kind == "float"):
+            value = f"_flt({value}, {self.exprs.sid(scoring.span)})"
+        return self.per_player("_heur", scoring, value, players)
+
+    def per_player(self, fn: str, scoring: ir.Scoring, value: str, players: int) -> list[Line]:
+        span = scoring.decl_span or scoring.span
+        return [(f"def {fn}(s):", span),
+                (f"    return tuple({value} for {self.names.local_name(scoring.var)} in range({players}))", span)]
+
+    def quiet(self, condition: ir.Expr, span: Span) -> list[Line]:
+        """``_quiet(s)``: whether a depth-limited search may stop at this position."""
+        return [("def _quiet(s):", span), (f"    return {self.exprs.expr(condition)}", span)]
+
     def effect(self, fn: str, params: list[str], body: list[Line], setup: bool, single: bool,
                span: Span) -> list[Line]:
         """``fn(params..., st)``: a move's effects (or ``setup``) as ``body`` (its lines), then the end rules

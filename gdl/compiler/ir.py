@@ -225,6 +225,7 @@ class Scoring:
     var: Var
     expr: Expr
     span: Span
+    decl_span: Span | None = None  # the whole declaration's span, when known
 
 
 @dataclass(frozen=True, slots=True)

@@ -41,7 +41,7 @@ class QuietPass(CompilerBase):
             self.require(cond, T.BOOL, decl.expr.span)
         except CompileFailed:
             return False
-        self.emit("def _quiet(s):", decl.span)
-        self.emit(f"    return {self.src(cond)}", decl.span)
-        self.ir_quiet = lambda: node(cond)  # (made when the program's IR is asked for)
+        condition = node(cond)
+        self.splice(self.statements.quiet(condition, decl.span))
+        self.ir_quiet = lambda: condition
         return True

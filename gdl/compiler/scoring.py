@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+import functools
+
 from gdl import ast
 from gdl import types as T
 from gdl.compiler import ir
 from gdl.compiler.base import CompilerBase
-from gdl.compiler.common import DRAW, LOSE, WIN, Code, CompileFailed, Ctx, Local, _q, node
-from gdl.diagnostics import did_you_mean
+from gdl.compiler.common import DRAW, LOSE, WIN, CompileFailed, Ctx, Local, _q, node
+from gdl.diagnostics import Span, did_you_mean
+
+
+def _same(scoring: ir.Scoring) -> ir.Scoring:
+    """The IR of utility or heuristic (made as its function is written; handed over when it is asked for)."""
+    return scoring
 
 
 class ScoringPass(CompilerBase):
@@ -33,13 +40,8 @@ class ScoringPass(CompilerBase):
             ctx = Ctx([{}], in_end=True)
             ctx.scopes[-1][decl.var] = Local(f"L_{decl.var}", T.PLAYER, False)
             try:
-                code = self.per_player_number(decl.var, decl.expr, game_over=True)
-                self.emit("def _util(s):", decl.span)
-                # A fraction (`0.5`, `1/2`) is exact inside the rules; what leaves them is a float, as `n/2` is.
-                # A number a float cannot hold is a rule error (`_num`), not an OverflowError in the solver.
-                value = self.src(code) if code.is_const else f"_num({self.src(code)}, {self.span_id(decl.expr.span)})"
-                value = f"float({value})" if code.type.kind == "real" else value
-                self.emit(f"    return tuple({value} for L_{decl.var} in range({n}))", decl.span)
+                scoring = self.per_player_number(decl.var, decl.expr, decl.span, game_over=True)
+                self.splice(self.statements.utility(scoring, n))
             except CompileFailed:
                 pass
             if decl.bounds is not None:
@@ -56,8 +58,7 @@ class ScoringPass(CompilerBase):
             else:
                 bounded = False
         else:
-            self.emit("def _util(s):")
-            self.emit("    raise _NoUtility()")
+            self.splice(self.statements.utility(None, n))
         only_outcomes = not utilities and all(e.kind in ("win", "lose", "draw") for e in ends)
         zero_sum = bool(zero_sums) or (only_outcomes and n == 2)
         if zero_sums and n != 2 and any(e.kind in ("win", "lose") for e in ends):
@@ -68,39 +69,36 @@ class ScoringPass(CompilerBase):
         bounds_out = (float(min(lows)), float(max(highs))) if bounded and lows else None
         return bounds_out, zero_sum
 
-    def per_player_number(self, var: str, expr: ast.Expr, game_over: bool = False) -> Code:
-        """A number per player (``utility p: ...``, ``heuristic p: ...``), with ``var`` standing for the player.
-        Its IR goes to ``ir_scoring`` under "utility" (``game_over``) or "heuristic"."""
+    def per_player_number(self, var: str, expr: ast.Expr, span: Span, game_over: bool = False) -> ir.Scoring:
+        """A number per player (``utility p: ...``, ``heuristic p: ...``, declared at ``span``), with ``var``
+        standing for the player. Its IR also goes to ``ir_scoring`` under "utility" (``game_over``) or
+        "heuristic"."""
         ctx = Ctx([{}], in_end=True, scoring=True, game_over=game_over)
         player = ctx.scopes[-1][var] = Local(f"L_{var}", T.PLAYER, False, line=expr.span.line)
         code = self.expr(expr, ctx)
         self.require_number(code, expr.span)
         variable = self.local_var(player, var)
-
-        def scoring() -> ir.Scoring:  # (made when the program's IR is asked for)
-            value = node(code) if code.is_const else ir.Check(code.type, kind="number" if game_over else "float",
-                                                            value=node(code), span=expr.span)
-            return ir.Scoring(variable, value, expr.span)
-
-        self.ir_scoring["utility" if game_over else "heuristic"] = scoring
-        return code
+        # A fraction (`0.5`, `1/2`) is exact inside the rules; what leaves them is a float, as `n/2` is. A number
+        # a float cannot hold is a rule error (the `number` check), not an OverflowError in the solver.
+        value = node(code) if code.is_const else ir.Check(code.type, kind="number" if game_over else "float",
+                                                        value=node(code), span=expr.span)
+        scoring = ir.Scoring(variable, value, expr.span, span)
+        self.ir_scoring["utility" if game_over else "heuristic"] = functools.partial(_same, scoring)
+        return scoring
 
     def compile_heuristic(self, heuristics: list[ast.HeuristicDecl]) -> None:
         n = len(self.players)
         for extra in heuristics[1:]:
             self.error("duplicate", "there can be only one `heuristic` line", extra.span)
         if not heuristics:
-            self.emit("def _heur(s):")
-            self.emit("    return None")
+            self.splice(self.statements.heuristic(None, n))
             return
         decl = heuristics[0]
         try:
-            code = self.per_player_number(decl.var, decl.expr)
+            scoring = self.per_player_number(decl.var, decl.expr, decl.span)
         except CompileFailed:
             return
-        self.emit("def _heur(s):", decl.span)
-        value = f"_flt({self.src(code)}, {self.span_id(decl.expr.span)})"
-        self.emit(f"    return tuple({value} for L_{decl.var} in range({n}))", decl.span)
+        self.splice(self.statements.heuristic(scoring, n))
 
     def compile_render(self, renders: list[ast.RenderDecl]) -> tuple[str | None, dict[int, str]]:
         for extra in renders[1:]:
