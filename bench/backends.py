@@ -80,24 +80,18 @@ MARK_BEGIN = "<!-- bundled games, C against Python: begin -->"
 MARK_END = "<!-- bundled games, C against Python: end -->"
 
 
+HOW = ("The same `solver.exact.solve` call on both back ends (the C module built first, its build time apart), "
+       "alternating, median of 3; the values must be equal (they are, to the last bit). The games at parameters "
+       "that solve in seconds; the simultaneous ones are solved by an LP per round in Python over either back "
+       "end's rules and are left out.")
+
+
 def write_section(table: str, seconds: float) -> None:
     """The table as its own section of bench/RESULTS.md (replacing the last run's)."""
-    import os
-    import platform
+    from bench.native import write_results_section
 
-    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    section = "\n".join([
-        MARK_BEGIN, "## Every bundled game's exact solve, C against Python", "",
-        f"`python bench/backends.py --results` on CPython {platform.python_version()}, "
-        f"{time.strftime('%Y-%m-%d %H:%M')}, "
-        f"in {seconds:.0f} s; load average at the end {load:.1f} on {os.cpu_count()} cores. The same "
-        "`solver.exact.solve` call on both back ends (the C module built first, its build time apart), "
-        "alternating, median of 3; the values must be equal (they are, to the last bit). The games at "
-        "parameters that solve in seconds; the simultaneous ones are solved by an LP per round in Python "
-        "over either back end's rules and are left out.", "", table, MARK_END]) + "\n"
-    from bench.native import replace_section
-
-    replace_section(ROOT / "bench" / "RESULTS.md", MARK_BEGIN, MARK_END, section)
+    write_results_section(MARK_BEGIN, MARK_END, "Every bundled game's exact solve, C against Python",
+                          "python bench/backends.py --results", seconds, HOW, table)
 
 
 if __name__ == "__main__":

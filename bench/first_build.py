@@ -95,20 +95,14 @@ MARK_END = "<!-- first build: end -->"
 
 
 def write_section(table: str, runs: int, seconds: float) -> None:
-    import platform
-
-    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    section = "\n".join([
-        MARK_BEGIN, "## The C back end's first build and cache hit", "",
-        f"`python bench/first_build.py --results` on CPython {platform.python_version()}, "
-        f"{time.strftime('%Y-%m-%d %H:%M')}, in {seconds:.0f} s; load average at the end {load:.1f} on "
-        f"{os.cpu_count()} cores; median of {runs} runs, each in fresh processes with an empty cache. First build: "
-        "`gdl.load(name, backend=\"c\")` after the Python game is loaded (emit the C, compile, load). Cache hit: "
-        "what the C module adds to a warm `gdl.load(name)`.", "", table, MARK_END]) + "\n"
     sys.path.insert(0, str(ROOT))
-    from bench.native import replace_section
+    from bench.native import write_results_section
 
-    replace_section(ROOT / "bench" / "RESULTS.md", MARK_BEGIN, MARK_END, section)
+    write_results_section(
+        MARK_BEGIN, MARK_END, "The C back end's first build and cache hit", "python bench/first_build.py --results",
+        seconds, f"Median of {runs} runs, each in fresh processes with an empty cache. First build: "
+        "`gdl.load(name, backend=\"c\")` after the Python game is loaded (emit the C, compile, load). Cache hit: "
+        "what the C module adds to a warm `gdl.load(name)`.", table)
 
 
 if __name__ == "__main__":

@@ -244,6 +244,18 @@ def main() -> None:
     replace_section(ROOT / "bench" / "RESULTS.md", MARK_BEGIN, MARK_END, section)
 
 
+def write_results_section(begin: str, end: str, title: str, command: str, seconds: float, how: str,
+                          table: str) -> None:
+    """A table as its own section of bench/RESULTS.md, headed by the command, when and where it ran, and
+    ``how`` it measures (replacing the last run's section)."""
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    section = "\n".join([
+        begin, f"## {title}", "",
+        f"`{command}` on CPython {platform.python_version()}, {time.strftime('%Y-%m-%d %H:%M')}, in {seconds:.0f} s; "
+        f"load average at the end {load:.1f} on {os.cpu_count()} cores. {how}", "", table, end]) + "\n"
+    replace_section(ROOT / "bench" / "RESULTS.md", begin, end, section)
+
+
 def replace_section(results: Path, begin: str, end: str, section: str) -> None:
     """Put ``section`` (from the ``begin`` marker to the ``end`` one) in ``results`` in place of the last
     run's, or at its end (bench/backends.py writes its own section the same way)."""
