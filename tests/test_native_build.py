@@ -236,3 +236,21 @@ def test_an_ir_other_than_the_games_own_is_emitted_not_taken_from_the_cache(tmp_
     assert gdl.load("tictactoe", backend="c").initial_state()[0] == -1  # (the cache now holds tictactoe)
     changed = dataclasses.replace(python.program.ir, initial=(0, *python.program.ir.initial[1:]))
     assert compile_native(python, changed).initial_state()[0] == 0  # X already on a1: the changed IR's C
+
+
+@pytest.mark.slow
+def test_the_command_line_says_when_it_compiles_a_game(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """A first build takes seconds: ``--backend c`` says why the command pauses, on stderr; a cache hit is silent."""
+    from gdl.cli import main
+
+    fresh(monkeypatch, tmp_path)
+    assert main(["solve", "nim", "--backend", "c", "--value-only"]) == 0
+    first = capsys.readouterr()
+    assert first.err.count("note: compiling Nim") == 1 and "to C" in first.err
+    monkeypatch.setattr(native_build, "_loaded", {})
+    assert main(["solve", "nim", "--backend", "c", "--value-only"]) == 0
+    second = capsys.readouterr()
+    assert "compiling" not in second.err
+    assert "exact value: First 1" in first.out and "exact value: First 1" in second.out
+    assert native_build.BUILD_NOTICE.get() is None  # (the command line's notice does not outlive the command)

@@ -30,12 +30,20 @@ def apply_backend(game: CompiledGame, backend: str, err: Any) -> CompiledGame:
 
     :raises UsageError: ``--backend c`` cannot be had here (the reason in one line).
     """
+    from gdl.native.build import BUILD_NOTICE
     from gdl.native.select import BackendError, with_backend
 
+    def building() -> None:  # (a first build takes seconds: say why the command pauses)
+        err.print(f"note: compiling {game.name} to C (its first use; kept in the cache after) ...",
+                  markup=False, highlight=False)
+
+    token = BUILD_NOTICE.set(building)
     try:
         chosen, note = with_backend(game, backend)
     except BackendError as error:
         raise UsageError(f"--backend c: {error}") from None
+    finally:
+        BUILD_NOTICE.reset(token)
     if note is not None:
         err.print(f"note: {note}", markup=False, highlight=False)
     return chosen

@@ -25,6 +25,7 @@ private temporary directory):
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import functools
 import hashlib
 import importlib.machinery
@@ -39,6 +40,7 @@ import sys
 import sysconfig
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -51,6 +53,10 @@ DEFAULT_FLAGS = ("-O2", "-fPIC", "-shared", "-std=gnu11", "-fno-strict-aliasing"
 SANITIZE_FLAGS = ("-O1", "-g", "-fsanitize=address,undefined", "-fno-omit-frame-pointer",
                   "-fno-sanitize-recover=all")
 BUILD_TIMEOUT = 300.0
+BUILD_NOTICE: contextvars.ContextVar[Callable[[], None] | None] = contextvars.ContextVar("gdl_build_notice",
+                                                                                        default=None)
+"""Called just before a module is compiled (not when it comes from the cache): the command line sets it to say
+that a game's first use with the C back end takes a moment."""
 
 
 class BuildError(Exception):
@@ -125,6 +131,7 @@ def build(game_source: str, *, flags: tuple[str, ...] = DEFAULT_FLAGS) -> Module
         return module
     directory = _open_private_directory()
     if directory is None:
+        _announce_build()
         with tempfile.TemporaryDirectory(prefix="gdl-native-") as temp:
             fd = os.open(temp, os.O_RDONLY | os.O_DIRECTORY)
             try:
@@ -134,11 +141,20 @@ def build(game_source: str, *, flags: tuple[str, ...] = DEFAULT_FLAGS) -> Module
     else:
         try:
             path = str(cache_directory())
-            module = _load(directory, path, name) or _build_and_load(directory, path, name, game_source, flags)
+            module = _load(directory, path, name)
+            if module is None:
+                _announce_build()
+                module = _build_and_load(directory, path, name, game_source, flags)
         finally:
             os.close(directory)
     _loaded[name] = module
     return module
+
+
+def _announce_build() -> None:
+    notice = BUILD_NOTICE.get()
+    if notice is not None:
+        notice()
 
 
 def cache_directory() -> Path | None:
