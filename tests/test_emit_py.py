@@ -12,7 +12,8 @@ text the passes wrote (79,675 expressions, no mismatch). Since stage 2 the passe
 * the passes build no expression text: no ``Code`` or ``derived`` is given text, and the expression passes
   neither ask for span ids nor read expression text (only statement-level passes take it, from the emitter);
 * the passes converted to the statement emitter (gdl.compiler.emit_py_stmt: effects, ``setup``, chance points,
-  defs, utility, heuristic, ``quiet``) write no line, ask for no span id and read no text (:data:`STATEMENT_PASSES`);
+  defs, utility, heuristic, ``quiet``, end rules) write no line, ask for no span id and read no text
+  (:data:`STATEMENT_PASSES`);
 * the one form stage 1 found ambiguous is not any more: a conjunction written out in the rules keeps its
   ``and``s, the one an unrolled ``all`` built is scanned (``BoolOp.scan``).
 """
@@ -198,16 +199,16 @@ def test_the_expression_passes_write_no_text() -> None:
 
 
 STATEMENT_PASSES: dict[str, tuple[str, ...]] = {
-    "effects.py": (), "chance.py": (), "scoring.py": (), "quiet.py": (), "calls.py": ("compile_def",)}
+    "effects.py": (), "chance.py": (), "scoring.py": (), "quiet.py": (), "ends.py": (), "calls.py": ("compile_def",)}
 """The passes (or, when named, their functions) whose lines the statement emitter (gdl.compiler.emit_py_stmt)
 writes: effects, ``setup``, chance points and their continuations, the defs that stay functions, utility,
-heuristic, ``quiet``."""
+heuristic, ``quiet``, the end rules."""
 
 
 def test_the_statement_passes_write_no_text() -> None:
-    """The passes of effects, chance points, defs, utility, heuristic and ``quiet`` build the IR and take their
-    lines from the statement emitter: they write no line (``emit``, a line appended to a list), ask for no span
-    id and read no text."""
+    """The passes of effects, chance points, defs, utility, heuristic, ``quiet`` and end rules build the IR and take
+    their lines from the statement emitter: they write no line (``emit``, a line appended to a list), ask for no
+    span id and read no text."""
     for name, functions in STATEMENT_PASSES.items():
         tree: ast.AST = ast.parse((PASSES / name).read_text(encoding="utf-8"))
         scopes = [f for f in ast.walk(tree) if isinstance(f, ast.FunctionDef) and f.name in functions] \

@@ -18,6 +18,7 @@ map). What the lines are, statement by statement:
 
 from __future__ import annotations
 
+from collections.abc import Collection, Sequence
 from typing import Any
 
 from gdl.compiler import ir
@@ -104,6 +105,71 @@ class PythonStatementEmitter:
             return f"_among({text}, {self.names.constant(check.allowed)}, {self.exprs.sid(check.span)})"
         assert check.kind == "domain"
         return f"_dom({text}, {check.lo}, {check.hi}, {self.exprs.sid(check.span)})"
+
+    # ------------------------------------------------------------------------------------------ ends
+
+    def status(self, rule: ir.EndRule) -> str:
+        """The status code an end rule sets: a constant, or ``base + who`` (``win who when ...``)."""
+        status = rule.status
+        if isinstance(status, ir.Const):
+            return str(status.value)
+        assert isinstance(status, ir.Binary) and isinstance(status.left, ir.Const) and status.right is not None
+        return f"{status.left.value} + {self.exprs.expr(status.right)}"
+
+    def end_checks(self, rules: Sequence[ir.EndRule]) -> list[Line]:
+        """Each end rule in file order: the first that holds ends the game with its status."""
+        return [(f"    if {self.exprs.expr(rule.condition)}: return _end(s, {self.status(rule)})", rule.span)
+                for rule in rules]
+
+    def finish(self, rules: Sequence[ir.EndRule]) -> list[Line]:
+        """``_finish(s, me, nt)``: after a move, the turn (the next player unless the move set one), then the
+        end rules."""
+        return [("def _finish(s, me, nt):", None), ("    s[_T] = _NEXT[me] if nt is None else nt", None),
+                *self.end_checks(rules), ("    return tuple(s)", None)]
+
+    def incremental_ends(self, rules: Sequence[ir.EndRule], slots: Sequence[int], nvars: int) -> list[Line]:
+        """``_finish_at(s, me, nt, k)``: the end rules after a move that changed only slot ``k`` (one of
+        ``slots``; -1: none), through the table ``_CHK`` of one function per slot.
+
+        The state before the move was not terminal, so every end condition was false there. A condition is a
+        disjunction of terms (``EndRule.terms``), each a pure function of the slots it reads (``term_slots``); a
+        term that does not read slot ``k`` is still false. So only the terms that read ``k`` (or read the turn, or
+        slots not known at load time) need checking, in file order: for Connect Four, the few lines through the
+        new disc instead of every line. A term that reads many slots is written once, as a function ``_term<i>``.
+        """
+        lines: list[Line] = []
+        per_slot: dict[int, list[tuple[str, str, Span]]] = {k: [] for k in [*slots, -1]}
+        shared: dict[str, str] = {}
+        for rule in rules:
+            status = self.status(rule)
+            terms = rule.terms or (rule.condition,)
+            counted: Sequence[Collection[int] | None] = rule.term_slots or [t.reads.slots_if_known for t in terms]
+            for term, known in zip(terms, counted, strict=True):
+                reads = None if known is None else frozenset(known)
+                text = self.exprs.expr(term)
+                if reads is None or len(reads) > 8:
+                    if text not in shared:  # (the same code, written once)
+                        shared[text] = f"_term{len(shared)}"
+                        lines += [(f"def {shared[text]}(s):", rule.span), (f"    return {text}", rule.span)]
+                    call = f"{shared[text]}(s)"
+                else:
+                    call = text
+                for k, checks in per_slot.items():
+                    if reads is None or k in reads:
+                        checks.append((call, status, rule.span))
+        table = ["_chk_all"] * (nvars + 1)
+        for k, checks in per_slot.items():
+            name = f"_chk{k}" if k >= 0 else "_chk_none"
+            table[k] = name
+            lines.append((f"def {name}(s):", None))
+            lines += [(f"    if {check}: return _end(s, {status})", span) for check, status, span in checks]
+            lines.append(("    return tuple(s)", None))
+        lines.append(("def _chk_all(s):", None))  # a slot no single-write move writes: never called, but total
+        lines += self.end_checks(rules)
+        lines += [("    return tuple(s)", None), ("def _finish_at(s, me, nt, k):", None),
+                  ("    s[_T] = _NEXT[me] if nt is None else nt", None), ("    return _CHK[k](s)", None),
+                  (f"_CHK = ({', '.join(table)},)", None)]
+        return lines
 
     # ------------------------------------------------------------------------------------- functions
 

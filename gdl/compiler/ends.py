@@ -13,8 +13,18 @@ from gdl.diagnostics import Span, did_you_mean
 
 
 def _end_rule(kind: str, cond: Code, status: ir.Expr, span: Span) -> ir.EndRule:
-    """An end rule's IR (made when the program's IR is asked for: loading for Python does not need it)."""
-    return ir.EndRule(kind, node(cond), status, span)
+    """An end rule's IR, its condition's disjunct terms with it."""
+    return ir.EndRule(kind, node(cond), status, span, tuple(node(term) for term in cond.terms or ()),
+                      tuple(_sorted(term.reads.slots_if_known) for term in cond.terms or (cond,)))
+
+
+def _sorted(slots: frozenset[int] | None) -> tuple[int, ...] | None:
+    return None if slots is None else tuple(sorted(slots))
+
+
+def _same(rule: ir.EndRule) -> ir.EndRule:
+    """An end rule's IR (made as its Python is written; handed over when the program's IR is asked for)."""
+    return rule
 
 class EndRulePass(CompilerBase):
     """End rules, their status codes, and the incremental (per written slot) end checks."""
@@ -30,8 +40,8 @@ class EndRulePass(CompilerBase):
                        first.span, "or use `win p when ...` / `draw when ...`, which score themselves")
         table: list[tuple[float, ...] | None] = [None]
         descriptions = [""]
-        # In file order: (condition, status code source, span); a `win p when` rule gives one per player.
-        rules: list[tuple[Code, str, Span]] = []
+        # In file order; a `win p when` rule gives one per player.
+        rules: list[ir.EndRule] = []
         for end in ends:
             base = len(table)  # not from the rule's index: a rule that failed to compile adds no rows
             try:
@@ -44,17 +54,15 @@ class EndRulePass(CompilerBase):
                 table[base + p + 1] = self.end_utilities(end.kind, p)
                 descriptions[base + p + 1] = self.describe_end(end.kind, p)
         self.globals["_UT"] = tuple(table)
-        self.emit("def _finish(s, me, nt):")
-        self.emit("    s[_T] = _NEXT[me] if nt is None else nt")
-        for cond, status, span in rules:
-            self.emit(f"    if {self.src(cond)}: return _end(s, {status})", span)
-        self.emit("    return tuple(s)")
+        self.splice(self.statements.finish(rules))
         if self.incremental_ends:
-            self.emit_incremental_ends(rules)
+            # After a move that changed one slot, only the terms that read it (see incremental_ends).
+            wanted = range(self.nvars) if self.written_slots is None else sorted(self.written_slots)
+            self.splice(self.statements.incremental_ends(rules, wanted, self.nvars))
         self.globals["_ST"] = self.status_slot
         return descriptions
 
-    def end_conditions(self, end: ast.EndDecl, base: int) -> list[tuple[Code, str, Span]]:
+    def end_conditions(self, end: ast.EndDecl, base: int) -> list[ir.EndRule]:
         """The conditions of one end rule with the status each sets; constant-false ones are dropped."""
         n = len(self.players)
         ctx = Ctx([{}], in_end=True)
@@ -73,68 +81,23 @@ class EndRulePass(CompilerBase):
             for p in range(n):  # one condition per player, with the player folded in
                 pctx = Ctx([{}], in_end=True)
                 pctx.scopes[-1][binder] = Local(f"L_{binder}", T.PLAYER, False, p)
-                out.append((self.expr(end.condition, pctx), str(base + 1 + p), end.span))
-            kept = [rule for rule in out if not (rule[0].is_const and not rule[0].const)]
-            self.ir_ends.extend(functools.partial(_end_rule, end.kind, c, ir.Const(T.INT, value=int(status)), span)
-                                for c, status, span in kept)
+                out.append((self.expr(end.condition, pctx), base + 1 + p))
+            kept = [_end_rule(end.kind, c, ir.Const(T.INT, value=status), end.span) for c, status in out
+                    if not (c.is_const and not c.const)]
+            self.ir_ends.extend(functools.partial(_same, rule) for rule in kept)
             return kept
-        status = str(base)
         if end.kind in ("win", "lose"):
             assert end.who is not None
             who = self.expr(end.who, ctx)
             self.require(who, T.PLAYER, end.who.span)
-            status = f"{base + 1} + {self.src(who)}"
             status_node: ir.Expr = ir.Binary(T.INT, op="+", left=ir.Const(T.INT, value=base + 1), right=node(who))
         else:
             status_node = ir.Const(T.INT, value=base)
         if cond.is_const and not cond.const:
             return []
-        self.ir_ends.append(functools.partial(_end_rule, end.kind, cond, status_node, end.span))
-        return [(cond, status, end.span)]
-
-    def emit_incremental_ends(self, rules: list[tuple[Code, str, Span]]) -> None:
-        """``_finish_at(s, me, nt, k)``: the end rules after a move that changed only slot ``k``.
-
-        The state before the move was not terminal, so every end condition was false there.
-        A condition is a disjunction of terms, each a pure function of the slots it reads; a
-        term that does not read slot ``k`` is still false. So only the terms that read ``k``
-        (or read the turn, or slots not known at load time) need checking, in file order:
-        for Connect Four, the few lines through the new disc instead of every line.
-        """
-        wanted = range(self.nvars) if self.written_slots is None else sorted(self.written_slots)
-        per_slot: dict[int, list[tuple[str, str, Span]]] = {k: [] for k in [*wanted, -1]}  # -1: no write
-        shared: dict[str, str] = {}  # a term that reads many slots is written once, as a function
-        for cond, status, span in rules:
-            for term in cond.terms or (cond,):
-                reads = term.reads.slots_if_known
-                text = self.src(term)
-                if reads is None or len(reads) > 8:
-                    if text not in shared:  # (the same code, written once)
-                        shared[text] = f"_term{len(shared)}"
-                        self.emit(f"def {shared[text]}(s):", span)
-                        self.emit(f"    return {text}", span)
-                    call = f"{shared[text]}(s)"
-                else:
-                    call = text
-                for k, checks in per_slot.items():
-                    if reads is None or k in reads:
-                        checks.append((call, status, span))
-        table = ["_chk_all"] * (self.nvars + 1)
-        for k, checks in per_slot.items():
-            name = f"_chk{k}" if k >= 0 else "_chk_none"
-            table[k] = name
-            self.emit(f"def {name}(s):")
-            for check, status, span in checks:
-                self.emit(f"    if {check}: return _end(s, {status})", span)
-            self.emit("    return tuple(s)")
-        self.emit("def _chk_all(s):")  # a slot no single-write move writes: never called, but total
-        for cond, status, span in rules:
-            self.emit(f"    if {self.src(cond)}: return _end(s, {status})", span)
-        self.emit("    return tuple(s)")
-        self.emit("def _finish_at(s, me, nt, k):")
-        self.emit("    s[_T] = _NEXT[me] if nt is None else nt")
-        self.emit("    return _CHK[k](s)")
-        self.emit(f"_CHK = ({', '.join(table)},)")
+        rule = _end_rule(end.kind, cond, status_node, end.span)
+        self.ir_ends.append(functools.partial(_same, rule))
+        return [rule]
 
     def end_binder(self, end: ast.EndDecl) -> str | None:
         """``win p when ...``: a bare, otherwise unknown name stands for each player in turn."""

@@ -216,6 +216,14 @@ class EndRule:
     condition: Expr
     status: Expr
     span: Span
+    terms: tuple[Expr, ...] = ()
+    """The disjunct terms of ``condition`` (it holds when one of them does), when it has several: after a move
+    that wrote one slot, only the terms that read it can have become true (the incremental end check)."""
+    term_slots: tuple[tuple[int, ...] | None, ...] = ()
+    """The slots each term (``terms``, else the condition alone) reads, in order, as the checker counted them when
+    it compiled the rule (None: the turn, or slots known only at run time): coarser than the nodes' own ``reads``
+    where a def is called (any slot, where the node knows the def's body). The Python back end's incremental end
+    check follows it."""
 
 
 @dataclass(frozen=True, slots=True)
