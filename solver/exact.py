@@ -63,8 +63,9 @@ from solver.graph import Best, StateGraph, Values
 from solver.guess import GUESS_NODES, GUESS_SECONDS
 from solver.guess import stopped as _stopped
 from solver.limits import Budget, Limits, SearchStats, SearchStopped, StopReason
-from solver.native.graph import explored_in_c, solve_graph_native
+from solver.native.graph import explored_in_c, solve_graph_native, solve_retrograde_native
 from solver.native.graph import fits as c_graph_fits
+from solver.native.graph import retrograde_fits as c_retrograde_fits
 from solver.retrograde import retrograde
 from solver.solution import Solution, finish
 from solver.value_iteration import solve_graph
@@ -133,8 +134,14 @@ def solve(
             solved = solve_graph_native(game, root, budget, limits, chosen, tolerance, plies)
             if solved is not None:
                 return solved
-        graph = explored_in_c(game, root, budget, limits) or StateGraph.explore(game, root, budget,
-                                                                                  limits.table_entries)
+        if c_retrograde_fits(game, chosen):  # retrograde analysis in C: the same answer
+            answer = solve_retrograde_native(game, root, budget, limits, chosen, plies)
+            if isinstance(answer, Solution):
+                return answer
+            graph = answer  # acyclic (auto): the graph for backward induction, if copied out
+        if graph is None:
+            graph = explored_in_c(game, root, budget, limits) or StateGraph.explore(game, root, budget,
+                                                                                      limits.table_entries)
         order = graph.topological_order()
         if chosen == Algorithm.BACKWARD and order is None:
             raise ValueError(f"{game.name} has cycles: backward induction cannot solve it; use value_iteration")

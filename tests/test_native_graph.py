@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import gdl
 import solver.exact
@@ -16,8 +18,9 @@ from gdl.rule_helpers import RuleRuntimeError
 from solver import exact
 from solver.auto import Algorithm
 from solver.game import DeadEndError
-from solver.limits import Limits
-from solver.native.graph import fits
+from solver.graph import StateGraph
+from solver.limits import Budget, Limits
+from solver.native.graph import fits, solve_retrograde_native
 
 GAMBLER = """game Gambler "bet a coin at a time: reach 4 to win, 0 to lose"
 players A
@@ -92,13 +95,18 @@ def _load(name: str, params: dict[str, str], backend: str) -> gdl.CompiledGame:
     return gdl.load(name, params, backend=backend)
 
 
-def _solve_in_c(game: gdl.CompiledGame, monkeypatch: pytest.MonkeyPatch, **options: Any) -> exact.Solution:
-    """Solve with the Python graph made unavailable: the answer can only come from C."""
+def _solve_in_c(game: gdl.CompiledGame, monkeypatch: pytest.MonkeyPatch | None = None,
+                **options: Any) -> exact.Solution:
+    """Solve with the Python graph and retrograde analysis made unavailable: the answer can only come from C."""
     def no_python_graph(*args: Any, **kwargs: Any) -> None:
         raise AssertionError("the Python state graph was used")
 
-    with monkeypatch.context() as patch:
+    def no_python_retrograde(*args: Any, **kwargs: Any) -> None:
+        raise AssertionError("the Python retrograde analysis was used")
+
+    with pytest.MonkeyPatch.context() as patch:
         patch.setattr(solver.exact.StateGraph, "explore", no_python_graph)
+        patch.setattr(solver.exact, "retrograde", no_python_retrograde)
         return exact.solve(game, **options)
 
 
@@ -219,17 +227,164 @@ def test_a_graph_too_big_for_the_distance_says_so(monkeypatch: pytest.MonkeyPatc
 
 SHUTTLE = str(Path(__file__).resolve().parent / "solvefiles" / "shuttle.gdl")
 
+CHASE = """game Chase "two cops chase a robber round a ring; the robber escapes at cell 0"
+param size = 8
+players Cops, Robber
+state c1: 0..size-1 = 1
+state c2: 0..size-1 = 2
+state r: 0..size-1 = size // 2
+move one_left when turn == Cops: c1 = (c1 + size - 1) % size
+move one_right when turn == Cops: c1 = (c1 + 1) % size
+move two_left when turn == Cops: c2 = (c2 + size - 1) % size
+move two_right when turn == Cops: c2 = (c2 + 1) % size
+move run_left when turn == Robber: r = (r + size - 1) % size
+move run_right when turn == Robber: r = (r + 1) % size
+move hide when turn == Robber: r = r
+win Cops when r == c1 or r == c2
+win Robber when r == 0
+"""
+"""A cyclic duel with wins for both sides and endless play, thousands of states (size 24: 26k; 60: 421k)."""
 
-@pytest.mark.parametrize("method", ["auto", "retrograde"])
-def test_retrograde_analysis_over_a_graph_explored_in_c(method: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A cyclic duel: explored in C, copied out, solved by the Python retrograde analysis -- its answer."""
-    python, native = gdl.load(SHUTTLE), gdl.load(SHUTTLE, backend="c")
-    theirs = exact.solve(python, method=method, plies=True)
-    ours = _solve_in_c(native, monkeypatch, method=method, plies=True)
-    assert ours.algorithm == theirs.algorithm == "retrograde"
-    assert ours.value == theirs.value and ours.plies == theirs.plies and ours.exact
-    assert [str(m) for m in ours.best_moves] == [str(m) for m in theirs.best_moves]
-    assert [str(m) for m in ours.principal_variation] == [str(m) for m in theirs.principal_variation]
+GRAPH = """game Graph "a walk on a graph held in the state: node 0 starts; an end pays util to A"
+players A, B
+def N = 0..7
+def K = 0..2
+state node: N = 0
+state deg[N]: 0..3 = 1
+state succ[N, K]: N = 0
+state owner[N]: player = A
+state util[N]: -2..2 = 0
+state end[N]: bool = false
+move go(k: K) when k < deg[node]:
+    node = succ[node, k]
+    turn = owner[node]
+terminal when end[node]
+utility p in -2..2: util[node] if p == A else 0 - util[node]
+zero_sum
+"""
+"""Any two-player zero-sum graph of at most 8 nodes and 3 moves a node, as a start state: one C module for all."""
+
+CYCLE_CRASH = """game CycleCrash
+players A, B
+state n: 0..3 = 0
+move up when n < 3: n = n + 1
+move down when n > 0: n -= 1
+move jump when n == 2: n = n + 2
+win B when n == 3
+"""
+"""Cycles, and a rule error (4 is outside n's domain) once n = 2 is expanded."""
+
+
+def _graph_root(nodes: list[tuple[Any, ...]]) -> tuple[Any, ...]:
+    """GRAPH's state at node 0 of ``nodes``: ("T", utility) or ("D", player, children); node 0 is a decision."""
+    deg, succ, owner, util, end = [], [], [], [], []
+    for node in nodes + [("D", 0, (0,))] * (8 - len(nodes)):
+        if node[0] == "T":
+            deg.append(0); succ += [0, 0, 0]; owner.append(0); util.append(node[1]); end.append(True)  # noqa: E702
+        else:
+            children = list(node[2])
+            deg.append(len(children)); succ += children + [0] * (3 - len(children))  # noqa: E702
+            owner.append(node[1]); util.append(0); end.append(False)  # noqa: E702
+    return (0, *deg, *succ, *owner, *util, *end, owner[0], 0)
+
+
+def _same_solution(ours: exact.Solution, theirs: exact.Solution) -> None:
+    """Field by field (but the time): the C answer is the Python answer."""
+    assert (ours.value, ours.exact, ours.stopped, ours.stop_reason, ours.note, ours.plies, ours.algorithm) == (
+        theirs.value, theirs.exact, theirs.stopped, theirs.stop_reason, theirs.note, theirs.plies, theirs.algorithm)
+    for field in ("best_moves", "principal_variation", "fastest_moves"):
+        assert [str(m) for m in getattr(ours, field)] == [str(m) for m in getattr(theirs, field)], field
+    assert [(str(m), v) for m, v in ours.move_values] == [(str(m), v) for m, v in theirs.move_values]
+    for stat in ("nodes", "depth", "tt_hits", "tt_size", "iterations"):
+        assert getattr(ours.stats, stat) == getattr(theirs.stats, stat), stat
     assert ours.table is not None and theirs.table is not None
-    assert dict(ours.table.values) == dict(theirs.table.values) and dict(ours.table.best) == dict(theirs.table.best)
-    assert ours.stats.nodes == theirs.stats.nodes and ours.stats.tt_size == theirs.stats.tt_size
+    assert dict(ours.table.values) == dict(theirs.table.values)
+    assert dict(ours.table.best) == dict(theirs.table.best)
+    assert dict(ours.table.plies) == dict(theirs.table.plies)
+    assert (ours.table.method, ours.table.complete) == (theirs.table.method, theirs.table.complete)
+
+
+RETROGRADE_CASES = [(SHUTTLE, {}, "auto"), (SHUTTLE, {}, "retrograde"), (CHASE, {}, "retrograde"),
+                    (CHASE, {"size": "11"}, "retrograde")]
+"""The cyclic duels (with ``auto``: one whose alpha-beta search meets a cycle; Chase's does not)."""
+
+
+@pytest.mark.parametrize("plies", [False, True])
+@pytest.mark.parametrize(("name", "params", "method"), RETROGRADE_CASES,
+                         ids=["shuttle-auto", "shuttle", "chase", "chase-11"])
+def test_retrograde_analysis_in_c_gives_the_python_answer(name: str, params: dict[str, str], method: str,
+                                                          plies: bool) -> None:
+    """A cyclic duel: retrograde analysis in C (with the distance: copied out and finished in Python)."""
+    python, native = _load(name, params, "python"), _load(name, params, "c")
+    theirs = exact.solve(python, method=method, plies=plies)
+    ours = _solve_in_c(native, method=method, plies=plies)
+    assert ours.algorithm == "retrograde" and ours.exact
+    _same_solution(ours, theirs)
+
+
+def _graphs() -> st.SearchStrategy[list[tuple[Any, ...]]]:
+    """Random two-player zero-sum graphs, cycles likely: node 0 starts; some nodes are ends worth -2..2."""
+
+    @st.composite
+    def build(draw: st.DrawFn) -> list[tuple[Any, ...]]:
+        n = draw(st.integers(2, 8))
+        nodes: list[tuple[Any, ...]] = []
+        for i in range(n):
+            if i > 0 and draw(st.integers(0, 3)) == 0:
+                nodes.append(("T", draw(st.integers(-2, 2))))
+            else:
+                children = tuple(draw(st.lists(st.integers(0, n - 1), min_size=1, max_size=3)))
+                nodes.append(("D", draw(st.integers(0, 1)), children))
+        return nodes
+
+    return build()
+
+
+@settings(max_examples=60, deadline=None)
+@given(_graphs(), st.booleans())
+def test_retrograde_analysis_in_c_on_random_graphs(nodes: list[tuple[Any, ...]], plies: bool) -> None:
+    python, native = _load(GRAPH, {}, "python"), _load(GRAPH, {}, "c")
+    root = _graph_root(nodes)
+    theirs = exact.solve(python, root, method="retrograde", plies=plies)
+    ours = _solve_in_c(native, state=root, method="retrograde", plies=plies)
+    _same_solution(ours, theirs)
+
+
+def test_an_acyclic_duel_is_handed_back_for_backward_induction() -> None:
+    """``auto`` checks for cycles first: an acyclic graph goes to the Python backward induction, copied out."""
+    native = _load(GRAPH, {}, "c")
+    root = _graph_root([("D", 0, (1, 2)), ("D", 1, (2, 3)), ("T", 1), ("T", -1)])
+    answer = solve_retrograde_native(native, root, Budget(), Limits(), Algorithm.AUTO)
+    assert isinstance(answer, StateGraph) and len(answer) == 4 and answer.topological_order() is not None
+    cyclic = _graph_root([("D", 0, (1, 2)), ("D", 1, (0, 3)), ("T", 1), ("T", -1)])
+    assert isinstance(solve_retrograde_native(native, cyclic, Budget(), Limits(), Algorithm.AUTO), exact.Solution)
+
+
+def test_a_rule_error_in_a_cyclic_duel_is_reported_as_in_python() -> None:
+    errors = []
+    for backend in ("python", "c"):
+        with pytest.raises(RuleRuntimeError, match="domain") as caught:
+            exact.solve(_load(CYCLE_CRASH, {}, backend), method="retrograde")
+        errors.append(str(caught.value))
+    assert errors[1] == "case.gdl:6:28: value out of its domain (after the moves up,up)"  # the line from the root
+
+
+def test_budgets_stop_the_c_retrograde_analysis(monkeypatch: pytest.MonkeyPatch) -> None:
+    native = _load(CHASE, {}, "c")
+    for limits, reason in ((Limits(table_entries=50), "table"), (Limits(nodes=100), "nodes")):
+        results = [exact.solve(_load(CHASE, {}, b), limits=limits, method="retrograde") for b in ("python", "c")]
+        for result in results:
+            assert result.stopped and not result.exact and result.stop_reason == reason
+    monkeypatch.setattr(solver.native.graph, "RG_FIRST_SLICE", 64)  # many slices: Python sees each end
+
+    def interrupt(stats: Any) -> None:
+        raise KeyboardInterrupt
+
+    stopped = exact.solve(native, method="retrograde", progress=interrupt)
+    assert stopped.stopped and stopped.stop_reason == "interrupt" and not stopped.exact
+    seen: list[int] = []
+    done = exact.solve(native, method="retrograde", progress=lambda stats: seen.append(stats.nodes))
+    assert done.exact and seen and set(seen) == {done.stats.nodes}  # (the analysis counts no nodes)
+    monkeypatch.setattr(Budget, "time_left", lambda self: False)
+    late = exact.solve(native, method="retrograde")
+    assert late.stopped and late.stop_reason == "time" and not late.exact

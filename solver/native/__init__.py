@@ -20,7 +20,7 @@ from solver.game import DeadEndError, Game, dead_end
 
 HERE = Path(__file__).resolve().parent
 HEADER = "gdl_abi.h"
-SOURCES = ("glue.c", "negamax.c", "mcts.c", "graph.c", "puzzle.c", "expectimax.c")
+SOURCES = ("glue.c", "negamax.c", "mcts.c", "graph.c", "retrograde.c", "puzzle.c", "expectimax.c")
 """Solver sources appended (in this order) after a game's own C source."""
 
 ERROR_CDEF = """
@@ -82,6 +82,13 @@ int64_t gdl_gr_node(gr_ctx *c, int64_t i, double *value, int32_t *player, int32_
                     int64_t cap);
 int64_t gdl_gr_parent(gr_ctx *c, int64_t i, int32_t *via);
 int gdl_gr_cells(gr_ctx *c, int64_t i, int32_t *cells);
+typedef struct rg_ctx rg_ctx;
+rg_ctx *gdl_rg_new(gr_ctx *g, int32_t check_cycles);
+void gdl_rg_free(rg_ctx *r);
+int gdl_rg_run(rg_ctx *r, int64_t slice);
+void gdl_rg_stats(rg_ctx *r, int64_t *out);
+int64_t gdl_rg_best(rg_ctx *r, int64_t i, int32_t *positions, int64_t cap);
+int gdl_rg_flags(rg_ctx *r, int8_t *flags, int64_t *first);
 typedef struct pz_ctx pz_ctx;
 pz_ctx *gdl_pz_new(const int32_t *root, int32_t astar, int32_t has_target, double target, gdl_error *e);
 void gdl_pz_free(pz_ctx *c);

@@ -1,11 +1,14 @@
-"""Backward induction and value iteration over the state graph in C (``graph.c``).
+"""Backward induction, value iteration and retrograde analysis over the state graph in C (``graph.c``,
+``retrograde.c``).
 
 The same methods as :mod:`solver.graph`, :mod:`solver.backward` and :mod:`solver.value_iteration` (Bellman
 1957, one strongly connected component at a time in Tarjan's order, Dai & Goldsmith 2007), for a game with a
 C back end and no symmetries (the graph keeps the states themselves): one value per state in a one-player or
 two-player zero-sum game (with Newton steps), else one per player (max^n, plain sweeps), chosen as the Python
 solver chooses. :func:`solver.exact.solve` runs it in place of the Python graph methods when it fits; the
-answer is the same :class:`~solver.solution.Solution`.
+answer is the same :class:`~solver.solution.Solution`. A deterministic two-player zero-sum game with cycles is
+solved by the retrograde analysis in C (:func:`solve_retrograde_native`): :mod:`solver.retrograde`'s values and
+optimal moves.
 
 Both phases run in C in slices of states, between which Python checks the budget (time, nodes, the table
 cap, progress about every 0.1 s) and sees Ctrl-C. A graph small enough is copied out and finished by the
@@ -18,6 +21,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Hashable
 from dataclasses import replace
+from itertools import pairwise
 from typing import Any
 
 from solver.auto import Algorithm, exact_method, is_deterministic_duel
@@ -37,7 +41,10 @@ MOST_STATES = 2**31 - 2
 """The graph numbers its states with 32-bit integers."""
 PV_LIMIT = 10_000
 EXPORT_STATES = 2_000_000
-"""The largest graph explored in C and copied out for a Python graph method (retrograde analysis)."""
+"""The largest graph explored in C and copied out for a Python graph method: backward induction of a duel whose
+graph is acyclic after all, the distance to the end after retrograde analysis."""
+RG_FIRST_SLICE = 1 << 14
+"""The retrograde analysis's first slice, in units of work (a state or an edge); the smallest slice too."""
 PLIES_STATES = 200_000
 """The largest graph whose distance to the end is computed (by :mod:`solver.remoteness`, in Python)."""
 
@@ -49,6 +56,43 @@ def fits(game: Game, method: Algorithm) -> bool:
     if method == Algorithm.AUTO and is_deterministic_duel(game):
         return False  # alpha-beta, then retrograde analysis: not graph methods the C graph has
     return handle_of(game) is not None and not has_symmetric_keys(game)
+
+
+def retrograde_fits(game: Game, method: Algorithm) -> bool:
+    """Whether the C graph's retrograde analysis solves ``game`` (auto or retrograde; a deterministic duel with a C
+    back end and no symmetries)."""
+    return (method in (Algorithm.AUTO, Algorithm.RETROGRADE) and is_deterministic_duel(game)
+            and handle_of(game) is not None and not has_symmetric_keys(game))
+
+
+def solve_retrograde_native(game: Game, root: State, budget: Budget, limits: Limits, method: Algorithm,
+                            plies: bool = False) -> Solution | StateGraph | None:
+    """Retrograde analysis of ``root``'s graph in C (``retrograde.c``): :func:`solver.retrograde.retrograde`'s
+    values and optimal moves, then :func:`solver.solution.finish`'s answer.
+
+    ``auto`` first checks for cycles: an acyclic graph is returned as a :class:`StateGraph` for the Python graph
+    methods (backward induction), or None when it has more than :data:`EXPORT_STATES` states. ``plies``: a graph
+    of at most :data:`EXPORT_STATES` states is copied out with its values and optimal moves and finished by the
+    Python code (the distance to the end); a larger one's answer has no distance. None also when the values
+    turn out not to be scalar (the Python path then runs).
+
+    :raises SearchStopped: a budget ran out (the table cap: reason ``table``).
+    """
+    handle = handle_of(game)
+    assert handle is not None
+    graph = _Graph(game, handle, limits.table_entries)
+    if not graph.explore(root, budget):
+        return None
+    explored = budget.nodes
+    check = method == Algorithm.AUTO
+    if graph.retrograde(budget, check):
+        return graph.state_graph()[0] if budget.tt_size <= EXPORT_STATES else None
+    budget.nodes = explored
+    method = Algorithm.RETROGRADE
+    if plies and budget.tt_size <= EXPORT_STATES:
+        exported, values = graph.state_graph()
+        return finish(game, exported, budget, (values, graph.retrograde_best()), method, True, None, True)
+    return graph.retrograde_solution(budget, method)
 
 
 def solve_graph_native(game: Game, root: State, budget: Budget, limits: Limits, method: Algorithm,
@@ -82,8 +126,8 @@ def solve_graph_native(game: Game, root: State, budget: Budget, limits: Limits, 
 
 def explored_in_c(game: Game, root: State, budget: Budget, limits: Limits) -> StateGraph | None:
     """The reachable graph explored in C and copied into a :class:`StateGraph` for the Python graph methods
-    the C graph does not have (retrograde analysis); None when the game has no C handle, has symmetries,
-    or its graph is larger than :data:`EXPORT_STATES` (then the Python exploration runs).
+    (when the C retrograde analysis declined the game: values not scalar); None when the game has no C handle,
+    has symmetries, or its graph is larger than :data:`EXPORT_STATES` (then the Python exploration runs).
 
     :raises SearchStopped: ``limits.table_entries`` states were found (reason ``table``), or another budget.
     """
@@ -116,6 +160,7 @@ class _Graph:
         self.ctx = ffi.gc(ctx, lib.gdl_gr_free)
         self.stats = ffi.new("int64_t[9]")
         self.converged = True
+        self.rg: Any = None  # the retrograde analysis (retrograde.c), once run
         self.cells = ffi.new("int32_t[]", handle.state_len)
         self.row = ffi.new("double[]", len(game.players))
         players = len(game.players)
@@ -164,10 +209,121 @@ class _Graph:
         self.converged = not stats[6]
         return int(stats[4]) == 0  # no component needed a sweep: none has a cycle
 
+    def retrograde(self, budget: Budget, check_cycles: bool) -> bool:
+        """Retrograde analysis in C (the values into the graph); with ``check_cycles``, first whether the graph
+        is acyclic: then True, and nothing more is computed. Between slices, the time budget, progress and
+        Ctrl-C (the node budget counts the exploration only, as for the Python analysis)."""
+        lib, ffi = self.lib, self.ffi
+        rg = lib.gdl_rg_new(self.ctx, 1 if check_cycles else 0)
+        if rg == ffi.NULL:
+            raise MemoryError("no memory for the retrograde analysis")
+        self.rg = ffi.gc(rg, lib.gdl_rg_free)
+        size, nodes = RG_FIRST_SLICE, budget.nodes
+        while True:
+            started = time.perf_counter()
+            if lib.gdl_rg_run(self.rg, size) != GR_SLICE:
+                break
+            elapsed = time.perf_counter() - started
+            size = max(RG_FIRST_SLICE, min(size * 4, int(size * SLICE_SECONDS / max(elapsed, 1e-6))))
+            if not budget.time_left():
+                raise SearchStopped(StopReason.TIME)
+            if budget.progress is not None:
+                budget.progress(budget.stats())
+            budget.nodes = nodes
+        stats = ffi.new("int64_t[3]")
+        lib.gdl_rg_stats(self.rg, stats)
+        return int(stats[1]) == 1
+
+    def _rg_best(self, i: int, positions: Any, cap: int) -> tuple[Any, int]:
+        """State i's optimal positions (``positions``, grown past ``cap`` when needed) and how many."""
+        k = int(self.lib.gdl_rg_best(self.rg, i, positions, cap))
+        if k > cap:
+            cap = k
+            positions = self.ffi.new("int32_t[]", cap)
+            k = int(self.lib.gdl_rg_best(self.rg, i, positions, cap))
+        return positions, k
+
+    def retrograde_best(self) -> list[tuple[int, ...]]:
+        """Every state's optimal moves (positions in move order), as :func:`solver.retrograde.retrograde` gives."""
+        ffi, lib = self.ffi, self.lib
+        stats = self._read()
+        n, edges = int(stats[0]), int(stats[2])
+        flags, first = ffi.new("int8_t[]", max(edges, 1)), ffi.new("int64_t[]", n + 1)
+        if lib.gdl_rg_flags(self.rg, flags, first) != 0:
+            raise RuntimeError("the retrograde analysis is not done")
+        marks, starts = ffi.unpack(flags, edges), ffi.unpack(first, n + 1)
+        return [tuple(j for j in range(b - a) if marks[a + j]) for a, b in pairwise(starts)]
+
+    def _node(self, i: int, cap: int = 1 << 12) -> tuple[int, list[int], list[int]]:
+        """State i's turn, its moves' codes and its children."""
+        ffi, lib = self.ffi, self.lib
+        value, player = ffi.new("double *"), ffi.new("int32_t *")
+        while True:
+            codes, children = ffi.new("int32_t[]", cap), ffi.new("int64_t[]", cap)
+            edges = int(lib.gdl_gr_node(self.ctx, i, value, player, codes, children, cap))
+            if edges < 0:
+                raise RuntimeError("the state graph's moves changed between two calls")  # (the rules are pure)
+            if edges <= cap:
+                return int(player[0]), ffi.unpack(codes, edges), ffi.unpack(children, edges)
+            cap = edges
+
+    def retrograde_solution(self, budget: Budget, method: Algorithm) -> Solution:
+        """:func:`solver.solution.finish`'s answer without the distance, read out of C: the root's value and
+        optimal moves, the principal variation (first optimal moves; stops on a repetition) and a table filled
+        when first read."""
+        game, handle = self.game, self.handle
+        positions = self.ffi.new("int32_t[]", 64)
+        player, codes, children = self._node(0)
+        positions, k = self._rg_best(0, positions, 64)
+        root_moves = tuple(handle.move(codes[positions[j]]) for j in range(k))
+        line: list[Any] = []
+        i, seen = 0, {0}
+        while len(line) < PV_LIMIT and player >= 0:
+            positions, k = self._rg_best(i, positions, 64)
+            if k == 0:
+                break
+            line.append(handle.move(codes[positions[0]]))
+            i = children[positions[0]]
+            if i in seen:
+                break
+            seen.add(i)
+            player, codes, children = self._node(i)
+        budget.tt_size = int(self._read()[0])
+        budget.depth = len(line)
+        table = lazy_table(SolvedTable.for_game(game, method, complete=True), self._retrograde_filler(method))
+        return Solution(self._values_at(0), root_moves, tuple(line), True, budget.stats(), method, False, None,
+                        table=table)
+
+    def _values_at(self, i: int) -> tuple[float, ...]:
+        self.lib.gdl_gr_values(self.ctx, i, self.row)
+        return tuple(self.row[0:len(self.game.players)])
+
+    def _retrograde_filler(self, method: Algorithm) -> Any:
+        """What reads every state's values and optimal moves (retrograde analysis) out of C, when first read."""
+        game, handle, ffi, lib = self.game, self.handle, self.ffi, self.lib
+        width = handle.state_len
+
+        def fill() -> SolvedTable:
+            table = SolvedTable.for_game(game, method, complete=True)
+            cells, positions = ffi.new("int32_t[]", width), ffi.new("int32_t[]", 64)
+            for i in range(int(self._read()[0])):
+                lib.gdl_gr_cells(self.ctx, i, cells)
+                key = handle.key_of_cells(list(cells[0:width]))
+                table.values[key] = self._values_at(i)
+                positions, k = self._rg_best(i, positions, 64)
+                if k:
+                    codes = self._node(i)[1]
+                    table.best[key] = tuple(str(handle.move(codes[positions[j]])) for j in range(k))
+            return table
+
+        return fill
+
     def _slices(self, budget: Budget, run: Callable[[int], int], count: Callable[[Any], int]) -> int:
         """Call ``run(size)`` until it returns something other than GR_SLICE, sizing slices to last about
         SLICE_SECONDS and checking the budget after each (``count(stats)``: the nodes so far)."""
         size = 4096
+        if budget.limits.nodes is not None:  # (the first slice too: a small graph is explored in one)
+            size = max(1, min(size, budget.limits.nodes - count(self._read())))
         while True:
             started = time.perf_counter()
             status = run(size)
