@@ -11,9 +11,9 @@ text the passes wrote (79,675 expressions, no mismatch). Since stage 2 the passe
   holds the hashes of those texts, computed from that compiler's output;
 * the passes build no expression text: no ``Code`` or ``derived`` is given text, and the expression passes
   neither ask for span ids nor read expression text (only statement-level passes take it, from the emitter);
-* the passes converted to the statement emitter (gdl.compiler.emit_py_stmt: effects, ``setup``, chance points,
-  defs, utility, heuristic, ``quiet``, end rules) write no line, ask for no span id and read no text
-  (:data:`STATEMENT_PASSES`);
+* since stage 3 every line of the module is the statement emitter's (gdl.compiler.emit_py_stmt): no pass calls
+  ``emit``, and the passes of effects, ``setup``, chance points, defs, utility, heuristic, ``quiet``, end rules,
+  moves and ``_legal`` ask for no span id and read no text (:data:`STATEMENT_PASSES`);
 * the one form stage 1 found ambiguous is not any more: a conjunction written out in the rules keeps its
   ``and``s, the one an unrolled ``all`` built is scanned (``BoolOp.scan``).
 """
@@ -199,16 +199,17 @@ def test_the_expression_passes_write_no_text() -> None:
 
 
 STATEMENT_PASSES: dict[str, tuple[str, ...]] = {
-    "effects.py": (), "chance.py": (), "scoring.py": (), "quiet.py": (), "ends.py": (), "calls.py": ("compile_def",)}
+    "effects.py": (), "chance.py": (), "scoring.py": (), "quiet.py": (), "ends.py": (), "moves.py": (),
+    "calls.py": ("compile_def",)}
 """The passes (or, when named, their functions) whose lines the statement emitter (gdl.compiler.emit_py_stmt)
 writes: effects, ``setup``, chance points and their continuations, the defs that stay functions, utility,
-heuristic, ``quiet``, the end rules."""
+heuristic, ``quiet``, the end rules, the moves and ``_legal``."""
 
 
 def test_the_statement_passes_write_no_text() -> None:
-    """The passes of effects, chance points, defs, utility, heuristic, ``quiet`` and end rules build the IR and take
-    their lines from the statement emitter: they write no line (``emit``, a line appended to a list), ask for no
-    span id and read no text."""
+    """The passes of effects, chance points, defs, utility, heuristic, ``quiet``, end rules and moves build the IR
+    and take their lines from the statement emitter: they write no line (``emit``, a line appended to a list), ask
+    for no span id and read no text."""
     for name, functions in STATEMENT_PASSES.items():
         tree: ast.AST = ast.parse((PASSES / name).read_text(encoding="utf-8"))
         scopes = [f for f in ast.walk(tree) if isinstance(f, ast.FunctionDef) and f.name in functions] \
@@ -224,6 +225,16 @@ def test_the_statement_passes_write_no_text() -> None:
             for call in _calls(scope, {"splice"}):  # (lines only from the statement emitter)
                 assert isinstance(call.args[0], ast.Call) and isinstance(call.args[0].func, ast.Attribute) and \
                     ast.unparse(call.args[0].func.value) == "self.statements", f"{name}:{call.lineno}"
+
+
+def test_no_pass_writes_a_line() -> None:
+    """Every line of the generated module comes from the statement emitter: only ``CompilerBase.splice`` (which
+    takes the emitter's lines) calls ``emit``."""
+    for path in sorted(PASSES.glob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for call in _calls(tree, {"emit"}):
+            if isinstance(call.func, ast.Attribute):  # (`self.emit(...)`)
+                assert path.name == "base.py", f"{path.name}:{call.lineno}: {ast.unparse(call)}"
 
 
 def test_a_conjunction_written_out_keeps_its_ands_and_an_unrolled_all_is_scanned() -> None:

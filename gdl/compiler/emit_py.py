@@ -295,7 +295,7 @@ class PythonExpressionEmitter:
         assert node.var is not None and node.domain is not None and node.body is not None
         name = self.names.local_name(node.var)
         domain = self.expr(node.domain)
-        if node.poll:  # (the domain's span, as CompilerBase.loop_source reports it)
+        if node.poll:  # (the domain's span: the loop's budget error points there)
             domain = f"_poll({domain}, {self.sid(node.domain_span)})"
         loop = f"for {name} in {domain}"
         body = self.expr(node.body)

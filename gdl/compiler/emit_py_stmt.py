@@ -1,7 +1,13 @@
-"""The Python emitter of the IR's statements: an :class:`ir.Stmt <gdl.compiler.ir.Stmt>` list as the lines of a
-generated function (effects, ``setup``, chance continuations). The passes build the statements' IR and ask for
-their lines here; the expressions inside are the expression emitter's (:mod:`gdl.compiler.emit_py`), the names
-and span ids its context's (:class:`gdl.compiler.emit_py.PythonNames`).
+"""The Python emitter of the IR's statements and functions: every line of the generated module. An
+:class:`ir.Stmt <gdl.compiler.ir.Stmt>` list is written as the lines of a generated function (effects, ``setup``,
+chance continuations); the functions around them are written from their IR too (a move's effect function, the
+continuations and outcome functions of an :class:`ir.ChancePoint`, an :class:`ir.Def` that stays a function,
+utility and heuristic from their :class:`ir.Scoring`, ``quiet``, the end rules' ``_finish`` and ``_finish_at``
+from the :class:`ir.EndRule` list, ``_legal`` from each :class:`ir.Move`). The passes build the IR and ask for
+the lines here; the expressions inside are the expression emitter's (:mod:`gdl.compiler.emit_py`), the names and
+span ids its context's (:class:`gdl.compiler.emit_py.PythonNames`). The module's global names of the tables a
+pass registers follow conventions shared with the passes: ``_MT<i>``/``_MK<i>`` (move ``i``'s cache and
+factory), ``_mv<i>_<k>`` (a specialised move), ``_CT<k>``/``_CK<k>``/``_CB<k>``/``_CD<k>`` (chance point ``k``).
 
 A line is a ``(text, span)`` pair: the span is where a run-time error on that line is reported (the module's line
 map). What the lines are, statement by statement:
@@ -105,6 +111,46 @@ class PythonStatementEmitter:
             return f"_among({text}, {self.names.constant(check.allowed)}, {self.exprs.sid(check.span)})"
         assert check.kind == "domain"
         return f"_dom({text}, {check.lo}, {check.hi}, {self.exprs.sid(check.span)})"
+
+    # ----------------------------------------------------------------------------------------- moves
+
+    def move_lines(self, move: ir.Move) -> list[Line]:
+        """The lines of ``_legal`` that list ``move`` (at no indent): a loop per parameter (``_poll``ed, counting
+        the moves listed so far, when it may be long), the guard, the move object from its factory's cache
+        (``_MT<i>``, ``_MK<i>``); a specialised move: one guard and one move object ``_mv<i>_<k>`` per
+        combination."""
+        if move.specialised is not None:
+            ids = move.specialised_ids or tuple(range(len(move.specialised)))
+            return [(self.guarded(guard, f"add(_mv{move.index}_{k})"), move.span)
+                    for k, (_, guard, _) in zip(ids, move.specialised, strict=True)]
+        lines: list[Line] = []
+        names = [self.names.local_name(p.var) for p in move.params]
+        for depth, (param, name) in enumerate(zip(move.params, names, strict=True)):
+            domain = self.exprs.expr(param.domain)
+            if param.poll:
+                domain = f"_poll({domain}, {self.exprs.sid(param.domain_span or param.span or move.span)}, out)"
+            lines.append(("    " * depth + f"for {name} in {domain}:", param.span or move.span))
+        key = "0" if not names else names[0] if len(names) == 1 else "(" + "".join(n + ", " for n in names) + ")"
+        get = f"_MT{move.index}.get({key}) or _MK{move.index}({key})"
+        lines.append(("    " * len(names) + self.guarded(move.guard, f"add({get})"), move.span))
+        return lines
+
+    def guarded(self, guard: ir.Expr | None, add: str) -> str:
+        if guard is None:
+            return add
+        if isinstance(guard, ir.Const):  # (always true: no test; never: the move is still written, never added)
+            return add if guard.value else f"if False: {add}"
+        return f"if {self.exprs.expr(guard)}: {add}"
+
+    def legal(self, moves: list[Line], otherwise: list[Line]) -> list[Line]:
+        """``_legal(s)``: the moves' lines (``move_lines``), then, when none is legal, the ``otherwise`` moves'."""
+        lines: list[Line] = [("def _legal(s):", None), ("    out = []", None), ("    add = out.append", None)]
+        lines += [("    " + line, span) for line, span in moves]
+        if otherwise:
+            lines.append(("    if not out:", None))
+            lines += [("        " + line, span) for line, span in otherwise]
+        lines.append(("    return out", None))
+        return lines
 
     # ------------------------------------------------------------------------------------------ ends
 

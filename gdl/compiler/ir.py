@@ -154,6 +154,8 @@ class Param:
     var: Var
     domain: Expr
     poll: bool = False
+    span: Span | None = None  # the parameter's span, when known
+    domain_span: Span | None = None  # its domain's own span (where a polled loop's budget error points)
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,6 +180,9 @@ class Move:
     span: Span
     otherwise: bool = False
     specialised: tuple[tuple[tuple[Any, ...], Expr | None, Effect], ...] | None = None
+    specialised_ids: tuple[int, ...] = ()
+    """Each specialised combination's place among all the constant combinations (those whose guard is always
+    false are left out of ``specialised``): the Python back end names its move and effect by it."""
 
 
 @dataclass(frozen=True, slots=True)

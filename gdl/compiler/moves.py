@@ -25,26 +25,18 @@ class MovePass(CompilerBase):
             self.error("missing-moves", "the rule file declares no moves", Span(1, 1, 1, 2),
                        "add a move like `move place(c: cell) when ...:`")
         self.globals["_MOVES"] = {}
-        legal_lines: list[tuple[str, Span]] = []
-        otherwise_lines: list[tuple[str, Span]] = []
+        legal_lines: list[tuple[str, Span | None]] = []
+        otherwise_lines: list[tuple[str, Span | None]] = []
         for index, move in enumerate(moves):
             try:
-                lines = self.compile_move(index, move)
+                compiled = self.compile_move(index, move)
             except CompileFailed:
                 continue
-            (otherwise_lines if move.otherwise else legal_lines).extend(lines)
-        self.emit("def _legal(s):")
-        self.emit("    out = []")
-        self.emit("    add = out.append")
-        for line, span in legal_lines:
-            self.emit("    " + line, span)
-        if otherwise_lines:
-            self.emit("    if not out:")
-            for line, span in otherwise_lines:
-                self.emit("        " + line, span)
-        self.emit("    return out")
+            # (written as soon as the move is compiled: the constants it names are named in this order)
+            (otherwise_lines if move.otherwise else legal_lines).extend(self.statements.move_lines(compiled))
+        self.splice(self.statements.legal(legal_lines, otherwise_lines))
 
-    def compile_move(self, index: int, move: ast.MoveDecl) -> list[tuple[str, Span]]:
+    def compile_move(self, index: int, move: ast.MoveDecl) -> ir.Move:
         if len(move.params) > MAX_LOOP_DEPTH:
             raise self.fail("too-deep", f"move {_q(move.name)} has {len(move.params)} parameters; at most "
                             f"{MAX_LOOP_DEPTH}", move.params[MAX_LOOP_DEPTH].span)
@@ -54,14 +46,12 @@ class MovePass(CompilerBase):
         finally:
             self.loop_weight = saved_weight
 
-    def compile_move_loops(self, index: int, move: ast.MoveDecl) -> list[tuple[str, Span]]:
-        """The lines of ``_legal`` that list ``move``: a loop per parameter, the guard, the move object."""
+    def compile_move_loops(self, index: int, move: ast.MoveDecl) -> ir.Move:
+        """``move``'s IR (``_legal`` lists it: a loop per parameter, the guard, the move object)."""
         ctx = Ctx([{}], in_move=True)
-        loops: list[tuple[str, Span]] = []
         names: list[str] = []
         types: list[Type] = []
         params: list[ir.Param] = []
-        depth = 0
         for p in move.params:
             dom = self.expr(p.type.domain, ctx)
             if dom.type.kind != "seq":
@@ -72,14 +62,12 @@ class MovePass(CompilerBase):
                 raise self.fail("too-large", "this move parameter has too many values", p.type.span)
             pyname = f"L_{p.name}"
             local = self.declare_local(ctx, p.name, Local(pyname, elem, False), p.span)
-            params.append(ir.Param(self.local_var(local, p.name), node(dom), self.needs_poll(dom)))
-            loops.append(("    " * depth + f"for {pyname} in {self.loop_source(dom, p.type.span, 'out')}:", p.span))
+            params.append(ir.Param(self.local_var(local, p.name), node(dom), self.needs_poll(dom), p.span,
+                                   p.type.span))
             self.loop_weight = min(self.loop_weight * self.domain_size(dom), 1 << 62)
             names.append(pyname)
             types.append(elem)
-            depth += 1
         self.move_param_types[move.name] = tuple(types)
-        guard_src = None
         guard_node = None
         never = False  # the guard is false whatever the parameters
         if move.guard is not None:
@@ -90,38 +78,31 @@ class MovePass(CompilerBase):
             if never:
                 self.warn("never-legal", f"move {_q(move.name)} can never be played: its condition is always "
                           "false", move.guard.span)
-            if not guard.is_const:
-                guard_src = self.src(guard)
-            elif never:
-                guard_src = "False"
         combos = self.constant_combinations(move)
         if combos is not None:
-            lines, specialised = self.specialised_move(index, move, types, combos)
+            specialised, ids = self.specialised_move(index, move, types, combos)
             effect = None
-            if not lines and not never:
+            if not specialised and not never:
                 # Every combination's condition folded to false: say so, and still check the body.
                 self.warn("never-legal", f"move {_q(move.name)} can never be played: its condition is false "
                           "for every value of its parameters", move.guard.span if move.guard else move.span)
                 effect = self.compile_effect(f"_m{index}", names, types, move.body, ctx, move.span)
-            elif not lines:
+            elif not specialised:
                 with self.dead_code():  # never played, but still a part of the rule file to check
                     effect = self.compile_effect(f"_m{index}", names, types, move.body, ctx, move.span)
-            self.ir_moves.append(ir.Move(move.name, index, tuple(params), guard_node, effect, move.span,
-                                         move.otherwise, tuple(specialised)))
-            return lines
+            compiled = ir.Move(move.name, index, tuple(params), guard_node, effect, move.span, move.otherwise,
+                               tuple(specialised), ids)
+            self.ir_moves.append(compiled)
+            return compiled
         fn = f"_m{index}"
         effect = self.compile_effect(fn, names, types, move.body, ctx, move.span)
-        self.ir_moves.append(ir.Move(move.name, index, tuple(params), guard_node, effect, move.span, move.otherwise))
+        compiled = ir.Move(move.name, index, tuple(params), guard_node, effect, move.span, move.otherwise)
+        self.ir_moves.append(compiled)
         factory = MoveFactory(move.name, [self.displayer(t) for t in types], fn)
         self.globals[f"_MT{index}"] = factory.cache
         self.globals[f"_MK{index}"] = factory
         self.factories.append(factory)
-        key = names[0] if len(names) == 1 else "(" + "".join(n + ", " for n in names) + ")"
-        if not names:
-            key = "0"
-        get = f"_MT{index}.get({key}) or _MK{index}({key})"
-        body = ("    " * depth) + (f"if {guard_src}: add({get})" if guard_src else f"add({get})")
-        return [*loops, (body, move.span)]
+        return compiled
 
     def constant_combinations(self, move: ast.MoveDecl) -> list[tuple[Any, ...]] | None:
         """All parameter values of a move, if its domains are load-time constants and few (to unroll)."""
@@ -142,29 +123,27 @@ class MovePass(CompilerBase):
         return combos
 
     def specialised_move(self, index: int, move: ast.MoveDecl, types: list[Type],
-                         combos: list[tuple[Any, ...]]) -> tuple[list[tuple[str, Span]], list[Specialised]]:
-        """One guard test and one effect function per parameter combination, constants folded in (the
-        lines of ``_legal``, and in the IR each combination with its guard and effect)."""
-        lines: list[tuple[str, Span]] = []
+                         combos: list[tuple[Any, ...]]) -> tuple[list[Specialised], tuple[int, ...]]:
+        """One guard test and one effect function per parameter combination, constants folded in: each
+        combination whose guard may hold with its guard and effect, and its place among ``combos``."""
+        ids: list[int] = []
         specialised: list[Specialised] = []
         displays = [self.displayer(t) for t in types]
         for k, combo in enumerate(combos):
             ctx = Ctx([{}], in_move=True)
             for p, typ, value in zip(move.params, types, combo, strict=True):
                 ctx.scopes[-1][p.name] = Local(f"L_{p.name}", typ, False, value, line=p.span.line)
-            guard_src = None
             guard_node = None
             if move.guard is not None:
                 guard = self.expr(move.guard, ctx)
                 if guard.is_const and not guard.const:
                     continue
                 if not guard.is_const:
-                    guard_src = self.src(guard)
                     guard_node = node(guard)
             fn = f"_m{index}_{k}"
             specialised.append((combo, guard_node, self.compile_effect(fn, [], [], move.body, ctx, move.span)))
             shown = tuple(d(v) for d, v in zip(displays, combo, strict=True))
             mv = f"_mv{index}_{k}"
             self.eager_moves.append((mv, move.name, shown, fn))
-            lines.append((f"if {guard_src}: add({mv})" if guard_src else f"add({mv})", move.span))
-        return lines, specialised
+            ids.append(k)
+        return specialised, tuple(ids)
