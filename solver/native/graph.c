@@ -61,7 +61,7 @@ typedef struct gr_frame {  /* a state on the depth-first path */
 typedef struct gr_ctx {
     int64_t cap, n, expanded, edges, edges_cap, states_cap, slots_mask;
     uint64_t *keys;       /* n * G_KEY_WORDS */
-    size_t slots_mapped, index_mapped; /* (gr_table_alloc) */
+    size_t slots_mapped, index_mapped; /* (gdl_table_alloc) */
     uint64_t *slots;      /* open addressing: the hash's top 32 bits (short keys: the key) << 32 | index + 1; 0 empty */
     int short_keys;       /* every key so far fits in 32 bits (gr_short_keys): the buckets hold the keys */
     int8_t *player;
@@ -99,44 +99,6 @@ typedef struct gr_ctx {
 
 static int gr_short_keys(void);
 
-#define GR_HUGE_PAGE ((size_t)2 << 20)
-
-/* Zeroed memory for a large table read at random (the buckets, the marks): on Linux, mapped with advice to use
-   huge pages (fewer TLB misses and page faults; as negamax.c maps its table); elsewhere, smaller, or if the
-   mapping fails: calloc. *mapped: the length mapped (0: calloc'd). */
-static void *gr_table_alloc(size_t bytes, size_t *mapped) {
-    *mapped = 0;
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-    if (bytes >= GR_HUGE_PAGE) {
-        size_t len = (bytes + GR_HUGE_PAGE - 1) / GR_HUGE_PAGE * GR_HUGE_PAGE;
-        char *p = mmap(NULL, len + GR_HUGE_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (p != MAP_FAILED) {
-            char *a = (char *)(((uintptr_t)p + GR_HUGE_PAGE - 1) & ~(uintptr_t)(GR_HUGE_PAGE - 1));
-            if (a > p) munmap(p, (size_t)(a - p));
-            if (p + len + GR_HUGE_PAGE > a + len) munmap(a + len, (size_t)(p + len + GR_HUGE_PAGE - (a + len)));
-            madvise(a, len, MADV_HUGEPAGE); /* (advice: refused, the table has small pages) */
-            /* a write to each 2 MB first: a read would map the shared zero page, which a write then splits into
-               small pages (the table is read at random before it is written; all of it is used) */
-            for (size_t off = 0; off < len; off += GR_HUGE_PAGE) ((volatile char *)a)[off] = 0;
-            *mapped = len;
-            return a;
-        }
-    }
-#endif
-    return calloc(1, bytes);
-}
-
-static void gr_table_free(void *p, size_t mapped) {
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-    if (mapped) {
-        munmap(p, mapped);
-        return;
-    }
-#endif
-    (void)mapped;
-    free(p);
-}
-
 static int gr_grow(void **p, int64_t count, size_t size) {
     void *q = realloc(*p, (size_t)count * size);
     if (!q) return -1;
@@ -145,15 +107,15 @@ static int gr_grow(void **p, int64_t count, size_t size) {
 }
 
 /* gr_grow for the graph's large arrays (per state or per edge, read at random when solving): on Linux, the
-   whole huge pages inside are advised as gr_table_alloc's mappings are (realloc keeps the advice when it
+   whole huge pages inside are advised as gdl_table_alloc's mappings are (realloc keeps the advice when it
    moves a mapping). */
 static int gr_grow_big(void **p, int64_t count, size_t size) {
     if (gr_grow(p, count, size)) return -1;
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
     size_t bytes = (size_t)count * size;
-    if (bytes >= 2 * GR_HUGE_PAGE) {
-        uintptr_t a = ((uintptr_t)*p + GR_HUGE_PAGE - 1) & ~(uintptr_t)(GR_HUGE_PAGE - 1);
-        uintptr_t b = ((uintptr_t)*p + bytes) & ~(uintptr_t)(GR_HUGE_PAGE - 1);
+    if (bytes >= 2 * GDL_HUGE_PAGE) {
+        uintptr_t a = ((uintptr_t)*p + GDL_HUGE_PAGE - 1) & ~(uintptr_t)(GDL_HUGE_PAGE - 1);
+        uintptr_t b = ((uintptr_t)*p + bytes) & ~(uintptr_t)(GDL_HUGE_PAGE - 1);
         if (b > a) madvise((void *)a, b - a, MADV_HUGEPAGE);
     }
 #endif
@@ -161,7 +123,7 @@ static int gr_grow_big(void **p, int64_t count, size_t size) {
 }
 
 static void gr_free_all(gr_ctx *c) {
-    gr_table_free(c->slots, c->slots_mapped); gr_table_free(c->index, c->index_mapped);
+    gdl_table_free(c->slots, c->slots_mapped); gdl_table_free(c->index, c->index_mapped);
     free(c->keys); free(c->player); free(c->first); free(c->parent); free(c->via);
     free(c->vv); free(c->succ); free(c->dist); free(c->pool); free(c->scratch); free(c->hashes); free(c->moves); free(c->known); free(c->val);
     free(c->finished); free(c->path); free(c->feedback); free(c->fresh); free(c->slopes);
@@ -185,7 +147,7 @@ gr_ctx *gdl_gr_new(int64_t cap) {
     c->pool_cap = 1024;
     c->pool = malloc(8 * (size_t)c->pool_cap);
     c->last_dist = -1;
-    c->slots = gr_table_alloc(8 * ((size_t)c->slots_mask + 1), &c->slots_mapped);
+    c->slots = gdl_table_alloc(8 * ((size_t)c->slots_mask + 1), SIZE_MAX, &c->slots_mapped);
     c->short_keys = gr_short_keys();
     if (!c->keys || !c->player || !c->first || !c->parent || !c->via || !c->val || !c->succ || !c->dist
         || !c->pool || !c->slots) {
@@ -247,7 +209,7 @@ static int64_t gr_probe(gr_ctx *c, const uint64_t *key, uint64_t h) {
    bits turns it off). */
 static int gr_rehash(gr_ctx *c, int64_t mask, int short_keys) {
     size_t mapped, old_mapped = c->slots_mapped;
-    uint64_t *slots = gr_table_alloc(8 * ((size_t)mask + 1), &mapped), *old = c->slots;
+    uint64_t *slots = gdl_table_alloc(8 * ((size_t)mask + 1), SIZE_MAX, &mapped), *old = c->slots;
     if (!slots) return -1;
     int64_t old_n = c->slots_mask + 1;
     c->slots_mapped = mapped;
@@ -272,7 +234,7 @@ static int gr_rehash(gr_ctx *c, int64_t mask, int short_keys) {
             slots[t] = (short_keys ? k[0] << 32 : gr_tag(h)) | (uint64_t)(i + 1);
         }
     }
-    gr_table_free(old, old_mapped);
+    gdl_table_free(old, old_mapped);
     return 0;
 }
 
@@ -461,7 +423,7 @@ static double gr_backup(const gr_ctx *c, int64_t s) {
 
 static int gr_solve_setup(gr_ctx *c) {
     int64_t n = c->n;
-    c->index = gr_table_alloc(4 * (size_t)n, &c->index_mapped);
+    c->index = gdl_table_alloc(4 * (size_t)n, SIZE_MAX, &c->index_mapped);
     c->finished = malloc(4 * (size_t)n);
     c->path_cap = 1024;
     c->path = malloc(sizeof(gr_frame) * (size_t)c->path_cap);

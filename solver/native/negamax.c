@@ -25,7 +25,6 @@
 #include <math.h>
 #include <stdlib.h>
 #if defined(__linux__)
-#include <sys/mman.h>
 #endif
 
 #define AB_DONE 0
@@ -64,7 +63,7 @@ typedef struct ab_frame {
 
 typedef struct ab_table {
     ab_entry *tt;
-    size_t mapped;   /* the bytes mapped for tt by ab_table_alloc (0: tt is from calloc) */
+    size_t mapped;   /* the bytes mapped for tt by gdl_table_alloc (0: tt is from calloc) */
     int64_t buckets, used;
     uint32_t *locks; /* AB_LOCKS spin locks, made when a helper first shares the table */
     int sharers;     /* the owner and its helpers */
@@ -127,54 +126,18 @@ static ab_ctx *ab_ctx_new(void) {
     return c;
 }
 
-#define AB_HUGE_PAGE ((size_t)2 << 20)
-
-/* The table's zeroed memory. On Linux a table of 2 MB or more is mapped on its own, aligned to 2 MB and marked
-   for transparent huge pages (when the kernel gives them on request, its usual setting). The table is probed
-   at random, so with 4 kB pages nearly every page of it faults twice (its first read maps the shared zero
-   page, its first write copies it): m,n,k 4,4,4 spent a third of its solve there. With huge pages it is a few
-   dozen faults; one write to each 2 MB region first (up to AB_TOUCH_BYTES: a bigger table, asked for with
-   --memory, is left to fault in as it is used) makes each a huge page, which a read would map as the shared
-   zero page and a write then split into small ones. Stockfish maps its table the same way. Elsewhere, or if
-   the mapping fails: calloc. */
+/* (memory.c: huge pages, each 2 MB region written once first up to AB_TOUCH_BYTES; a bigger table, asked for
+   with --memory, is left to fault in as it is used) */
 #define AB_TOUCH_BYTES ((size_t)256 << 20)
-static ab_entry *ab_table_alloc(size_t bytes, size_t *mapped) {
-    *mapped = 0;
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-    if (bytes >= AB_HUGE_PAGE) {
-        size_t len = (bytes + AB_HUGE_PAGE - 1) / AB_HUGE_PAGE * AB_HUGE_PAGE;
-        char *p = mmap(NULL, len + AB_HUGE_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (p != MAP_FAILED) {
-            char *a = (char *)(((uintptr_t)p + AB_HUGE_PAGE - 1) & ~(uintptr_t)(AB_HUGE_PAGE - 1));
-            if (a > p) munmap(p, (size_t)(a - p));
-            if (p + len + AB_HUGE_PAGE > a + len) munmap(a + len, (size_t)(p + len + AB_HUGE_PAGE - (a + len)));
-            madvise(a, len, MADV_HUGEPAGE); /* (advice: refused, the table has small pages) */
-            if (len <= AB_TOUCH_BYTES)
-                for (size_t off = 0; off < len; off += AB_HUGE_PAGE) ((volatile char *)a)[off] = 0;
-            *mapped = len;
-            return (ab_entry *)a;
-        }
-    }
-#endif
-    return calloc(1, bytes);
-}
 
-static void ab_table_release(ab_table *t) {
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-    if (t->mapped) {
-        munmap(t->tt, t->mapped);
-        return;
-    }
-#endif
-    free(t->tt);
-}
+static void ab_table_release(ab_table *t) { gdl_table_free(t->tt, t->mapped); }
 
 ab_ctx *gdl_ab_new(int64_t entries) {
     ab_table *t = calloc(1, sizeof(ab_table));
     ab_ctx *c = ab_ctx_new();
     int64_t buckets = 1;
     while (buckets * 2 * 2 <= entries) buckets *= 2;
-    if (t) t->tt = ab_table_alloc((size_t)buckets * 2 * sizeof(ab_entry), &t->mapped);
+    if (t) t->tt = gdl_table_alloc((size_t)buckets * 2 * sizeof(ab_entry), AB_TOUCH_BYTES, &t->mapped);
     if (!t || !t->tt || !c) {
         if (t && t->tt) ab_table_release(t);
         free(t);
