@@ -278,6 +278,61 @@ def test_a_node_is_written_once() -> None:
     assert names.asked == [Span(1, 1, 1, 2)]
 
 
+def test_the_statement_emitter_writes_statements_from_their_ir() -> None:
+    """The statement emitter alone, on hand-made IR: a polled loop, a tracked `+=` with its `among` check, `let`,
+    if/elif/else with an empty branch, `break`, `again`, and the chance state a move suspends in."""
+    class Names:
+        checked, board = False, None
+
+        def __init__(self) -> None:
+            self.asked: list[Span] = []
+
+        def constant(self, value: object) -> str:
+            return repr(value)
+
+        def span_id(self, span: Span) -> int:
+            self.asked.append(span)
+            return len(self.asked) - 1
+
+        def local_name(self, var: ir.Var) -> str:
+            return f"L_{var.name}"
+
+        def def_name(self, name: str) -> str:
+            return name
+
+    from gdl import types as T
+    from gdl.compiler.emit_py_stmt import PythonStatementEmitter
+    names = Names()
+    statements = PythonStatementEmitter(PythonExpressionEmitter(names))
+    at, domain_at = Span(2, 5, 2, 9), Span(2, 1, 2, 3)
+    x, c = ir.Var(0, "x", T.INT, (0, 9), True), ir.Var(1, "c", T.INT)
+    one, slot = ir.Const(T.INT, value=1), ir.Const(T.INT, value=3)
+    added = ir.Binary(T.INT, op="+", left=ir.Slot(T.INT, var="n", index=slot), right=one, span=at)
+    checked = ir.Check(T.INT, kind="among", value=added, lo=0, hi=9, allowed=frozenset({0, 3}), span=at)
+    test = ir.Compare(T.BOOL, ops=("<",), operands=(ir.Local(T.INT, var=x), one))
+    body = (ir.AssignSlot(at, "n", slot, "=", checked, augmented=True, track_write=True),
+            ir.Let(at, x, ir.Local(T.INT, var=c)),
+            ir.If(at, ((test, (ir.Break(at),)), (ir.Const(T.BOOL, value=True), ())),
+                  (ir.SetTurn(at, ir.Mover(T.PLAYER)),)))
+    loop = ir.For(at, c, ir.Const(T.seq(T.INT), value=(1, 2)), body, poll=True, domain_span=domain_at)
+    lines = statements.block([loop, ir.Suspend(at, 0, (x,))], 1, at)
+    assert [line for line, _ in lines] == [
+        "    for L_c in _poll((1, 2), 0):",
+        "        _w = 3; s[_w] = _among(s[_w] + 1, frozenset({0, 3}), 1)",
+        "        L_x = L_c",
+        "        if (L_x < 1):",
+        "            break",
+        "        elif True:",
+        "            pass",
+        "        else:",
+        "            nt = me",
+        "    s[_T] = -1",
+        "    return tuple(s) + (0, me, nt, L_x)",
+    ]
+    assert names.asked == [domain_at, at] and {span for _, span in lines} == {at}
+    assert [line for line, _ in statements.block([], 2, at)] == ["        pass"]
+
+
 def test_the_code_record_keeps_the_emitters_text() -> None:
     """``CompilerBase.src`` writes a code's text once and keeps it on the code."""
     text = FILES["EXTRA"]

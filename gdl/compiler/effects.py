@@ -31,7 +31,7 @@ from gdl.types import Type
 class EffectPass(CompilerBase):
     """Statements of move effects and ``setup`` (assignments with domain checks, ``if``, ``for``, ``let``)."""
 
-    def compile_effect(self, fn: str, params: list[str], types: list[Type], body: Sequence[ast.Stmt],
+    def compile_effect(self, fn: str, params: Sequence[ir.Var], types: list[Type], body: Sequence[ast.Stmt],
                        ctx: Ctx, span: Span, setup: bool = False) -> ir.Effect:
         """Emit ``fn(params..., st)``: the move's effects, split at chance points into continuations."""
         after = () if setup else self.after_every

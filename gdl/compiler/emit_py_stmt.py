@@ -256,11 +256,12 @@ class PythonStatementEmitter:
         """``_quiet(s)``: whether a depth-limited search may stop at this position."""
         return [("def _quiet(s):", span), (f"    return {self.exprs.expr(condition)}", span)]
 
-    def effect(self, fn: str, params: list[str], body: list[Line], setup: bool, single: bool,
+    def effect(self, fn: str, params: Sequence[ir.Var], body: list[Line], setup: bool, single: bool,
                span: Span) -> list[Line]:
         """``fn(params..., st)``: a move's effects (or ``setup``) as ``body`` (its lines), then the end rules
         (``_finish``; ``_finish_at`` with the slot ``_w`` the move wrote, when it writes one, ``single``)."""
-        lines: list[Line] = [(f"def {fn}({''.join(p + ', ' for p in params)}st):", span), ("    s = list(st)", span)]
+        names = "".join(self.names.local_name(var) + ", " for var in params)
+        lines: list[Line] = [(f"def {fn}({names}st):", span), ("    s = list(st)", span)]
         if setup:
             lines.append(("    me = 0; nt = 0", span))
         else:

@@ -49,7 +49,6 @@ class MovePass(CompilerBase):
     def compile_move_loops(self, index: int, move: ast.MoveDecl) -> ir.Move:
         """``move``'s IR (``_legal`` lists it: a loop per parameter, the guard, the move object)."""
         ctx = Ctx([{}], in_move=True)
-        names: list[str] = []
         types: list[Type] = []
         params: list[ir.Param] = []
         for p in move.params:
@@ -65,7 +64,6 @@ class MovePass(CompilerBase):
             params.append(ir.Param(self.local_var(local, p.name), node(dom), self.needs_poll(dom), p.span,
                                    p.type.span))
             self.loop_weight = min(self.loop_weight * self.domain_size(dom), 1 << 62)
-            names.append(pyname)
             types.append(elem)
         self.move_param_types[move.name] = tuple(types)
         guard_node = None
@@ -78,6 +76,7 @@ class MovePass(CompilerBase):
             if never:
                 self.warn("never-legal", f"move {_q(move.name)} can never be played: its condition is always "
                           "false", move.guard.span)
+        variables = [param.var for param in params]
         combos = self.constant_combinations(move)
         if combos is not None:
             specialised, ids = self.specialised_move(index, move, types, combos)
@@ -86,16 +85,16 @@ class MovePass(CompilerBase):
                 # Every combination's condition folded to false: say so, and still check the body.
                 self.warn("never-legal", f"move {_q(move.name)} can never be played: its condition is false "
                           "for every value of its parameters", move.guard.span if move.guard else move.span)
-                effect = self.compile_effect(f"_m{index}", names, types, move.body, ctx, move.span)
+                effect = self.compile_effect(f"_m{index}", variables, types, move.body, ctx, move.span)
             elif not specialised:
                 with self.dead_code():  # never played, but still a part of the rule file to check
-                    effect = self.compile_effect(f"_m{index}", names, types, move.body, ctx, move.span)
+                    effect = self.compile_effect(f"_m{index}", variables, types, move.body, ctx, move.span)
             compiled = ir.Move(move.name, index, tuple(params), guard_node, effect, move.span, move.otherwise,
                                tuple(specialised), ids)
             self.ir_moves.append(compiled)
             return compiled
         fn = f"_m{index}"
-        effect = self.compile_effect(fn, names, types, move.body, ctx, move.span)
+        effect = self.compile_effect(fn, variables, types, move.body, ctx, move.span)
         compiled = ir.Move(move.name, index, tuple(params), guard_node, effect, move.span, move.otherwise)
         self.ir_moves.append(compiled)
         factory = MoveFactory(move.name, [self.displayer(t) for t in types], fn)
