@@ -97,17 +97,17 @@ class CompilerBase:
         self.local_pynames: dict[int, str] = {}  # the Python name of each IR variable (by id), for the emitter
         self.emitter = PythonExpressionEmitter(self)  # writes every expression's Python text from its IR
         self.statements = PythonStatementEmitter(self.emitter)  # writes the statements' lines from their IR
-        # The IR of the defs that stay functions, of the end rules and of utility/heuristic, each made when
-        # the program's IR is asked for (Program.ir): loading a game for Python alone does not pay for it.
-        self.ir_defs: list[Callable[[], ir.Def]] = []
+        # The IR the passes build and the statement emitter writes the module from; the ir.Program that holds it
+        # is put together when asked for (Program.ir).
+        self.ir_defs: list[ir.Def] = []  # the defs that stay functions
         self.ir_out: list[ir.Stmt] = []  # where compiled statements put their IR (see collecting)
         self.ir_chance: list[ir.ChancePoint] = []
         self.ir_moves: list[ir.Move] = []
-        self.ir_ends: list[Callable[[], ir.EndRule]] = []
-        self.ir_scoring: dict[str, Callable[[], ir.Scoring]] = {}  # "utility", "heuristic"
+        self.ir_ends: list[ir.EndRule] = []
+        self.ir_scoring: dict[str, ir.Scoring] = {}  # "utility", "heuristic"
         self.ir_setup: ir.Effect | None = None
         self.max_saved = 0  # the most locals a chance state keeps
-        self.ir_quiet: Callable[[], ir.Expr] | None = None  # `quiet when`: its condition's IR, made when asked for
+        self.ir_quiet: ir.Expr | None = None  # `quiet when`: its condition's IR
 
     def error(self, code: str, message: str, span: Span, hint: str | None = None) -> None:
         self.diagnostics.append(Diagnostic("error", code, message, span, self.filename, hint))

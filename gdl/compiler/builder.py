@@ -213,7 +213,8 @@ class Compiler(
                                 self.nvars, self.has_chance, self.max_saved)
         assert self.ir_setup is not None
         players, initial, setup, board = self.players, tuple(self.globals["_INIT"]), self.ir_setup, self.board
-        defs, moves, ends, scoring = list(self.ir_defs), tuple(self.ir_moves), list(self.ir_ends), dict(self.ir_scoring)
+        defs, moves, ends = tuple(self.ir_defs), tuple(self.ir_moves), tuple(self.ir_ends)
+        scoring = dict(self.ir_scoring)
         chance, end_utilities, params = sorted(self.ir_chance, key=lambda c: c.point), self.globals["_UT"], self.params
         quiet = self.ir_quiet
 
@@ -221,10 +222,9 @@ class Compiler(
             utility, heuristic = scoring.get("utility"), scoring.get("heuristic")
             return ir.Program(
                 name=name, players=players, layout=layout, initial=initial, setup=setup,
-                defs=tuple(d() for d in defs), moves=moves, chance=tuple(chance), ends=tuple(e() for e in ends),
-                end_utilities=tuple(end_utilities), utility=utility() if utility else None, utility_bounds=bounds,
-                heuristic=heuristic() if heuristic else None, render=(render_var, symbols) if render_var else None,
-                zero_sum=zero_sum, parameters=dict(params), board=board, simultaneous=simultaneous,
-                quiet=quiet() if quiet else None)
+                defs=defs, moves=moves, chance=tuple(chance), ends=ends, end_utilities=tuple(end_utilities),
+                utility=utility, utility_bounds=bounds, heuristic=heuristic,
+                render=(render_var, symbols) if render_var else None, zero_sum=zero_sum, parameters=dict(params),
+                board=board, simultaneous=simultaneous, quiet=quiet)
 
         return build

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
 
 from gdl import ast
@@ -33,10 +32,6 @@ from gdl.compiler.facts import _cannot_fail
 from gdl.diagnostics import Span, did_you_mean
 from gdl.types import Type
 
-
-def _same(function: ir.Def) -> ir.Def:
-    """A def's IR (made as its function is written; handed over when the program's IR is asked for)."""
-    return function
 
 class CallPass(CompilerBase):
     """Calls of defs -- argument checks, constant results, inlining, and the def functions themselves."""
@@ -193,7 +188,7 @@ class CallPass(CompilerBase):
             self.splice(self.statements.def_function(function))  # (in the module before its callers)
             info.result = Code(body.type, calls_def=True)  # (a call of it is an ir.Call: see call_def)
             info.body = body
-            self.ir_defs.append(functools.partial(_same, function))
+            self.ir_defs.append(function)
         finally:
             info.in_progress = False
             self.def_depth -= 1

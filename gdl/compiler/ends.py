@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import functools
-
 from gdl import ast
 from gdl import types as T
 from gdl.compiler import ir
@@ -21,10 +19,6 @@ def _end_rule(kind: str, cond: Code, status: ir.Expr, span: Span) -> ir.EndRule:
 def _sorted(slots: frozenset[int] | None) -> tuple[int, ...] | None:
     return None if slots is None else tuple(sorted(slots))
 
-
-def _same(rule: ir.EndRule) -> ir.EndRule:
-    """An end rule's IR (made as its Python is written; handed over when the program's IR is asked for)."""
-    return rule
 
 class EndRulePass(CompilerBase):
     """End rules, their status codes, and the incremental (per written slot) end checks."""
@@ -84,7 +78,7 @@ class EndRulePass(CompilerBase):
                 out.append((self.expr(end.condition, pctx), base + 1 + p))
             kept = [_end_rule(end.kind, c, ir.Const(T.INT, value=status), end.span) for c, status in out
                     if not (c.is_const and not c.const)]
-            self.ir_ends.extend(functools.partial(_same, rule) for rule in kept)
+            self.ir_ends.extend(kept)
             return kept
         if end.kind in ("win", "lose"):
             assert end.who is not None
@@ -96,7 +90,7 @@ class EndRulePass(CompilerBase):
         if cond.is_const and not cond.const:
             return []
         rule = _end_rule(end.kind, cond, status_node, end.span)
-        self.ir_ends.append(functools.partial(_same, rule))
+        self.ir_ends.append(rule)
         return [rule]
 
     def end_binder(self, end: ast.EndDecl) -> str | None:

@@ -43,5 +43,5 @@ class QuietPass(CompilerBase):
             return False
         condition = node(cond)
         self.splice(self.statements.quiet(condition, decl.span))
-        self.ir_quiet = lambda: condition
+        self.ir_quiet = condition
         return True

@@ -2,19 +2,12 @@
 
 from __future__ import annotations
 
-import functools
-
 from gdl import ast
 from gdl import types as T
 from gdl.compiler import ir
 from gdl.compiler.base import CompilerBase
 from gdl.compiler.common import DRAW, LOSE, WIN, CompileFailed, Ctx, Local, _q, node
 from gdl.diagnostics import Span, did_you_mean
-
-
-def _same(scoring: ir.Scoring) -> ir.Scoring:
-    """The IR of utility or heuristic (made as its function is written; handed over when it is asked for)."""
-    return scoring
 
 
 class ScoringPass(CompilerBase):
@@ -83,7 +76,7 @@ class ScoringPass(CompilerBase):
         value = node(code) if code.is_const else ir.Check(code.type, kind="number" if game_over else "float",
                                                         value=node(code), span=expr.span)
         scoring = ir.Scoring(variable, value, expr.span, span)
-        self.ir_scoring["utility" if game_over else "heuristic"] = functools.partial(_same, scoring)
+        self.ir_scoring["utility" if game_over else "heuristic"] = scoring
         return scoring
 
     def compile_heuristic(self, heuristics: list[ast.HeuristicDecl]) -> None:
