@@ -17,7 +17,8 @@ once when the node is built (from its children, never from generated text):
 
 A back end needs nothing else: a C emitter (:mod:`gdl.native`) walks these nodes and asks the checker
 nothing. The passes build the IR of every expression and statement as they check it (folded, unrolled
-and inlined as in the Python they write alongside); a compiled game's IR is ``game.program.ir``.
+and inlined), and the Python back end's module is written from it (:mod:`gdl.compiler.emit_py`,
+:mod:`gdl.compiler.emit_py_stmt`); a compiled game's IR is ``game.program.ir``.
 ``tests/ir_eval.py`` is a plain evaluator of it, played against the generated code. Nodes are immutable.
 
 Lowering choices a back end may rely on: ``+=`` and friends become ``x = x + v`` (``op`` is ``=``) with
