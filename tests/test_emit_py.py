@@ -246,30 +246,33 @@ def test_a_conjunction_written_out_keeps_its_ands_and_an_unrolled_all_is_scanned
     assert "not in s[2:6]" not in source
 
 
+class RecordingNames:
+    """A PythonNames for hand-made IR: constants by repr, locals as ``L_<name>``, and the spans asked for."""
+
+    checked, board = False, None
+
+    def __init__(self) -> None:
+        self.asked: list[Span] = []
+
+    def constant(self, value: object) -> str:
+        return repr(value)
+
+    def span_id(self, span: Span) -> int:
+        self.asked.append(span)
+        return len(self.asked) - 1
+
+    def local_name(self, var: ir.Var) -> str:
+        return f"L_{var.name}"
+
+    def def_name(self, name: str) -> str:
+        return name
+
+
 def test_a_node_is_written_once() -> None:
     """The emitter keeps each node's text: a node shared by two parents is written (and its span ids asked
     for) once."""
-    class Names:
-        checked, board = False, None
-
-        def __init__(self) -> None:
-            self.asked: list[Span] = []
-
-        def constant(self, value: object) -> str:
-            return repr(value)
-
-        def span_id(self, span: Span) -> int:
-            self.asked.append(span)
-            return len(self.asked) - 1
-
-        def local_name(self, var: ir.Var) -> str:
-            return f"L_{var.name}"
-
-        def def_name(self, name: str) -> str:
-            return name
-
     from gdl import types as T
-    names = Names()
+    names = RecordingNames()
     emitter = PythonExpressionEmitter(names)
     shared = ir.Index(T.INT, seq=ir.Const(T.seq(T.INT), value=(1, 2)), index=ir.Turn(T.PLAYER),
                       span=Span(1, 1, 1, 2))
@@ -281,28 +284,9 @@ def test_a_node_is_written_once() -> None:
 def test_the_statement_emitter_writes_statements_from_their_ir() -> None:
     """The statement emitter alone, on hand-made IR: a polled loop, a tracked `+=` with its `among` check, `let`,
     if/elif/else with an empty branch, `break`, `again`, and the chance state a move suspends in."""
-    class Names:
-        checked, board = False, None
-
-        def __init__(self) -> None:
-            self.asked: list[Span] = []
-
-        def constant(self, value: object) -> str:
-            return repr(value)
-
-        def span_id(self, span: Span) -> int:
-            self.asked.append(span)
-            return len(self.asked) - 1
-
-        def local_name(self, var: ir.Var) -> str:
-            return f"L_{var.name}"
-
-        def def_name(self, name: str) -> str:
-            return name
-
     from gdl import types as T
     from gdl.compiler.emit_py_stmt import PythonStatementEmitter
-    names = Names()
+    names = RecordingNames()
     statements = PythonStatementEmitter(PythonExpressionEmitter(names))
     at, domain_at = Span(2, 5, 2, 9), Span(2, 1, 2, 3)
     x, c = ir.Var(0, "x", T.INT, (0, 9), True), ir.Var(1, "c", T.INT)

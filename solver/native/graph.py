@@ -65,6 +65,14 @@ def retrograde_fits(game: Game, method: Algorithm) -> bool:
             and handle_of(game) is not None and not has_symmetric_keys(game))
 
 
+def _explored(game: Game, root: State, budget: Budget, limits: Limits) -> _Graph | None:
+    """The C graph of ``game`` from ``root``, explored; None when its values turn out not to be scalar."""
+    handle = handle_of(game)
+    assert handle is not None
+    graph = _Graph(game, handle, limits.table_entries)
+    return graph if graph.explore(root, budget) else None
+
+
 def solve_retrograde_native(game: Game, root: State, budget: Budget, limits: Limits, method: Algorithm,
                             plies: bool = False) -> Solution | StateGraph | None:
     """Retrograde analysis of ``root``'s graph in C (``retrograde.c``): :func:`solver.retrograde.retrograde`'s
@@ -78,10 +86,8 @@ def solve_retrograde_native(game: Game, root: State, budget: Budget, limits: Lim
 
     :raises SearchStopped: a budget ran out (the table cap: reason ``table``).
     """
-    handle = handle_of(game)
-    assert handle is not None
-    graph = _Graph(game, handle, limits.table_entries)
-    if not graph.explore(root, budget):
+    graph = _explored(game, root, budget, limits)
+    if graph is None:
         return None
     explored = budget.nodes
     check = method == Algorithm.AUTO
@@ -106,10 +112,8 @@ def solve_graph_native(game: Game, root: State, budget: Budget, limits: Limits, 
     :raises SearchStopped: a budget ran out (the table cap: reason ``table``).
     :raises ValueError: ``backward`` asked for a game with cycles.
     """
-    handle = handle_of(game)
-    assert handle is not None
-    graph = _Graph(game, handle, limits.table_entries)
-    if not graph.explore(root, budget):
+    graph = _explored(game, root, budget, limits)
+    if graph is None:
         return None
     explored = budget.nodes
     acyclic = graph.solve(budget, tolerance, limits.iterations)
