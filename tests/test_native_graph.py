@@ -21,6 +21,7 @@ from solver.game import DeadEndError
 from solver.graph import StateGraph
 from solver.limits import Budget, Limits
 from solver.native.graph import fits, solve_retrograde_native
+from tests.graph_strategy import graphs
 
 GAMBLER = """game Gambler "bet a coin at a time: reach 4 to win, 0 to lose"
 players A
@@ -322,26 +323,8 @@ def test_retrograde_analysis_in_c_gives_the_python_answer(name: str, params: dic
     _same_solution(ours, theirs)
 
 
-def _graphs() -> st.SearchStrategy[list[tuple[Any, ...]]]:
-    """Random two-player zero-sum graphs, cycles likely: node 0 starts; some nodes are ends worth -2..2."""
-
-    @st.composite
-    def build(draw: st.DrawFn) -> list[tuple[Any, ...]]:
-        n = draw(st.integers(2, 8))
-        nodes: list[tuple[Any, ...]] = []
-        for i in range(n):
-            if i > 0 and draw(st.integers(0, 3)) == 0:
-                nodes.append(("T", draw(st.integers(-2, 2))))
-            else:
-                children = tuple(draw(st.lists(st.integers(0, n - 1), min_size=1, max_size=3)))
-                nodes.append(("D", draw(st.integers(0, 1)), children))
-        return nodes
-
-    return build()
-
-
 @settings(max_examples=60, deadline=None)
-@given(_graphs(), st.booleans())
+@given(graphs(), st.booleans())
 def test_retrograde_analysis_in_c_on_random_graphs(nodes: list[tuple[Any, ...]], plies: bool) -> None:
     python, native = _load(GRAPH, {}, "python"), _load(GRAPH, {}, "c")
     root = _graph_root(nodes)

@@ -20,6 +20,7 @@ from solver.game import TERMINAL, GameBase, Move, play_moves
 from solver.limits import Budget, Limits
 from solver.table import CorruptTableError, StaleTableError, decode_key, encode_key, load_table, save_table
 from solver.value_iteration import components
+from tests.graph_strategy import graphs
 
 # ------------------------------------------------------------------ known values
 
@@ -121,24 +122,6 @@ def test_long_acyclic_game_falls_back_to_backward_induction(n: int) -> None:
     solution = solve(Countdown(n))
     assert solution.algorithm == "backward"
     assert solution.value[0] == (1.0 if n % 3 else -1.0)
-
-
-def graphs() -> st.SearchStrategy:
-    """Random two-player zero-sum graphs with cycles: node 0 starts; some nodes are terminal."""
-
-    @st.composite
-    def build(draw: st.DrawFn) -> list:
-        n = draw(st.integers(2, 8))
-        nodes = []
-        for i in range(n):
-            if i > 0 and draw(st.booleans()) and draw(st.booleans()):
-                nodes.append(("T", draw(st.integers(-2, 2))))
-            else:
-                succ = tuple(draw(st.lists(st.integers(0, n - 1), min_size=1, max_size=3)))
-                nodes.append(("D", draw(st.integers(0, 1)), succ))
-        return nodes
-
-    return build()
 
 
 def horizon_value(game: GraphGame, start: int, depth: int) -> float:

@@ -67,6 +67,12 @@ def _is_plain(node: ir.Expr, op: str) -> bool:
             and isinstance(node.right, ir.Const))
 
 
+_RANGE_CHECKS = {"index": "_ix", "domain": "_dom"}
+"""The run-time helpers of the checks of a value against an inclusive range (gdl.rule_helpers)."""
+_VALUE_CHECKS = {"some": "_some", "number": "_num", "float": "_flt"}
+"""... and of the checks of a value alone."""
+
+
 class PythonExpressionEmitter:
     """Writes IR expressions as the Python back end's source text."""
 
@@ -273,19 +279,13 @@ class PythonExpressionEmitter:
 
     def check(self, node: ir.Check) -> str:
         assert node.value is not None
-        value = self.expr(node.value)
-        if node.kind == "index":
-            return f"_ix({value}, {node.lo}, {node.hi}, {self.sid(node.span)})"
-        if node.kind == "domain":
-            return f"_dom({value}, {node.lo}, {node.hi}, {self.sid(node.span)})"
-        if node.kind == "some":
-            return f"_some({value}, {self.sid(node.span)})"
+        value, sid = self.expr(node.value), self.sid(node.span)
+        if node.kind in _RANGE_CHECKS:
+            return f"{_RANGE_CHECKS[node.kind]}({value}, {node.lo}, {node.hi}, {sid})"
         if node.kind == "among":
-            return f"_among({value}, {self.names.constant(node.allowed)}, {self.sid(node.span)})"
-        if node.kind == "number":
-            return f"_num({value}, {self.sid(node.span)})"
-        if node.kind == "float":
-            return f"_flt({value}, {self.sid(node.span)})"
+            return f"_among({value}, {self.names.constant(node.allowed)}, {sid})"
+        if node.kind in _VALUE_CHECKS:
+            return f"{_VALUE_CHECKS[node.kind]}({value}, {sid})"
         raise Unsupported(f"Check {node.kind}")
 
     # ------------------------------------------------------------------------- aggregates, calls
