@@ -3,7 +3,8 @@ generated modules the passes wrote before it.
 
 Stage 1 checked, for every compiled expression of every rule file of the project, that the emitter writes the
 text the passes wrote (79,675 expressions, no mismatch). Since stage 2 the passes write no expression text:
-``Code`` has none, ``CompilerBase.src`` asks the emitter. What is checked now:
+``Code`` has none, and no pass can ask for it (the inline memo is keyed by the arguments' meaning). What is
+checked now:
 
 * the generated module of each bundled game, plain and checked, and of :data:`EXTRA` (the forms no game
   writes) is the one the pre-emitter compiler generated (commit c718976), byte for byte once every span id is
@@ -317,15 +318,37 @@ def test_the_statement_emitter_writes_statements_from_their_ir() -> None:
     assert [line for line, _ in statements.block([], 2, at)] == ["        pass"]
 
 
-def test_the_code_record_keeps_the_emitters_text() -> None:
-    """``CompilerBase.src`` writes a code's text once and keeps it on the code."""
-    text = FILES["EXTRA"]
-    compiler = builder.Compiler(parse(text, "EXTRA"), text, "EXTRA", {}, False)
+def test_no_pass_can_ask_for_an_expressions_text() -> None:
+    """A compiled expression has no text, and the compiler no way to ask for one: the statement emitter is the
+    only reader of the expression emitter."""
+    assert "text" not in common.Code.__slots__
+    assert not hasattr(builder.Compiler, "src")
+
+
+INLINED = """game Inlined
+players A, B
+state n: 0..9 = 0
+def big(x: 0..199) = n + x > 5
+move go when {guard}:
+    n += 1
+win A when n == 9
+"""
+
+
+@pytest.mark.parametrize(("guard", "bodies"), [
+    ("big(1) and big(1)", 1),  # the same constant: one body
+    ("big(1) and big(2)", 2),
+    # (0..199: past the unrolling limit, so `a` stays a local)
+    ("(any a in 0..199: big(a)) or (any b in 0..199: big(b))", 2),  # two locals: a body each
+    ("(any a in 0..199: big(a)) and (any a in 0..199: big(a))", 1),  # another `a` of the same name: one body, rebound
+])
+def test_an_inlined_body_is_kept_per_argument_meaning(guard: str, bodies: int) -> None:
+    """The inline memo is keyed by what the body depends on (a constant's type and value, a local's name), not by
+    generated text: the same arguments share one inlined body, other arguments get their own."""
+    text = INLINED.format(guard=guard)
+    compiler = builder.Compiler(parse(text, "Inlined"), text, "Inlined", {}, False)
     compiler.run()
-    from gdl import types as T
-    code = common.derived(T.INT, [], node=ir.Turn(T.PLAYER))
-    assert code.text is None
-    assert compiler.src(code) == "s[_T]" and code.text == "s[_T]"
+    assert compiler.inlined == bodies
 
 
 if __name__ == "__main__":  # print EXPECTED as this compiler generates it

@@ -152,13 +152,6 @@ class CompilerBase:
         """The Python name of the function of the def ``name``."""
         return self.defs[name].pyname
 
-    def src(self, code: Code) -> str:
-        """The Python text of ``code``: the emitter's, from its IR (written once, then kept on the code)."""
-        text = code.text
-        if text is None:
-            text = code.text = self.emitter.expr(node(code))
-        return text
-
     def folded(self, value: Any, typ: Type) -> Code:
         """A value known at load time, named in the module now (``_k4``: names follow the order of folding)."""
         self.constant(value)

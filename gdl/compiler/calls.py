@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 
 from gdl import ast
 from gdl import types as T
@@ -23,6 +23,7 @@ from gdl.compiler.common import (
     Local,
     _bounds,
     _domain_bounds,
+    _hashable,
     _q,
     _show,
     derived,
@@ -117,13 +118,13 @@ class CallPass(CompilerBase):
             return None  # code that never runs is only type-checked: keep it small
         # The same def with the same arguments inlines to the same code: a def calling another twice
         # would otherwise compile 2^n bodies. Past INLINE_BUDGET, calls stay calls.
-        key = (info.decl.name, min(self.loop_weight, POLL_WEIGHT + 1), *(self.src(a) for a in args))
+        key = (info.decl.name, min(self.loop_weight, POLL_WEIGHT + 1), *(self.argument_key(a) for a in args))
         if key in self.inline_memo:
             cached, first = self.inline_memo[key]
             if cached is None or all(a is b for a, b in zip(first, args, strict=True)):
                 return cached
-            # The same text may name other locals here (`p` of a def, `p` of `heuristic p:`): the same Python,
-            # and the IR with this call's locals in place of the first call's, made when asked for.
+            # The same name may be another local here (`p` of a def, `p` of `heuristic p:`): the same code,
+            # with this call's locals in the IR in place of the first call's, made when asked for.
             swaps = {old: arg for old, new, arg in
                      zip(map(_local_id, first), map(_local_id, args), args, strict=True)
                      if old is not None and old != new}
@@ -134,10 +135,24 @@ class CallPass(CompilerBase):
         self.inline_memo[key] = (result, tuple(args))
         return result
 
+    def argument_key(self, arg: Code) -> Hashable:
+        """What an inlined body depends on of an argument (a constant or a plain name): the constant's type and
+        value, or the local's name (a local of another scope with the same name shares the body: see
+        :func:`_rebound`), or ``mover``."""
+        if arg.is_const:
+            value = arg.const
+            return ("const", type(value), value) if _hashable(value) else ("object", id(arg))
+        local = _local_id(arg)
+        if local is not None:
+            return ("local", self.local_pynames[local])
+        assert isinstance(node(arg), ir.Mover)  # (the one plain name that is not a local)
+        return ("mover",)
+
     def inline_body(self, info: DefInfo, args: list[Code]) -> Code | None:
         ctx = Ctx([{}])
         for p, ptype, arg in zip(info.decl.params, info.param_types, args, strict=True):
-            ctx.scopes[-1][p.name] = Local(self.src(arg), ptype, False, arg.const, line=p.span.line,
+            # (no Python name: the parameter reads as the argument's IR, or folds as its constant)
+            ctx.scopes[-1][p.name] = Local("", ptype, False, arg.const, line=p.span.line,
                                            node=None if arg.is_const else node(arg))
         mark = len(self.diagnostics)
         # Hygiene: an argument may be a caller's binder (`all k in D: above(k)`), so the body's own

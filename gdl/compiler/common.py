@@ -77,9 +77,8 @@ class Code:
     """A compiled expression: its type, its value when known at load time, its facts, and its IR.
 
     The facts are built with the code, from the facts of its parts (:func:`derived`), never read back
-    from text: which state it reads, whether it may raise a rule error, whether it calls a def. Its Python
-    text is not written by the passes: the Python emitter writes it from the IR (``CompilerBase.src``,
-    kept in :attr:`text` once written).
+    from text: which state it reads, whether it may raise a rule error, whether it calls a def. It has no
+    Python text: the Python emitter writes the module from the IR.
     """
 
     type: Type
@@ -110,8 +109,6 @@ class Code:
     node: ir.Expr | Callable[[], ir.Expr] | None = None
     """The same expression in the typed IR (what the back ends read, the Python emitter included), or how
     to make it: it is made only when asked for (:func:`node`)."""
-    text: str | None = field(default=None, init=False, repr=False, compare=False)
-    """Its Python text once the emitter wrote it (``CompilerBase.src``): written once, however often used."""
 
     def __init__(self, type: Type, const: Any = NOT_CONST, terms: tuple[Code, ...] | None = None,
                  bounds: tuple[Any, Any] | None = None, reads: Reads = UNKNOWN_READS, may_fail: bool = True,
@@ -135,7 +132,6 @@ class Code:
         self.simple = simple
         self.node = node
         self.size = size
-        self.text = None
 
     @property
     def is_const(self) -> bool:

@@ -1,7 +1,6 @@
 """The Python emitter of the IR's expressions: an :class:`ir.Expr <gdl.compiler.ir.Expr>` as Python text. It is
-the only writer of expression text: the passes build the IR and its facts, and take an expression's text from
-here (``CompilerBase.src``), never the other way round (the architecture issue: no fact is learned from
-generated text).
+the only writer of expression text: the passes build the IR and its facts and never see an expression's text
+(the statement emitter asks for it), so no fact can be learned from generated text (the architecture issue).
 
 What the IR does not say by itself comes from a small context (:class:`PythonNames`): how a constant is named
 in the generated module's namespace (``CompilerBase.constant``), the span id a rule error reports, the Python
