@@ -3,6 +3,7 @@ with the Python back end (the reference) and the reference interpreter (gdl/nati
 
 from __future__ import annotations
 
+import math
 import os
 import subprocess
 import sys
@@ -19,7 +20,8 @@ from gdl.native.select import BackendError, c_backend_or_reason
 from gdl.parser import parse
 from gdl.rule_helpers import RuleRuntimeError
 from solver.exact import solve
-from solver.limits import Limits
+from solver.limits import Budget, Limits
+from solver.native import search as native_search_module
 from tests.native_games import skip_reason
 from tests.test_docs import expected_error, gdl_blocks, is_complete
 
@@ -149,8 +151,11 @@ def test_a_rule_error_leaves_nothing_behind_for_the_next_question() -> None:
     ("clobber", {"rows": "3", "cols": "4"}), ("othello", {"size": "4"}), ("hexapawn", {}),
 ])
 @pytest.mark.slow
-def test_lazy_smp_threads_give_the_single_threads_answer(name: str, params: dict[str, str]) -> None:
-    """Two threads sharing one table (solver/native/search.py): the same values and optimal moves, every time."""
+def test_lazy_smp_threads_give_the_single_threads_answer(name: str, params: dict[str, str],
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two threads sharing one table (solver/native/search.py): the same values and optimal moves, every time.
+    (The helper joins from the first node here: by default a search this small ends before it would.)"""
+    monkeypatch.setattr(native_search_module, "HELPERS_AFTER", 0)
     native = gdl.load(name, params, backend="c")
     alone = solve(native, limits=Limits(threads=1))
     for _ in range(3):  # (the helpers' timing differs from run to run; the answer may not)
@@ -158,6 +163,30 @@ def test_lazy_smp_threads_give_the_single_threads_answer(name: str, params: dict
         assert shared.value == alone.value and shared.exact
         assert [str(m) for m in shared.best_moves] == [str(m) for m in alone.best_moves]
     assert alone.value == solve(gdl.load(name, params)).value
+
+
+def _searched(name: str, params: dict[str, str], entries: int | None, threads: int) -> tuple[float, int]:
+    """The root's value for the side to move, searched in C, and the entries its table has room for after."""
+    native = gdl.load(name, params, backend="c")
+    search = native_search_module.native_search(native, Budget(Limits(threads=threads)), entries, threads)
+    assert search is not None
+    value = search.negamax(native.initial_state(), 0, 0, -math.inf, math.inf)
+    search.close()
+    return value, search.table_capacity
+
+
+def test_the_c_table_grows_with_the_search(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The alpha-beta table starts small and grows (its entries moved over) up to the size asked for: tic-tac-toe
+    never clears a table of a million entries, Connect-Four 5x4 grows it to hundreds of thousands, and a table
+    shared with a helper thread has its full size first. The values are the Python back end's."""
+    full = native_search_module.DEFAULT_ENTRIES
+    value, room = _searched("tictactoe", {}, None, 1)
+    assert value == 0.0 and room < full // 8
+    value, room = _searched("connect4", {"cols": "5", "rows": "4"}, None, 1)
+    assert value == solve(gdl.load("connect4", {"cols": "5", "rows": "4"})).value[0] and full // 4 <= room <= full
+    assert _searched("tictactoe", {}, 256, 1) == (0.0, 256)  # (never past the size asked for)
+    monkeypatch.setattr(native_search_module, "HELPERS_AFTER", 0)
+    assert _searched("tictactoe", {}, None, 2) == (0.0, full)
 
 
 @pytest.mark.slow

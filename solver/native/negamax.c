@@ -14,6 +14,10 @@
  * Table: buckets of two entries, found by the 64-bit hash and confirmed by the whole packed key (no
  * hash collision can give a wrong value; the entry keeps the key, not the hash). Slot 0 keeps the entry whose subtree cost the most work;
  * slot 1 takes whatever slot 0 refuses (depth-preferred + always-replace, Breuker et al. 1994).
+ * The table starts small (AB_FIRST_BUCKETS) and grows eightfold, its entries moved over, each time it is half
+ * full, up to the size asked for (`--memory`): a search of a few thousand states never pays for clearing a
+ * table of millions. It grows only while one context uses it; a helper's arrival first grows it to its full
+ * size, so a shared table never moves.
  *
  * Threads (lazy SMP, Hyatt's "shared hash table" parallel search as in Stockfish): helper contexts made
  * by gdl_ab_new_helper share the owner's table and search the same root at the same time, each with its
@@ -65,6 +69,7 @@ typedef struct ab_table {
     ab_entry *tt;
     size_t mapped;   /* the bytes mapped for tt by gdl_table_alloc (0: tt is from calloc) */
     int64_t buckets, used;
+    int64_t max_buckets; /* the size asked for: the table grows up to it */
     uint32_t *locks; /* AB_LOCKS spin locks, made when a helper first shares the table */
     int sharers;     /* the owner and its helpers */
 } ab_table;
@@ -132,11 +137,15 @@ static ab_ctx *ab_ctx_new(void) {
 
 static void ab_table_release(ab_table *t) { gdl_table_free(t->tt, t->mapped); }
 
+#define AB_FIRST_BUCKETS ((int64_t)1 << 12)
+#define AB_GROWTH 8
+
 ab_ctx *gdl_ab_new(int64_t entries) {
     ab_table *t = calloc(1, sizeof(ab_table));
     ab_ctx *c = ab_ctx_new();
-    int64_t buckets = 1;
-    while (buckets * 2 * 2 <= entries) buckets *= 2;
+    int64_t max_buckets = 1;
+    while (max_buckets * 2 * 2 <= entries) max_buckets *= 2;
+    int64_t buckets = max_buckets < AB_FIRST_BUCKETS ? max_buckets : AB_FIRST_BUCKETS;
     if (t) t->tt = gdl_table_alloc((size_t)buckets * 2 * sizeof(ab_entry), AB_TOUCH_BYTES, &t->mapped);
     if (!t || !t->tt || !c) {
         if (t && t->tt) ab_table_release(t);
@@ -145,14 +154,18 @@ ab_ctx *gdl_ab_new(int64_t entries) {
         return NULL;
     }
     t->buckets = buckets;
+    t->max_buckets = max_buckets;
     t->sharers = 1;
     c->t = t;
     return c;
 }
 
+static void ab_table_grow(ab_table *t, int64_t buckets);
+
 /* A helper that searches with `owner`'s table (see the threads note above). */
 ab_ctx *gdl_ab_new_helper(ab_ctx *owner, int32_t variant) {
     ab_table *t = owner->t;
+    if (t->buckets < t->max_buckets) ab_table_grow(t, t->max_buckets); /* (a shared table never moves) */
     if (!t->locks) {
         t->locks = calloc(AB_LOCKS, sizeof(uint32_t));
         if (!t->locks) return NULL;
@@ -244,6 +257,40 @@ static void ab_store(ab_ctx *c, uint64_t h, const uint64_t *key, double lo, doub
     e->used = 1;
     e->work = work;
     memcpy(e->key, key, 8 * G_KEY_WORDS);
+    if (t->used >= t->buckets && t->buckets < t->max_buckets && __atomic_load_n(&t->sharers, __ATOMIC_RELAXED) == 1)
+        ab_table_grow(t, t->buckets * AB_GROWTH < t->max_buckets ? t->buckets * AB_GROWTH : t->max_buckets);
+}
+
+/* Puts a copy of an entry of the table being replaced into `t`, as ab_store would place it. */
+static void ab_place(ab_table *t, const ab_entry *src) {
+    int64_t b = ab_bucket(t, gdl_hash_words(src->key, G_KEY_WORDS));
+    ab_entry *e0 = &t->tt[b], *e1 = &t->tt[b + 1];
+    if (!e1->used) t->used++;
+    else if (src->work <= e1->work) return; /* (both slots keep costlier entries: this one is dropped) */
+    if (!e0->used) *e0 = *src;
+    else if (src->work > e0->work) { *e1 = *e0; *e0 = *src; }
+    else *e1 = *src;
+}
+
+/* Moves the table into one of `buckets` buckets (the owner's alone: see gdl_ab_new_helper). Without the memory,
+   it stays as it is, and stops growing: it is a cache. */
+static void ab_table_grow(ab_table *t, int64_t buckets) {
+    size_t mapped;
+    ab_entry *tt = gdl_table_alloc((size_t)buckets * 2 * sizeof(ab_entry), AB_TOUCH_BYTES, &mapped);
+    if (!tt) {
+        t->max_buckets = t->buckets;
+        return;
+    }
+    ab_entry *old = t->tt;
+    size_t old_mapped = t->mapped;
+    int64_t old_size = t->buckets * 2;
+    t->tt = tt;
+    t->mapped = mapped;
+    t->buckets = buckets;
+    t->used = 0;
+    for (int64_t i = 0; i < old_size; i++)
+        if (old[i].used) ab_place(t, &old[i]);
+    gdl_table_free(old, old_mapped);
 }
 
 static int ab_grow(ab_ctx *c, int64_t depth) {

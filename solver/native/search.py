@@ -11,7 +11,8 @@ The transposition table is C's: a fixed number of entries (``table_entries``, el
 ``threads > 1``: lazy SMP (the shared-table parallel search of Stockfish and most engines since): while
 this thread searches, ``threads - 1`` helpers search the same position on other threads with the same
 table, each with its own move order near the root, so that the table holds what this search needs next.
-Only this thread's value counts; every entry any thread stores is a proven bound (``negamax.c``).
+Only this thread's value counts; every entry any thread stores is a proven bound (``negamax.c``). The helpers
+join once the search has visited :data:`HELPERS_AFTER` nodes: a small search is over before threads would pay.
 """
 
 from __future__ import annotations
@@ -34,6 +35,8 @@ if TYPE_CHECKING:
 DEFAULT_ENTRIES = 1 << 20
 """Table entries when the caller sets no ``table_entries`` (24 bytes and the packed key each). A bigger
 table costs more cache misses per probe; big solves set ``table_entries`` (``--memory``)."""
+HELPERS_AFTER = 1 << 16
+"""Nodes this thread searches alone before the helper threads join (the table grows to its full size then)."""
 SLICE_SECONDS = 0.02
 """A slice of C search lasts about this long: the budget is checked (and Ctrl-C seen) that often."""
 AB_DONE, AB_SLICE, AB_DEAD_END, AB_CYCLE, AB_ERROR, AB_CHANCE, AB_MEMORY = range(7)
@@ -76,12 +79,9 @@ class NativeSearch(NegamaxSearch):
         if ctx == ffi.NULL:
             raise MemoryError("no memory for the transposition table")
         self._ctx = ffi.gc(ctx, lib.gdl_ab_free)
-        self._helpers = [self._helper(variant) for variant in range(1, max(1, threads))]
+        self._threads = threads
+        self._helpers: list[Any] = []  # (made when the search proves big enough: see HELPERS_AFTER)
         self._pool: ThreadPoolExecutor | None = None
-        if self._helpers:
-            from concurrent.futures import ThreadPoolExecutor  # (some 8 ms of imports: one thread needs none)
-
-            self._pool = ThreadPoolExecutor(len(self._helpers))
         self._stats = ffi.new("int64_t[5]")
         self._slice = 4096
         self._table = NativeTable(self)
@@ -95,11 +95,14 @@ class NativeSearch(NegamaxSearch):
         return self._ffi.gc(ctx, self._lib.gdl_ab_free)  # (the table is freed with the last context using it)
 
     def _start_helpers(self, root: Any, alpha: float, beta: float) -> tuple[threading.Event, list[Future[None]]]:
-        """The helpers search ``root`` in the same window until ``stop`` is set (or they finish)."""
+        """The helpers search ``root`` in the same window until ``stop`` is set (or they finish); made first."""
         stop = threading.Event()
         futures: list[Future[None]] = []
         if self._pool is None:
-            return stop, futures
+            from concurrent.futures import ThreadPoolExecutor  # (some 8 ms of imports: one thread needs none)
+
+            self._helpers = [self._helper(variant) for variant in range(1, self._threads)]
+            self._pool = ThreadPoolExecutor(len(self._helpers))
         lib = self._lib
 
         def run(ctx: Any) -> None:
@@ -120,6 +123,11 @@ class NativeSearch(NegamaxSearch):
 
     def __del__(self) -> None:
         self.close()
+
+    @property
+    def table_capacity(self) -> int:
+        """The entries the C table has room for now (it grows up to ``table_entries``: ``negamax.c``)."""
+        return int(self._lib.gdl_ab_capacity(self._ctx))
 
     def _read_stats(self) -> Any:
         self._lib.gdl_ab_stats(self._ctx, self._stats)
@@ -150,11 +158,17 @@ class NativeSearch(NegamaxSearch):
         status = lib.gdl_ab_start(ctx, root, alpha, beta)
         if status != AB_DONE:
             self._fail(status, state)
-        stop, helpers = self._start_helpers(root, alpha, beta)
+        stop: threading.Event | None = None
+        helpers: list[Future[None]] = []
         try:
-            self._search_slices(budget, state)
+            while True:
+                if stop is None and self._threads > 1 and self.nodes >= HELPERS_AFTER:
+                    stop, helpers = self._start_helpers(root, alpha, beta)
+                if self._search_slice(budget, state):
+                    break
         finally:
-            stop.set()
+            if stop is not None:
+                stop.set()
             for future in helpers:
                 future.result()
         stats = self._stats
@@ -164,25 +178,26 @@ class NativeSearch(NegamaxSearch):
         self.root_best = self.handle.move(best) if best >= 0 else None
         return float(lib.gdl_ab_result(ctx))
 
-    def _search_slices(self, budget: Budget, state: State) -> None:
-        """Run the started search to its end in slices, checking the budget (and seeing Ctrl-C) between them."""
+    def _search_slice(self, budget: Budget, state: State) -> bool:
+        """Run a slice of the started search; whether it reached the end. The budget is checked (and Ctrl-C
+        seen) after each."""
         lib, ctx, stats = self._lib, self._ctx, self._stats
-        while True:
-            started = time.perf_counter()
-            nodes = int(self._read_stats()[0])
-            step = self._slice
-            if budget.limits.nodes is not None:
-                step = max(1, min(step, budget.limits.nodes - nodes))
-            status = lib.gdl_ab_run(ctx, step)
-            if status == AB_DONE:
-                return
-            if status != AB_SLICE:
-                self._fail(status, state)
-            lib.gdl_ab_stats(ctx, stats)
-            budget.tt_size = int(stats[2])
-            budget.check(int(stats[0]))
-            spent = time.perf_counter() - started
-            self._slice = max(256, min(1 << 24, int(self._slice * (1.5 if spent < SLICE_SECONDS else 0.7))))
+        started = time.perf_counter()
+        nodes = int(self._read_stats()[0])
+        step = self._slice
+        if budget.limits.nodes is not None:
+            step = max(1, min(step, budget.limits.nodes - nodes))
+        status = lib.gdl_ab_run(ctx, step)
+        if status == AB_DONE:
+            return True
+        if status != AB_SLICE:
+            self._fail(status, state)
+        lib.gdl_ab_stats(ctx, stats)
+        budget.tt_size = int(stats[2])
+        budget.check(int(stats[0]))
+        spent = time.perf_counter() - started
+        self._slice = max(256, min(1 << 24, int(self._slice * (1.5 if spent < SLICE_SECONDS else 0.7))))
+        return False
 
     def solved_table(self, game: Game, fill: Callable[[Any], SolvedTable]) -> SolvedTable:
         """The solved table of this search, converted from the C table when first read: ``fill(view)``
