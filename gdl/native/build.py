@@ -48,10 +48,11 @@ from typing import NamedTuple
 import solver.native as solver_native
 
 CACHE_SUBDIR = "native"
-DEFAULT_FLAGS = ("-O2", "-fPIC", "-shared", "-std=gnu11", "-fno-strict-aliasing", "-fwrapv")
-"""``-fwrapv``: generated arithmetic is checked before it overflows, but wrapping is defined anyway."""
+DEFAULT_FLAGS = ("-O2", "-fPIC", "-shared", "-std=gnu11", "-fno-strict-aliasing", "-fwrapv", "-pthread")
+"""``-fwrapv``: generated arithmetic is checked before it overflows, but wrapping is defined anyway. ``-pthread``:
+the state graph explores on several threads (``solver/native/explore.c``)."""
 SANITIZE_FLAGS = ("-O1", "-g", "-fsanitize=address,undefined", "-fno-omit-frame-pointer",
-                  "-fno-sanitize-recover=all")
+                  "-fno-sanitize-recover=all", "-pthread")
 BUILD_TIMEOUT = 300.0
 BUILD_NOTICE: contextvars.ContextVar[Callable[[], None] | None] = contextvars.ContextVar("gdl_build_notice",
                                                                                         default=None)

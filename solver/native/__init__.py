@@ -20,7 +20,8 @@ from solver.game import DeadEndError, Game, dead_end
 
 HERE = Path(__file__).resolve().parent
 HEADER = "gdl_abi.h"
-SOURCES = ("glue.c", "memory.c", "negamax.c", "mcts.c", "graph.c", "retrograde.c", "puzzle.c", "expectimax.c")
+SOURCES = ("glue.c", "memory.c", "negamax.c", "mcts.c", "graph.c", "explore.c", "retrograde.c", "puzzle.c",
+           "expectimax.c")
 """Solver sources appended (in this order) after a game's own C source."""
 
 ERROR_CDEF = """
@@ -72,6 +73,7 @@ typedef struct gr_ctx gr_ctx;
 gr_ctx *gdl_gr_new(int64_t cap);
 void gdl_gr_free(gr_ctx *c);
 int gdl_gr_vector(gr_ctx *c);
+int gdl_gr_threads(gr_ctx *c, int32_t threads, int64_t serial);
 int gdl_gr_values(gr_ctx *c, int64_t i, double *out);
 int gdl_gr_explore(gr_ctx *c, const int32_t *root, int64_t slice);
 int gdl_gr_solve(gr_ctx *c, double tolerance, int64_t max_sweeps, int64_t slice);

@@ -47,6 +47,7 @@
 #define GR_PIVOT_MIN 1e-9  /* a smaller pivot in I - A: a cycle that may never be left; plain sweeps */
 #define GR_TIE 1e-9        /* solver.limits.TIE_TOLERANCE */
 #define GR_BLOCK 16        /* states expanded before their children are added */
+#define GR_MAX_THREADS 64  /* gdl_gr_threads */
 #define GR_RECENT 2048     /* short keys: the children last added, by hash (buckets' format), looked up first */
 #define GR_ACTIVE 0x80000000u     /* index[]: on the depth-first path; in the component being solved: | position */
 #define GR_DONE_INDEX 0x7fffffffu /* index[]: in a component already solved */
@@ -77,6 +78,9 @@ typedef struct gr_ctx {
     int64_t scratch_n;
     gdl_error err;
     int64_t bad;          /* the state of a dead end or an error */
+    int threads;          /* exploring: this thread and threads - 1 workers (explore.c), */
+    int64_t serial;       /* once this many states are expanded */
+    struct gr_par *par;   /* explore.c's blocks and workers (NULL: not yet used) */
     /* solve: Tarjan's walk, resumable */
     uint32_t *index;      /* discovery number (0: not seen; GR_DONE_INDEX: in a solved component), | GR_ACTIVE on
                              the path; a member of the component being solved: GR_ACTIVE | its position in it */
@@ -98,6 +102,7 @@ typedef struct gr_ctx {
 } gr_ctx;
 
 static int gr_short_keys(void);
+static void gr_par_free(gr_ctx *c);
 
 static int gr_grow(void **p, int64_t count, size_t size) {
     void *q = realloc(*p, (size_t)count * size);
@@ -123,6 +128,7 @@ static int gr_grow_big(void **p, int64_t count, size_t size) {
 }
 
 static void gr_free_all(gr_ctx *c) {
+    gr_par_free(c);
     gdl_table_free(c->slots, c->slots_mapped); gdl_table_free(c->index, c->index_mapped);
     free(c->keys); free(c->player); free(c->first); free(c->parent); free(c->via);
     free(c->vv); free(c->succ); free(c->dist); free(c->pool); free(c->scratch); free(c->hashes); free(c->moves); free(c->known); free(c->val);
@@ -156,7 +162,16 @@ gr_ctx *gdl_gr_new(int64_t cap) {
         return NULL;
     }
     c->bad = -1;
+    c->threads = 1;
     return c;
+}
+
+/* Explores on `threads` threads (1: this one alone) once `serial` states are explored, giving the same graph
+   (explore.c). */
+int gdl_gr_threads(gr_ctx *c, int32_t threads, int64_t serial) {
+    c->threads = threads < 1 ? 1 : (threads > GR_MAX_THREADS ? GR_MAX_THREADS : threads);
+    c->serial = serial < 0 ? 0 : serial;
+    return 0;
 }
 
 /* Values per player (max^n, the first best child), as solver/value_iteration.py's vector solver, unless every
@@ -351,50 +366,72 @@ static int gr_expand(gr_ctx *c, int64_t i, int64_t used) {
     return n;
 }
 
+/* Adds the children of the expanded states lo .. hi - 1 (counts[i - lo] each; their keys, hashes and moves in
+   order from keys, hashes, moves; known: a child's index when already known, else -1) in move order, as
+   edges: the children new to the table numbered in this order. GR_DONE, GR_FULL or GR_MEMORY. */
+static int gr_insert(gr_ctx *c, int64_t lo, int64_t hi, const int *counts, const uint64_t *keys,
+                     const uint64_t *hashes, const int32_t *moves, const int32_t *known) {
+    int64_t used = 0;
+    for (int64_t i = lo; i < hi; i++) used += counts[i - lo];
+    if (c->edges + used > c->edges_cap) {
+        int64_t m = c->edges_cap;
+        while (m < c->edges + used) m *= 2;
+        if (gr_grow_big((void **)&c->succ, m, 4)) return GR_MEMORY;
+        c->edges_cap = m;
+    }
+    used = 0;
+    for (int64_t i = lo; i < hi; i++) {
+        c->first[i] = c->edges;
+        for (int j = 0; j < counts[i - lo]; j++, used++) {
+            int64_t k = known[used];
+            if (k < 0) {
+                const uint64_t *ck = keys + used * G_KEY_WORDS;
+                k = gr_add(c, ck, hashes[used], i, moves[used]);
+                if (k == -1) return GR_FULL;
+                if (k == -2) return GR_MEMORY;
+                if (c->short_keys) c->recent[hashes[used] & (GR_RECENT - 1)] = ck[0] << 32 | (uint64_t)(k + 1);
+            }
+            c->succ[c->edges++] = (int32_t)k;
+        }
+        c->expanded = i + 1;
+        c->first[c->expanded] = c->edges;
+    }
+    return GR_DONE;
+}
+
+/* Expands the states lo .. hi - 1 on this thread, then adds their children: GR_DONE or what stopped it. */
+static int gr_block(gr_ctx *c, int64_t lo, int64_t hi) {
+    int counts[GR_BLOCK];
+    int64_t used = 0;
+    for (int64_t i = lo; i < hi; i++) {
+        int n = gr_expand(c, i, used);
+        if (n < 0) return -n;
+        counts[i - lo] = n;
+        used += n;
+    }
+    return gr_insert(c, lo, hi, counts, c->scratch, c->hashes, c->moves, c->known);
+}
+
+static int gr_explore_threads(gr_ctx *c, int64_t slice); /* (explore.c: with gdl_gr_threads(c, n > 1)) */
+
 /* Explores breadth-first from `root` (on the first call; NULL afterwards) until every state is expanded
    (GR_DONE) or about `slice` states were expanded in this call (GR_SLICE). States are expanded a block at a
-   time, then their children added in order: the table's buckets are fetched while the block is expanded. */
+   time, then their children added in order: the table's buckets are fetched while the block is expanded.
+   With more threads (gdl_gr_threads), explore.c's loop: the same states, numbers and slices. */
 int gdl_gr_explore(gr_ctx *c, const int32_t *root, int64_t slice) {
     g_cell s[G_STATE_LEN];
     uint64_t key[G_KEY_WORDS];
-    int counts[GR_BLOCK];
     c->err.code = 0;
     if (root) {
         if (gdl_import(root, s, &c->err) < 0 || g_key(s, key, &c->err) < 0) return gr_fail(c, 0, GR_ERROR);
         if (gr_add(c, key, gdl_hash_words(key, G_KEY_WORDS), -1, -1) < 0) return GR_MEMORY;
     }
+    if (c->threads > 1) return gr_explore_threads(c, slice);
     for (int64_t done = 0; c->expanded < c->n; done += GR_BLOCK) {
         if (done >= slice) return GR_SLICE;
-        int64_t lo = c->expanded, hi = c->n < lo + GR_BLOCK ? c->n : lo + GR_BLOCK, used = 0;
-        for (int64_t i = lo; i < hi; i++) {
-            int n = gr_expand(c, i, used);
-            if (n < 0) return -n;
-            counts[i - lo] = n;
-            used += n;
-        }
-        if (c->edges + used > c->edges_cap) {
-            int64_t m = c->edges_cap;
-            while (m < c->edges + used) m *= 2;
-            if (gr_grow_big((void **)&c->succ, m, 4)) return GR_MEMORY;
-            c->edges_cap = m;
-        }
-        used = 0;
-        for (int64_t i = lo; i < hi; i++) {
-            c->first[i] = c->edges;
-            for (int j = 0; j < counts[i - lo]; j++, used++) {
-                int64_t k = c->known[used];
-                if (k < 0) {
-                    const uint64_t *ck = c->scratch + used * G_KEY_WORDS;
-                    k = gr_add(c, ck, c->hashes[used], i, c->moves[used]);
-                    if (k == -1) return GR_FULL;
-                    if (k == -2) return GR_MEMORY;
-                    if (c->short_keys) c->recent[c->hashes[used] & (GR_RECENT - 1)] = ck[0] << 32 | (uint64_t)(k + 1);
-                }
-                c->succ[c->edges++] = (int32_t)k;
-            }
-            c->expanded = i + 1;
-            c->first[c->expanded] = c->edges;
-        }
+        int64_t lo = c->expanded, hi = c->n < lo + GR_BLOCK ? c->n : lo + GR_BLOCK;
+        int status = gr_block(c, lo, hi);
+        if (status != GR_DONE) return status;
     }
     return GR_DONE;
 }

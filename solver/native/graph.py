@@ -45,6 +45,8 @@ EXPORT_STATES = 2_000_000
 graph is acyclic after all, the distance to the end after retrograde analysis."""
 RG_FIRST_SLICE = 1 << 14
 """The retrograde analysis's first slice, in units of work (a state or an edge); the smallest slice too."""
+SERIAL_STATES = 4096
+"""With more than one thread, the exploration's first states are expanded on one (a small graph needs no other)."""
 PLIES_STATES = 200_000
 """The largest graph whose distance to the end is computed (by :mod:`solver.remoteness`, in Python)."""
 
@@ -69,7 +71,7 @@ def _explored(game: Game, root: State, budget: Budget, limits: Limits) -> _Graph
     """The C graph of ``game`` from ``root``, explored; None when its values turn out not to be scalar."""
     handle = handle_of(game)
     assert handle is not None
-    graph = _Graph(game, handle, limits.table_entries)
+    graph = _Graph(game, handle, limits.table_entries, limits.threads)
     return graph if graph.explore(root, budget) else None
 
 
@@ -140,7 +142,7 @@ def explored_in_c(game: Game, root: State, budget: Budget, limits: Limits) -> St
     handle = handle_of(game)
     assert handle is not None
     cap = limits.table_entries
-    graph = _Graph(game, handle, min(cap, EXPORT_STATES) if cap is not None else EXPORT_STATES)
+    graph = _Graph(game, handle, min(cap, EXPORT_STATES) if cap is not None else EXPORT_STATES, limits.threads)
     try:
         if not graph.explore(root, budget):
             return None
@@ -154,7 +156,7 @@ def explored_in_c(game: Game, root: State, budget: Budget, limits: Limits) -> St
 class _Graph:
     """The C graph of one solve, with the Python side of its answers."""
 
-    def __init__(self, game: Game, handle: NativeHandle, cap: int | None) -> None:
+    def __init__(self, game: Game, handle: NativeHandle, cap: int | None, threads: int = 1) -> None:
         self.game, self.handle = game, handle
         ffi, lib = handle.ffi, handle.lib
         self.ffi, self.lib = ffi, lib
@@ -162,6 +164,7 @@ class _Graph:
         if ctx == ffi.NULL:
             raise MemoryError("no memory for the state graph")
         self.ctx = ffi.gc(ctx, lib.gdl_gr_free)
+        lib.gdl_gr_threads(self.ctx, threads, SERIAL_STATES)  # (explore.c: the same graph on any number of threads)
         self.stats = ffi.new("int64_t[9]")
         self.converged = True
         self.rg: Any = None  # the retrograde analysis (retrograde.c), once run
