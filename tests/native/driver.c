@@ -1,6 +1,6 @@
 /* A standalone driver for sanitizer builds (-fsanitize=address,undefined): a bounded corpus of seeded random
  * playouts through every ABI function (and the checked entry points, with out-of-range cells and moves), then
- * the C alpha-beta and MCTS on the initial state. Exit status 0 when every check holds; the sanitizers abort
+ * the C alpha-beta, the state graph (on one and on three threads) and MCTS on the initial state. Exit status 0 when every check holds; the sanitizers abort
  * on any memory or undefined-behaviour error. Usage: driver PLAYOUTS SEED */
 #include <stdio.h>
 
@@ -11,6 +11,42 @@ static uint32_t drv_next(void) {
 }
 
 #define DRV_CHECK(cond) do { if (!(cond)) { fprintf(stderr, "check failed: %s (line %d)\n", #cond, __LINE__); return 1; } } while (0)
+
+/* The state graph explored on `threads` threads (from its first state, in slices of `slice`): its status. */
+static int drv_explore(gr_ctx *g, const int32_t *root, int threads, int64_t slice) {
+    gdl_gr_threads(g, threads, 0);
+    int gs = gdl_gr_explore(g, root, slice);
+    while (gs == GR_SLICE) gs = gdl_gr_explore(g, NULL, slice);
+    return gs;
+}
+
+/* Whether two explored graphs are the same: statistics, and per state its turn, edges, values and cells. */
+static int drv_same_graph(gr_ctx *a, gr_ctx *b) {
+    int64_t sa[9], sb[9];
+    gdl_gr_stats(a, sa);
+    gdl_gr_stats(b, sb);
+    if (memcmp(sa, sb, sizeof sa) != 0) return 0;
+    if (sa[1] != sa[0] || sa[0] > 50000) return 1; /* (stopped: the counts; a big graph: not copied) */
+    int64_t n = sa[0], edges = sa[2];
+    int ok = 1;
+    void *buf[14];
+    for (int k = 0; k < 2; k++) {
+        buf[7 * k] = malloc(4 * (size_t)n); buf[7 * k + 1] = malloc(8 * (size_t)(n + 1));
+        buf[7 * k + 2] = malloc(8 * (size_t)(n * G_PLAYERS)); buf[7 * k + 3] = malloc(4 * (size_t)(n * G_STATE_LEN));
+        buf[7 * k + 4] = malloc(4 * (size_t)edges + 4); buf[7 * k + 5] = malloc(4 * (size_t)edges + 4);
+        buf[7 * k + 6] = malloc(8 * (size_t)edges + 8);
+        if (gdl_gr_export(k ? b : a, buf[7 * k], buf[7 * k + 1], buf[7 * k + 2], buf[7 * k + 3], buf[7 * k + 4],
+                          buf[7 * k + 5], buf[7 * k + 6]) != 0) ok = 0;
+    }
+    size_t sizes[7] = {4 * (size_t)n, 8 * (size_t)(n + 1), 8 * (size_t)(n * G_PLAYERS), 4 * (size_t)(n * G_STATE_LEN),
+                       4 * (size_t)edges, 4 * (size_t)edges, 8 * (size_t)edges};
+    for (int j = 0; j < 7; j++) {
+        if (memcmp(buf[j], buf[7 + j], sizes[j]) != 0) ok = 0;
+        free(buf[j]);
+        free(buf[7 + j]);
+    }
+    return ok;
+}
 
 static int drv_playout(void) {
     gdl_error e = {0, 0, 0, 0};
@@ -98,6 +134,14 @@ int main(int argc, char **argv) {
         gdl_gr_free(g);
         g_initial(s, &e);
         gdl_export(s, root);
+        /* on several threads (explore.c), in slices: the graph one thread explores */
+        gr_ctx *one = gdl_gr_new(60000), *many = gdl_gr_new(60000);
+        DRV_CHECK(one != NULL && many != NULL);
+        if (vector) DRV_CHECK(gdl_gr_vector(one) == 0 && gdl_gr_vector(many) == 0);
+        int s1 = drv_explore(one, root, 1, 777), s3 = drv_explore(many, root, 3, 777);
+        DRV_CHECK(s1 == s3 && drv_same_graph(one, many));
+        gdl_gr_free(one);
+        gdl_gr_free(many);
     }
     for (int astar = 0; astar < 2; astar++) { /* the puzzle searches (any game will do for memory safety) */
         pz_ctx *z = gdl_pz_new(root, astar, 1, 1e300, &e);
