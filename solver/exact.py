@@ -106,7 +106,8 @@ def solve(
     alpha-beta path searches each with its own warm table (the graph methods have them in ``table``).
 
     ``limits.threads``: the alpha-beta path of a game with a C back end searches with that many threads
-    sharing its table (lazy SMP, :mod:`solver.native.search`); the other paths use one.
+    sharing its table (lazy SMP, :mod:`solver.native.search`), and its state graph is explored on that many
+    (``solver/native/explore.c``: the same graph); the other paths use one.
 
     ``limits`` may bound time, nodes and ``table_entries`` (states kept);
     ``limits.iterations`` bounds value-iteration sweeps. When a budget runs

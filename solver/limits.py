@@ -78,7 +78,8 @@ class Limits:
     """Depth-limited alpha-beta and expectimax: at most this many plies past the horizon, searched from
     positions that are not quiet (:meth:`solver.game.Game.is_quiet`); 0: the heuristic at the horizon."""
     threads: int = 1
-    """Cores the exact alpha-beta search of a game with a C back end may use (lazy SMP); the others use one."""
+    """Cores a game with a C back end may use: the exact alpha-beta search (lazy SMP) and the exploration of the
+    state graph (backward induction, value iteration, retrograde analysis); the others use one."""
 
     def __post_init__(self) -> None:
         for name in ("seconds", "nodes", "depth", "table_entries", "iterations", "quiescence"):

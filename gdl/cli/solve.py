@@ -68,7 +68,8 @@ def add_solve_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--memory", type=finite_number, metavar="MB", help="memory cap in megabytes for the solver's "
                    f"tables (about {BYTES_PER_ENTRY} bytes per state; combined with --max-table, the smaller wins)")
     p.add_argument("--threads", type=int, metavar="N", help="with --backend c: the exact alpha-beta search uses N "
-                   "threads sharing its table (lazy SMP; default: every core); the Python back end uses one")
+                   "threads sharing its table (lazy SMP), and the state graph is explored on N (default: every "
+                   "core); the Python back end uses one")
     p.add_argument("--save", metavar="FILE.sqlite", help="store the solved values in an SQLite table")
     p.add_argument("--no-symmetry", action="store_true", help="ignore the rule file's `symmetry` line "
                    "(every mirror image is solved on its own; for comparison)")

@@ -31,7 +31,7 @@
 #define GR_AHEAD 2             /* blocks whose children's buckets are fetched ahead of the one being added */
 #define GR_WAKE 8              /* blocks left to expand for which sleeping workers are woken */
 #define GR_SPINS 512           /* checks for a block a worker is expanding before this thread expands it again */
-#define GR_IDLE 4096           /* checks for a new block before a worker sleeps */
+#define GR_IDLE 32             /* checks for a new block before a worker sleeps (spinning takes the caller's share) */
 
 typedef struct gr_rec { /* a state as a worker expanded it */
     int32_t n;          /* its children (in the block's buffers from `at`), or a GR_ status negated */
