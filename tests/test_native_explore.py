@@ -106,17 +106,19 @@ def test_the_table_cap_stops_at_the_same_state() -> None:
             assert _explored(game, threads, cap=cap)[1] == one
 
 
-WALK = """game Walk "a walk up and right over a grid; two rule errors and a dead end on the same diagonal"
+WALK = """game Walk "a walk up and right over a grid; rule errors and dead ends side by side on one level"
 players A, B
 param size = 40
 state x: 0..size = 0
 state y: 0..size = 0
-move right when x < size and not (x == 20 and y == 20): x = x + (99 if x == 23 and y == 17 else 1)
-move up when y < size and not (x == 20 and y == 20): y = y + (99 if x == 17 and y == 23 else 1)
+def last = x + y == 40
+move right when x < size and not (last and x % 7 == 0): x = x + (99 if last and x % 5 == 3 else 1)
+move up when y < size and not (last and x % 7 == 0): y = y + (99 if last and x % 5 == 1 else 1)
 win A when x == size and y == size
 """
-"""Every state (x, y) with x + y = k is on the k-th level: (23, 17) and (17, 23) fail (a value out of its
-domain) on level 40, as (20, 20), a dead end, does; one thread meets one of them first."""
+"""The states (x, y) with x + y = k are the k-th level, added in the order of x from the highest: on level 40,
+x = 38, 33, ... fail moving right and x = 36, 31, ... moving up (a value out of its domain), and x = 35, 28, ...
+are dead ends, so each block of sixteen states there has several failures; one thread meets x = 38 first."""
 
 
 def _error(game: gdl.CompiledGame, threads: int) -> str:
@@ -126,8 +128,9 @@ def _error(game: gdl.CompiledGame, threads: int) -> str:
 
 
 def test_the_first_failure_is_reported_as_on_one_thread() -> None:
-    no_errors, no_dead_end = WALK.replace("99 if", "1 if"), WALK.replace("not (x == 20 and y == 20)", "true")
-    for rules, kind in ((WALK, "RuleRuntimeError"), (no_errors, "DeadEndError"), (no_dead_end, "RuleRuntimeError")):
+    no_errors, no_dead_end = WALK.replace("99 if", "1 if"), WALK.replace("not (last and x % 7 == 0)", "true")
+    for rules, kind in ((WALK, "RuleRuntimeError"), (no_errors, "DeadEndError"), (no_dead_end, "RuleRuntimeError"),
+                        (no_errors.replace("x % 7 == 0", "x % 7 == 3"), "DeadEndError")):
         game = _load(rules, {}, "c")
         one = _error(game, 1)
         assert one.startswith(kind)
