@@ -20,8 +20,8 @@ from solver.game import DeadEndError, Game, dead_end
 
 HERE = Path(__file__).resolve().parent
 HEADER = "gdl_abi.h"
-SOURCES = ("glue.c", "memory.c", "negamax.c", "mcts.c", "graph.c", "explore.c", "retrograde.c", "puzzle.c",
-           "expectimax.c")
+SOURCES = ("glue.c", "memory.c", "negamax.c", "mcts.c", "graph.c", "explore.c", "retrograde.c", "remoteness.c",
+           "puzzle.c", "expectimax.c")
 """Solver sources appended (in this order) after a game's own C source."""
 
 ERROR_CDEF = """
@@ -91,6 +91,13 @@ int gdl_rg_run(rg_ctx *r, int64_t slice);
 void gdl_rg_stats(rg_ctx *r, int64_t *out);
 int64_t gdl_rg_best(rg_ctx *r, int64_t i, int32_t *positions, int64_t cap);
 int gdl_rg_flags(rg_ctx *r, int8_t *flags, int64_t *first);
+typedef struct rm_ctx rm_ctx;
+rm_ctx *gdl_rm_new(gr_ctx *g);
+void gdl_rm_free(rm_ctx *r);
+int gdl_rm_run(rm_ctx *r, int64_t slice);
+void gdl_rm_stats(rm_ctx *r, int64_t *out);
+int gdl_rm_plies(rm_ctx *r, int64_t start, int64_t count, double *out);
+int64_t gdl_rm_fastest(rm_ctx *r, int64_t i, int32_t *positions, int64_t cap);
 typedef struct pz_ctx pz_ctx;
 pz_ctx *gdl_pz_new(const int32_t *root, int32_t astar, int32_t has_target, double target, gdl_error *e);
 void gdl_pz_free(pz_ctx *c);

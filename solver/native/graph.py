@@ -13,7 +13,7 @@ optimal moves.
 Both phases run in C in slices of states, between which Python checks the budget (time, nodes, the table
 cap, progress about every 0.1 s) and sees Ctrl-C. A graph small enough is copied out and finished by the
 Python code (the distance to the end included); a larger one's table is read out of C only when first used,
-and it has no distance to the end (the result says so).
+and its distance to the end is computed in C (``remoteness.c``: :mod:`solver.remoteness`'s, to the last bit).
 """
 
 from __future__ import annotations
@@ -48,7 +48,10 @@ RG_FIRST_SLICE = 1 << 14
 SERIAL_STATES = 4096
 """With more than one thread, the exploration's first states are expanded on one (a small graph needs no other)."""
 PLIES_STATES = 200_000
-"""The largest graph whose distance to the end is computed (by :mod:`solver.remoteness`, in Python)."""
+"""The largest graph copied out for its distance to the end (:mod:`solver.remoteness`, in Python) after backward
+induction or value iteration; a larger one's is computed in C (``remoteness.c``)."""
+RM_FIRST_SLICE = 1 << 14
+"""The distance pass's first slice, in units of work (a state or an edge); the smallest slice too."""
 
 
 def fits(game: Game, method: Algorithm) -> bool:
@@ -83,8 +86,8 @@ def solve_retrograde_native(game: Game, root: State, budget: Budget, limits: Lim
     ``auto`` first checks for cycles: an acyclic graph is returned as a :class:`StateGraph` for the Python graph
     methods (backward induction), or None when it has more than :data:`EXPORT_STATES` states. ``plies``: a graph
     of at most :data:`EXPORT_STATES` states is copied out with its values and optimal moves and finished by the
-    Python code (the distance to the end); a larger one's answer has no distance. None also when the values
-    turn out not to be scalar (the Python path then runs).
+    Python code (the distance to the end); a larger one's distance is computed in C (``remoteness.c``). None
+    also when the values turn out not to be scalar (the Python path then runs).
 
     :raises SearchStopped: a budget ran out (the table cap: reason ``table``).
     """
@@ -100,6 +103,8 @@ def solve_retrograde_native(game: Game, root: State, budget: Budget, limits: Lim
     if plies and budget.tt_size <= EXPORT_STATES:
         exported, values = graph.state_graph()
         return finish(game, exported, budget, (values, graph.retrograde_best()), method, True, None, True)
+    if plies:
+        graph.distance(budget)
     return graph.retrograde_solution(budget, method)
 
 
@@ -107,9 +112,10 @@ def solve_graph_native(game: Game, root: State, budget: Budget, limits: Limits, 
                        tolerance: float, plies: bool = False) -> Solution | None:
     """Solve ``root`` over the C state graph; None when the game's values turn out not to be scalar.
 
-    ``plies``: the distance to the end too, for a graph of at most :data:`PLIES_STATES` states: it is copied
-    into a :class:`solver.graph.StateGraph` and finished by the Python code (:func:`solver.solution.finish`),
-    so the answer is the Python back end's to the last field; a larger graph's answer has no distance.
+    ``plies``: the distance to the end too (when the values converged). A graph of at most :data:`PLIES_STATES`
+    states is copied into a :class:`solver.graph.StateGraph` and finished by the Python code
+    (:func:`solver.solution.finish`); a larger one's distance is computed in C (``remoteness.c``). Either way the
+    answer is the Python back end's to the last field.
 
     :raises SearchStopped: a budget ran out (the table cap: reason ``table``).
     :raises ValueError: ``backward`` asked for a game with cycles.
@@ -127,6 +133,8 @@ def solve_graph_native(game: Game, root: State, budget: Budget, limits: Limits, 
         budget.nodes = explored  # (the Python back end counts backward induction's states once, as explored)
     if plies and budget.tt_size <= PLIES_STATES:
         return graph.finished_in_python(root, budget, method)
+    if plies and graph.converged:
+        graph.distance(budget)
     return graph.solution(root, budget, method)
 
 
@@ -153,6 +161,24 @@ def explored_in_c(game: Game, root: State, budget: Budget, limits: Limits) -> St
     return graph.state_graph()[0]
 
 
+def _timed_slices(budget: Budget, run: Callable[[int], int], first: int) -> int:
+    """Call ``run(size)`` until it returns something other than GR_SLICE (returned), sizing slices to last about
+    SLICE_SECONDS; between them the time budget, progress and Ctrl-C (these passes count no nodes)."""
+    size, nodes = first, budget.nodes
+    while True:
+        started = time.perf_counter()
+        status = run(size)
+        if status != GR_SLICE:
+            return status
+        elapsed = time.perf_counter() - started
+        size = max(first, min(size * 4, int(size * SLICE_SECONDS / max(elapsed, 1e-6))))
+        if not budget.time_left():
+            raise SearchStopped(StopReason.TIME)
+        if budget.progress is not None:
+            budget.progress(budget.stats())
+        budget.nodes = nodes
+
+
 class _Graph:
     """The C graph of one solve, with the Python side of its answers."""
 
@@ -168,6 +194,7 @@ class _Graph:
         self.stats = ffi.new("int64_t[9]")
         self.converged = True
         self.rg: Any = None  # the retrograde analysis (retrograde.c), once run
+        self.rm: Any = None  # the distance to the end (remoteness.c), once computed
         self.cells = ffi.new("int32_t[]", handle.state_len)
         self.row = ffi.new("double[]", len(game.players))
         players = len(game.players)
@@ -225,21 +252,46 @@ class _Graph:
         if rg == ffi.NULL:
             raise MemoryError("no memory for the retrograde analysis")
         self.rg = ffi.gc(rg, lib.gdl_rg_free)
-        size, nodes = RG_FIRST_SLICE, budget.nodes
-        while True:
-            started = time.perf_counter()
-            if lib.gdl_rg_run(self.rg, size) != GR_SLICE:
-                break
-            elapsed = time.perf_counter() - started
-            size = max(RG_FIRST_SLICE, min(size * 4, int(size * SLICE_SECONDS / max(elapsed, 1e-6))))
-            if not budget.time_left():
-                raise SearchStopped(StopReason.TIME)
-            if budget.progress is not None:
-                budget.progress(budget.stats())
-            budget.nodes = nodes
+        _timed_slices(budget, lambda size: int(lib.gdl_rg_run(self.rg, size)), RG_FIRST_SLICE)
         stats = ffi.new("int64_t[3]")
         lib.gdl_rg_stats(self.rg, stats)
         return int(stats[1]) == 1
+
+    def distance(self, budget: Budget) -> None:
+        """The distance to the end of every state, in C (``remoteness.c``, over the values already in the graph),
+        in slices between which the time budget, progress and Ctrl-C are checked."""
+        lib, ffi = self.lib, self.ffi
+        rm = lib.gdl_rm_new(self.ctx)
+        if rm == ffi.NULL:
+            raise MemoryError("no memory for the distance to the end")
+        rm = ffi.gc(rm, lib.gdl_rm_free)
+        if _timed_slices(budget, lambda size: int(lib.gdl_rm_run(rm, size)), RM_FIRST_SLICE) == GR_MEMORY:
+            raise MemoryError("no memory for the distance to the end")
+        self.rm = rm
+
+    def plies(self) -> list[float | None]:
+        """Every state's distance to the end (None: unknown), once :meth:`distance` has run."""
+        n = int(self._read()[0])
+        out = self.ffi.new("double[]", n)
+        if self.lib.gdl_rm_plies(self.rm, 0, n, out) != 0:
+            raise RuntimeError("the distance to the end is not computed")
+        return [None if d != d else d for d in self.ffi.unpack(out, n)]  # (NaN: unknown)
+
+    def plies_at(self, i: int) -> float | None:
+        out = self.ffi.new("double[]", 1)
+        if self.lib.gdl_rm_plies(self.rm, i, 1, out) != 0:
+            raise RuntimeError("the distance to the end is not computed")
+        return None if out[0] != out[0] else float(out[0])
+
+    def fastest(self, i: int, best: tuple[int, ...]) -> tuple[int, ...]:
+        """:func:`solver.remoteness.fastest`: state i's optimal moves one ply nearer the end, else ``best``."""
+        cap = 64
+        while True:
+            positions = self.ffi.new("int32_t[]", cap)
+            k = int(self.lib.gdl_rm_fastest(self.rm, i, positions, cap))
+            if k <= cap:
+                return tuple(positions[0:k]) or best
+            cap = k
 
     def _rg_best(self, i: int, positions: Any, cap: int) -> tuple[Any, int]:
         """State i's optimal positions (``positions``, grown past ``cap`` when needed) and how many."""
@@ -275,31 +327,40 @@ class _Graph:
             cap = edges
 
     def retrograde_solution(self, budget: Budget, method: Algorithm) -> Solution:
-        """:func:`solver.solution.finish`'s answer without the distance, read out of C: the root's value and
-        optimal moves, the principal variation (first optimal moves; stops on a repetition) and a table filled
-        when first read."""
+        """:func:`solver.solution.finish`'s answer, read out of C: the root's value and optimal moves, the principal
+        variation (first optimal moves, or with the distance the first that follow it; stops on a repetition), the
+        distance to the end when :meth:`distance` has run, and a table filled when first read."""
         game, handle = self.game, self.handle
         positions = self.ffi.new("int32_t[]", 64)
         player, codes, children = self._node(0)
         positions, k = self._rg_best(0, positions, 64)
         root_moves = tuple(handle.move(codes[positions[j]]) for j in range(k))
+        fastest: tuple[Any, ...] = ()
+        if self.rm is not None and k:
+            fastest = tuple(handle.move(codes[j]) for j in self.fastest(0, tuple(positions[0:k])))
         line: list[Any] = []
         i, seen = 0, {0}
         while len(line) < PV_LIMIT and player >= 0:
             positions, k = self._rg_best(i, positions, 64)
             if k == 0:
                 break
-            line.append(handle.move(codes[positions[0]]))
-            i = children[positions[0]]
+            j = positions[0] if self.rm is None else self.fastest(i, tuple(positions[0:k]))[0]
+            line.append(handle.move(codes[j]))
+            i = children[j]
             if i in seen:
                 break
             seen.add(i)
             player, codes, children = self._node(i)
         budget.tt_size = int(self._read()[0])
         budget.depth = len(line)
-        table = lazy_table(SolvedTable.for_game(game, method, complete=True), self._retrograde_filler(method))
+        table = lazy_table(SolvedTable.for_game(game, method, complete=True), self._retrograde_filler(method),
+                           self.rm is not None)
         return Solution(self._values_at(0), root_moves, tuple(line), True, budget.stats(), method, False, None,
-                        table=table)
+                        table=table, **self._distance_fields(fastest))
+
+    def _distance_fields(self, fastest: tuple[Any, ...]) -> dict[str, Any]:
+        """The solution's ``plies`` and ``fastest_moves`` (none before :meth:`distance`)."""
+        return {} if self.rm is None else {"plies": self.plies_at(0), "fastest_moves": fastest}
 
     def _values_at(self, i: int) -> tuple[float, ...]:
         self.lib.gdl_gr_values(self.ctx, i, self.row)
@@ -313,10 +374,13 @@ class _Graph:
         def fill() -> SolvedTable:
             table = SolvedTable.for_game(game, method, complete=True)
             cells, positions = ffi.new("int32_t[]", width), ffi.new("int32_t[]", 64)
+            plies = self.plies() if self.rm is not None else []
             for i in range(int(self._read()[0])):
                 lib.gdl_gr_cells(self.ctx, i, cells)
                 key = handle.key_of_cells(list(cells[0:width]))
                 table.values[key] = self._values_at(i)
+                if plies and plies[i] is not None:
+                    table.plies[key] = plies[i]
                 positions, k = self._rg_best(i, positions, 64)
                 if k:
                     codes = self._node(i)[1]
@@ -364,13 +428,17 @@ class _Graph:
 
     # ------------------------------------------------------------------------------ answers
 
-    def values_of(self, state: State) -> tuple[float, ...]:
-        """The values (one per player) of a state of the graph."""
+    def _index(self, state: State) -> int:
+        """The index of a state of the graph."""
         self.cells[0:self.handle.state_len] = list(self.handle.cells(state))
-        i = self.lib.gdl_gr_find(self.ctx, self.cells)
+        i = int(self.lib.gdl_gr_find(self.ctx, self.cells))
         if i < 0:
             raise KeyError(state)
-        self.lib.gdl_gr_values(self.ctx, i, self.row)
+        return i
+
+    def values_of(self, state: State) -> tuple[float, ...]:
+        """The values (one per player) of a state of the graph."""
+        self.lib.gdl_gr_values(self.ctx, self._index(state), self.row)
         return tuple(self.row[0:len(self.game.players)])
 
     def best(self, state: State, player: int) -> tuple[list[Any], list[tuple[float, ...]], tuple[int, ...]]:
@@ -383,7 +451,8 @@ class _Graph:
         return moves, vs, tuple(j for j, v in enumerate(vs) if v[player] >= top)
 
     def line(self, root: State) -> tuple[Any, ...]:
-        """The principal variation: first optimal moves, likeliest chance outcomes; stops on a repetition."""
+        """The principal variation: first optimal moves (with the distance, the first that follow it), likeliest
+        chance outcomes; stops on a repetition."""
         game = self.game
         line: list[Any] = []
         state, seen = root, {game.key(root)}
@@ -396,7 +465,7 @@ class _Graph:
                 move = max(outcomes, key=lambda pair: pair[1])[0]
             else:
                 moves, _, best = self.best(state, player)
-                move = moves[best[0]]
+                move = moves[best[0] if self.rm is None else self.fastest(self._index(state), best)[0]]
             line.append(move)
             state = game.apply(state, move)
             key = game.key(state)
@@ -411,13 +480,17 @@ class _Graph:
         player = game.to_move(root)
         root_moves: tuple[Any, ...] = ()
         move_values: tuple[tuple[Hashable, tuple[float, ...]], ...] = ()
+        fastest: tuple[Any, ...] = ()
         if player >= 0:
             moves, vs, best = self.best(root, player)
             root_moves = tuple(moves[j] for j in best)
             move_values = tuple(zip(moves, vs, strict=True))
+            if self.rm is not None:
+                fastest = tuple(moves[j] for j in self.fastest(0, best))
         pv = self.line(root)
         budget.depth = len(pv)
-        table = lazy_table(SolvedTable.for_game(game, method, complete=True), self._table_filler(method))
+        table = lazy_table(SolvedTable.for_game(game, method, complete=True), self._table_filler(method),
+                           self.rm is not None)
         reason = None if self.converged else StopReason.ITERATIONS
         note = None
         if not self.converged:
@@ -425,7 +498,7 @@ class _Graph:
             note = (f"estimate: value iteration stopped after {sweeps} before it converged; "
                     "the best move by the estimate")
         return Solution(value, root_moves, pv, self.converged, budget.stats(), method, not self.converged, reason,
-                        note=note, table=table, move_values=move_values)
+                        note=note, table=table, move_values=move_values, **self._distance_fields(fastest))
 
     def finished_in_python(self, root: State, budget: Budget, method: Algorithm) -> Solution:
         """The graph copied into a :class:`StateGraph`, the values and optimal moves as the Python solver
@@ -491,6 +564,7 @@ class _Graph:
             value, player = ffi.new("double *"), ffi.new("int32_t *")
             cap = 1 << 12
             codes, children = ffi.new("int32_t[]", cap), ffi.new("int64_t[]", cap)
+            plies = self.plies() if self.rm is not None else []
 
             def values(i: int) -> tuple[float, ...]:
                 lib.gdl_gr_values(ctx, i, row)
@@ -501,6 +575,8 @@ class _Graph:
                 key = handle.key_of_cells(list(cells[0:width]))
                 edges = int(lib.gdl_gr_node(ctx, i, value, player, codes, children, cap))
                 table.values[key] = values(i)
+                if plies and plies[i] is not None:
+                    table.plies[key] = plies[i]
                 p = int(player[0])
                 if p < 0 or edges > cap:
                     continue

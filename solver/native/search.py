@@ -283,7 +283,7 @@ class NativeTable:
 
 
 class _LazyTable:
-    """Fills a solved table's ``values`` and ``best`` from the C table when either is first read.
+    """Fills a solved table's ``values`` and ``best`` (and ``plies``, when lazy) from C when any is first read.
 
     An exact solve's table can hold millions of entries; most callers only want the root's value.
     Writes made before the fill (the root's own entry) win over the filled ones.
@@ -298,7 +298,7 @@ class _LazyTable:
             return
         fill, self.fill = self.fill, None  # type: ignore[assignment]
         source = fill()
-        sources: tuple[dict[Hashable, Any], ...] = (source.values, source.best)
+        sources: tuple[dict[Hashable, Any], ...] = (source.values, source.best, source.plies)[:len(self.dicts)]
         for target, values in zip(self.dicts, sources, strict=True):
             for key, value in values.items():
                 if not dict.__contains__(target, key):
@@ -336,9 +336,12 @@ for _name in ("__getitem__", "__contains__", "__iter__", "__len__", "__eq__", "_
     setattr(_LazyDict, _name, _reader(_name))
 
 
-def lazy_table(table: SolvedTable, fill: Callable[[], SolvedTable]) -> SolvedTable:
-    """``table`` (empty) with ``values`` and ``best`` filled by ``fill()`` when first read."""
+def lazy_table(table: SolvedTable, fill: Callable[[], SolvedTable], plies: bool = False) -> SolvedTable:
+    """``table`` (empty) with ``values`` and ``best`` (and with ``plies``, ``plies``) filled by ``fill()`` when
+    first read."""
     lazy = _LazyTable(fill)
     table.values = _LazyDict(lazy)
     table.best = _LazyDict(lazy)
+    if plies:
+        table.plies = _LazyDict(lazy)
     return table

@@ -1,0 +1,765 @@
+/* The distance to the end ("remoteness") over the C state graph (graph.c): solver/remoteness.py's graph_plies, rule
+ * for rule, for a graph too large to copy out to Python.
+ *
+ * Source: the Gamesman project (Garcia et al., UC Berkeley) calls it remoteness: plies to the end under optimal
+ * play, a winner hurrying, a loser holding out (a draw hurries too); a chance state is 1 + its outcomes' expected
+ * plies; endless play is infinite. Tarjan (1972) for the components, sinks first; a component without chance is a
+ * retrograde pass in order of distance (Dijkstra 1959's heap); one with chance is the least fixed point of its
+ * equations: first the states where play may go on forever (de Alfaro, Henzinger & Kupferman 1998: almost-sure
+ * reachability), then Newton steps on the feedback states (policy iteration), else Gauss-Seidel sweeps from 0.
+ * Pseudo-code (as remoteness.py's):
+ *
+ *     for C in components(graph), sinks first:
+ *         if C is one state without a self-loop: plies[s] <- 0 | 1 + sum p * plies[child] | 1 + min/max optimal child
+ *         elif C has no chance state: heap from each member's best way out; a "min" state is done at its first
+ *             child done, a "max" state once every optimal child is; members never done: inf
+ *         else: inf where play may never end; Newton steps, checked by a sweep; else sweeps from 0 (the least
+ *             fixed point; inf past ENDLESS, unknown after CHANCE_SWEEPS)
+ *
+ * The arithmetic is Python's, operation for operation (sums left to right from 0, the first of equal minima, the
+ * same Gaussian elimination), so the distances are the Python ones to the last bit. An unknown distance (Python's
+ * None: a component below could not be measured) is NaN here. The values read are the graph's own (gr_values:
+ * backward induction, value iteration or retrograde analysis). The walk runs in slices between components: Python
+ * checks the time budget and sees Ctrl-C in between.
+ */
+
+#define RM_TIE 1e-9             /* solver.limits.TIE_TOLERANCE */
+#define RM_CHANCE_SWEEPS 20000  /* remoteness.CHANCE_SWEEPS */
+#define RM_ENDLESS 1e12         /* remoteness.ENDLESS */
+#define RM_NEWTON_MAX 16        /* remoteness.NEWTON_MAX_FEEDBACK */
+#define RM_NEWTON_STEPS 50      /* remoteness.NEWTON_MAX_STEPS */
+#define RM_PIVOT_MIN 1e-9       /* value_iteration.PIVOT_MIN */
+#define RM_MEMBER 0x80000000u   /* index[]: a member of the component being measured | its position */
+#define RM_EMITTED 0xffffffffu  /* index[]: in a component already measured */
+#define RM_ACTIVE 1             /* flags[]: on the depth-first path */
+#define RM_BACK 2               /* flags[]: the target of a back edge (a feedback state) */
+
+typedef struct rm_frame {
+    int64_t edge, end, nf; /* its next edge, its last + 1, finished states when it was entered */
+    int32_t v;
+    uint32_t low;
+} rm_frame;
+
+typedef struct rm_heap_item { double d; int32_t s; } rm_heap_item;
+
+typedef struct rm_ctx {
+    gr_ctx *g;
+    int64_t n, work, counter, root, nfinished, npath, path_cap;
+    double *plies;       /* per state; NaN: unknown */
+    uint32_t *index;     /* 0: not seen; discovery number; RM_MEMBER | position; RM_EMITTED */
+    uint8_t *flags;
+    int32_t *finished;
+    rm_frame *path;
+    /* per member of the component being measured (grown as needed) */
+    int64_t mcap, ecap, hcap;
+    int32_t *waiting, *slot, *stamp, *rlen, *pcount;
+    int64_t *rbeg, *pfirst;
+    uint8_t *mark;       /* bits: see RM_M_* */
+    double *worst, *fconst, *fslopes;
+    int32_t *rchild, *plist;
+    double *rprob;
+    rm_heap_item *heap;
+    int64_t fslopes_cap;
+    int done;
+} rm_ctx;
+
+#define RM_M_DONE 1
+#define RM_M_SKIP 2   /* an optimal child outside is unknown: so is this member */
+#define RM_M_KEEP 4
+#define RM_M_REACH 8
+#define RM_M_SAFE 16
+#define RM_M_MIN 32   /* hurries */
+#define RM_M_CHANCE 64
+
+void gdl_rm_free(rm_ctx *r) {
+    if (!r) return;
+    free(r->plies); free(r->index); free(r->flags); free(r->finished); free(r->path);
+    free(r->waiting); free(r->slot); free(r->stamp); free(r->rlen); free(r->pcount); free(r->rbeg); free(r->pfirst);
+    free(r->mark); free(r->worst); free(r->fconst); free(r->fslopes); free(r->rchild); free(r->plist);
+    free(r->rprob); free(r->heap);
+    free(r);
+}
+
+/* The distance pass over the solved graph `g` (wholly explored). NULL: no memory, or the graph is not explored. */
+rm_ctx *gdl_rm_new(gr_ctx *g) {
+    if (g->expanded != g->n || g->n < 1) return NULL;
+    rm_ctx *r = calloc(1, sizeof(rm_ctx));
+    if (!r) return NULL;
+    int64_t n = g->n;
+    r->g = g;
+    r->n = n;
+    r->plies = malloc(8 * (size_t)n);
+    r->index = calloc((size_t)n, 4);
+    r->flags = calloc((size_t)n, 1);
+    r->finished = malloc(4 * (size_t)n);
+    r->path_cap = 1024;
+    r->path = malloc(sizeof(rm_frame) * (size_t)r->path_cap);
+    if (!r->plies || !r->index || !r->flags || !r->finished || !r->path) {
+        gdl_rm_free(r);
+        return NULL;
+    }
+    for (int64_t i = 0; i < n; i++) r->plies[i] = NAN;
+    return r;
+}
+
+/* Room for a component of `m` members and `e` chosen edges. */
+static int rm_room(rm_ctx *r, int64_t m, int64_t e) {
+    if (m > r->mcap) {
+        int64_t want = 2 * m;
+        if (gr_grow((void **)&r->waiting, want, 4) || gr_grow((void **)&r->slot, want, 4)
+            || gr_grow((void **)&r->stamp, want, 4) || gr_grow((void **)&r->rlen, want, 4)
+            || gr_grow((void **)&r->pcount, want, 4) || gr_grow((void **)&r->rbeg, want, 8)
+            || gr_grow((void **)&r->pfirst, want + 1, 8) || gr_grow((void **)&r->mark, want, 1)
+            || gr_grow((void **)&r->worst, want, 8) || gr_grow((void **)&r->fconst, want, 8))
+            return -1;
+        r->mcap = want;
+    }
+    if (e > r->ecap) {
+        int64_t want = 2 * e;
+        if (gr_grow((void **)&r->rchild, want, 4) || gr_grow((void **)&r->plist, want, 4)
+            || gr_grow((void **)&r->rprob, want, 8))
+            return -1;
+        r->ecap = want;
+    }
+    if (m + e > r->hcap) {
+        int64_t want = 2 * (m + e);
+        if (gr_grow((void **)&r->heap, want, sizeof(rm_heap_item))) return -1;
+        r->hcap = want;
+    }
+    return 0;
+}
+
+static inline int rm_inside(const rm_ctx *r, int32_t c) {
+    uint32_t i = r->index[c];
+    return (i & RM_MEMBER) && i != RM_EMITTED;
+}
+
+static inline int64_t rm_pos(const rm_ctx *r, int32_t c) { return (int64_t)(r->index[c] & ~RM_MEMBER); }
+
+/* remoteness.same_value: the value vectors equal, or each pair within TIE_TOLERANCE (relative past 1). */
+static int rm_same(const double *a, const double *b) {
+    int equal = 1;
+    for (int j = 0; j < G_PLAYERS; j++)
+        if (a[j] != b[j]) equal = 0;
+    if (equal) return 1;
+    for (int j = 0; j < G_PLAYERS; j++) {
+        double x = fabs(a[j]), y = fabs(b[j]), m = 1.0;
+        if (x > m) m = x;
+        if (y > m) m = y;
+        if (!(fabs(a[j] - b[j]) <= RM_TIE * m)) return 0;
+    }
+    return 1;
+}
+
+/* Whether edge e of decision state s (values `here`) is an optimal move: its child keeps the value. */
+static inline int rm_optimal(const rm_ctx *r, int64_t e, const double *here) {
+    double there[G_PLAYERS];
+    gr_values(r->g, r->g->succ[e], there);
+    return rm_same(there, here);
+}
+
+/* remoteness._acyclic: a state whose children are all measured (or unknown). */
+static double rm_acyclic(rm_ctx *r, int32_t s) {
+    const gr_ctx *g = r->g;
+    int p = g->player[s];
+    if (p == GDL_TERMINAL) return 0.0;
+    int64_t a = g->first[s], b = g->first[s + 1];
+    r->work += 1 + b - a;
+    if (p == GDL_CHANCE) {
+        const double *pr = g->pool + g->dist[s] - a;
+        double sum = 0.0;
+        for (int64_t e = a; e < b; e++)
+            if (isnan(r->plies[g->succ[e]])) return NAN;
+        for (int64_t e = a; e < b; e++) sum += pr[e] * r->plies[g->succ[e]];
+        return 1.0 + sum;
+    }
+    double here[G_PLAYERS], best = NAN;
+    gr_values(g, s, here);
+    int hurry = here[p] >= -RM_TIE, any = 0;
+    for (int64_t e = a; e < b; e++) {
+        if (!rm_optimal(r, e, here)) continue;
+        double k = r->plies[g->succ[e]];
+        if (isnan(k)) return NAN;
+        if (!any || (hurry ? k < best : k > best)) best = k;
+        any = 1;
+    }
+    return any ? 1.0 + best : NAN;
+}
+
+/* ----------------------------------------------------------------- a component without chance (remoteness._cyclic) */
+
+static inline int rm_before(rm_heap_item x, rm_heap_item y) { return x.d < y.d || (x.d == y.d && x.s < y.s); }
+
+static void rm_push(rm_ctx *r, int64_t *size, double d, int32_t s) {
+    rm_heap_item *h = r->heap, item = {d, s};
+    int64_t i = (*size)++;
+    while (i > 0) {
+        int64_t up = (i - 1) / 2;
+        if (!rm_before(item, h[up])) break;
+        h[i] = h[up];
+        i = up;
+    }
+    h[i] = item;
+}
+
+static rm_heap_item rm_pop(rm_ctx *r, int64_t *size) {
+    rm_heap_item *h = r->heap, top = h[0], last = h[--*size];
+    int64_t i = 0, n = *size;
+    for (;;) {
+        int64_t child = 2 * i + 1;
+        if (child >= n) break;
+        if (child + 1 < n && rm_before(h[child + 1], h[child])) child++;
+        if (!rm_before(h[child], last)) break;
+        h[i] = h[child];
+        i = child;
+    }
+    if (n > 0) h[i] = last;
+    return top;
+}
+
+static int rm_cyclic(rm_ctx *r, const int32_t *members, int64_t size) {
+    const gr_ctx *g = r->g;
+    int64_t inner = 0; /* optimal edges inside: the parents lists' length */
+    for (int64_t m = 0; m < size; m++) inner += g->first[members[m] + 1] - g->first[members[m]];
+    if (rm_room(r, size, inner)) return -1;
+    int64_t heap = 0;
+    double here[G_PLAYERS];
+    for (int64_t m = 0; m < size; m++) r->pcount[m] = 0;
+    for (int64_t m = 0; m < size; m++) { /* each member's way out, and how many optimal children inside */
+        int32_t s = members[m];
+        int p = g->player[s];
+        r->mark[m] = 0;
+        r->waiting[m] = -1;
+        if (p == GDL_TERMINAL) {
+            rm_push(r, &heap, 0.0, s);
+            continue;
+        }
+        gr_values(g, s, here);
+        int64_t a = g->first[s], b = g->first[s + 1], count = 0, outside = 0;
+        double low = 0.0, high = -INFINITY;
+        r->work += 1 + b - a;
+        for (int64_t e = a; e < b; e++) {
+            if (!rm_optimal(r, e, here)) continue;
+            int32_t c = g->succ[e];
+            if (rm_inside(r, c)) {
+                count++;
+                continue;
+            }
+            double k = r->plies[c];
+            if (isnan(k)) {
+                r->mark[m] = RM_M_SKIP; /* unknown below: unknown here */
+                break;
+            }
+            if (!outside || k < low) low = k;
+            if (!outside || k > high) high = k;
+            outside++;
+        }
+        if (r->mark[m] & RM_M_SKIP) continue;
+        for (int64_t e = a; e < b; e++)
+            if (rm_inside(r, g->succ[e]) && rm_optimal(r, e, here)) r->pcount[rm_pos(r, g->succ[e])]++;
+        if (here[p] >= -RM_TIE) {
+            if (outside) rm_push(r, &heap, 1.0 + low, s);
+        } else {
+            r->waiting[m] = (int32_t)count;
+            r->worst[m] = high;
+            if (count == 0) rm_push(r, &heap, 1.0 + high, s);
+        }
+    }
+    r->pfirst[0] = 0;
+    for (int64_t m = 0; m < size; m++) r->pfirst[m + 1] = r->pfirst[m] + r->pcount[m];
+    for (int64_t m = 0; m < size; m++) r->pcount[m] = 0;
+    for (int64_t m = 0; m < size; m++) { /* the parents lists, in member then edge order */
+        int32_t s = members[m];
+        if (g->player[s] == GDL_TERMINAL || (r->mark[m] & RM_M_SKIP)) continue;
+        gr_values(g, s, here);
+        for (int64_t e = g->first[s]; e < g->first[s + 1]; e++) {
+            int32_t c = g->succ[e];
+            if (!rm_inside(r, c) || !rm_optimal(r, e, here)) continue;
+            int64_t q = rm_pos(r, c);
+            r->plist[r->pfirst[q] + r->pcount[q]++] = s;
+        }
+    }
+    while (heap > 0) {
+        rm_heap_item top = rm_pop(r, &heap);
+        int64_t m = rm_pos(r, top.s);
+        if (r->mark[m] & RM_M_DONE) continue;
+        r->mark[m] |= RM_M_DONE;
+        r->plies[top.s] = top.d;
+        r->work += 1 + r->pfirst[m + 1] - r->pfirst[m];
+        for (int64_t k = r->pfirst[m]; k < r->pfirst[m + 1]; k++) {
+            int32_t parent = r->plist[k];
+            int64_t q = rm_pos(r, parent);
+            if (r->mark[q] & RM_M_DONE) continue;
+            if (r->waiting[q] < 0) {
+                rm_push(r, &heap, top.d + 1.0, parent);
+            } else {
+                r->waiting[q]--;
+                if (top.d > r->worst[q]) r->worst[q] = top.d;
+                if (r->waiting[q] == 0) rm_push(r, &heap, 1.0 + r->worst[q], parent);
+            }
+        }
+    }
+    for (int64_t m = 0; m < size; m++) { /* never done: endless play, unless something below is unknown */
+        int32_t s = members[m];
+        if ((r->mark[m] & RM_M_DONE) || g->player[s] == GDL_TERMINAL) continue;
+        gr_values(g, s, here);
+        int known = 1;
+        for (int64_t e = g->first[s]; e < g->first[s + 1] && known; e++)
+            if (!rm_inside(r, g->succ[e]) && isnan(r->plies[g->succ[e]]) && rm_optimal(r, e, here)) known = 0;
+        if (known) r->plies[s] = INFINITY;
+    }
+    return 0;
+}
+
+/* --------------------------------------------------------- a component with chance (remoteness._chance_cycle) */
+
+/* The rules: per member m its chosen children rchild[rbeg[m] ..+ rlen[m]] (all outcomes at chance, with rprob; the
+   optimal moves at a decision), RM_M_MIN if it hurries, RM_M_CHANCE at chance. The members measured, in order:
+   `order` (member positions), `count` of them. */
+
+static inline int rm_outside_finite(const rm_ctx *r, int32_t c) {
+    return !rm_inside(r, c) && r->plies[c] != INFINITY;
+}
+
+/* remoteness._trapped: clears RM_M_KEEP on the members from which play goes on forever with some probability. */
+static void rm_trapped(rm_ctx *r, const int32_t *members, int64_t size) {
+    for (int64_t m = 0; m < size; m++) r->mark[m] |= RM_M_KEEP;
+    for (;;) {
+        for (int64_t m = 0; m < size; m++) r->mark[m] &= (uint8_t)~(RM_M_REACH | RM_M_SAFE);
+        for (int changed = 1; changed;) { /* reach a finite way out with positive probability, inside keep */
+            changed = 0;
+            for (int64_t m = 0; m < size; m++) {
+                uint8_t mk = r->mark[m];
+                if ((mk & RM_M_REACH) || !(mk & RM_M_KEEP)) continue;
+                int any_rule = (mk & (RM_M_MIN | RM_M_CHANCE)) != 0, any = 0, all = 1;
+                for (int64_t k = r->rbeg[m]; k < r->rbeg[m] + r->rlen[m]; k++) {
+                    int32_t c = r->rchild[k];
+                    int good = rm_outside_finite(r, c) || (rm_inside(r, c) && (r->mark[rm_pos(r, c)] & RM_M_REACH));
+                    any |= good;
+                    all &= good;
+                }
+                r->work += 1 + r->rlen[m];
+                if (any_rule ? any : all) {
+                    r->mark[m] |= RM_M_REACH;
+                    changed = 1;
+                }
+            }
+        }
+        for (int64_t m = 0; m < size; m++)
+            if (r->mark[m] & RM_M_REACH) r->mark[m] |= RM_M_SAFE;
+        for (int changed = 1; changed;) { /* ... and never have to step out of it */
+            changed = 0;
+            for (int64_t m = 0; m < size; m++) {
+                uint8_t mk = r->mark[m];
+                if (!(mk & RM_M_SAFE)) continue;
+                int any_rule = (mk & RM_M_MIN) && !(mk & RM_M_CHANCE), any = 0, all = 1;
+                for (int64_t k = r->rbeg[m]; k < r->rbeg[m] + r->rlen[m]; k++) {
+                    int32_t c = r->rchild[k];
+                    int stays = rm_outside_finite(r, c) || (rm_inside(r, c) && (r->mark[rm_pos(r, c)] & RM_M_SAFE));
+                    any |= stays;
+                    all &= stays;
+                }
+                r->work += 1 + r->rlen[m];
+                if (!(any_rule ? any : all)) {
+                    r->mark[m] &= (uint8_t)~RM_M_SAFE;
+                    changed = 1;
+                }
+            }
+        }
+        int same = 1;
+        for (int64_t m = 0; m < size; m++)
+            if (!(r->mark[m] & RM_M_SAFE) != !(r->mark[m] & RM_M_KEEP)) same = 0;
+        if (same) return;
+        for (int64_t m = 0; m < size; m++) {
+            if (r->mark[m] & RM_M_SAFE) r->mark[m] |= RM_M_KEEP;
+            else r->mark[m] &= (uint8_t)~RM_M_KEEP;
+        }
+    }
+}
+
+/* remoteness._sweep: one Gauss-Seidel sweep of the measured members; the largest relative change. */
+static double rm_sweep(rm_ctx *r, const int32_t *members, const int32_t *order, int64_t count) {
+    double moved = 0.0;
+    for (int64_t q = 0; q < count; q++) {
+        int64_t m = order[q], a = r->rbeg[m], b = a + r->rlen[m];
+        int32_t s = members[m];
+        double v;
+        if (r->mark[m] & RM_M_CHANCE) {
+            double sum = 0.0;
+            for (int64_t k = a; k < b; k++) sum += r->rprob[k] * r->plies[r->rchild[k]];
+            v = 1.0 + sum;
+        } else {
+            double best = r->plies[r->rchild[a]];
+            int is_min = (r->mark[m] & RM_M_MIN) != 0;
+            for (int64_t k = a + 1; k < b; k++) {
+                double d = r->plies[r->rchild[k]];
+                if (is_min ? d < best : d > best) best = d;
+            }
+            v = 1.0 + best;
+        }
+        double old = isnan(r->plies[s]) ? 0.0 : r->plies[s];
+        double change = fabs(v - old) / (v > 1.0 ? v : 1.0);
+        if (change > moved) moved = change;
+        r->plies[s] = v;
+        r->work += 1 + b - a;
+    }
+    return moved;
+}
+
+/* A child's affine form during an affine sweep: a feedback state reads as its variable x_j; a member already swept
+   this time as its form; anything else as its distance (no slopes). `unit`: -1, or the j of x_j. */
+static inline const double *rm_form(const rm_ctx *r, int32_t c, int32_t stamp, double *cc, int *unit) {
+    *unit = -1;
+    if (rm_inside(r, c)) {
+        int64_t m = rm_pos(r, c);
+        if (r->slot[m] >= 0) {
+            *cc = 0.0;
+            *unit = r->slot[m];
+            return NULL;
+        }
+        if (r->stamp[m] == stamp) {
+            *cc = r->fconst[m];
+            return r->fslopes + m * RM_NEWTON_MAX;
+        }
+    }
+    *cc = r->plies[c];
+    return NULL;
+}
+
+/* The slopes of a form: `slopes`, or the unit vector `unit`, or zero. */
+static inline double rm_slope(const double *slopes, int unit, int i) {
+    return slopes ? slopes[i] : (i == unit ? 1.0 : 0.0);
+}
+
+/* remoteness._affine_sweep: every measured member's distance as cc + slopes . x, choices made at x; the feedback
+   states' forms into constants[] and rows[][]. */
+static void rm_affine_sweep(rm_ctx *r, const int32_t *members, const int32_t *order, int64_t count, int k,
+                            const double *x, int32_t stamp, double *constants, double rows[][RM_NEWTON_MAX]) {
+    for (int64_t q = 0; q < count; q++) {
+        int64_t m = order[q], a = r->rbeg[m], b = a + r->rlen[m];
+        double cnew, snew[RM_NEWTON_MAX];
+        if (r->mark[m] & RM_M_CHANCE) {
+            cnew = 1.0;
+            for (int i = 0; i < k; i++) snew[i] = 0.0;
+            for (int64_t e = a; e < b; e++) {
+                double cc, p = r->rprob[e];
+                int unit;
+                const double *cs = rm_form(r, r->rchild[e], stamp, &cc, &unit);
+                cnew += p * cc;
+                for (int i = 0; i < k; i++) snew[i] += p * rm_slope(cs, unit, i);
+            }
+        } else {
+            int is_min = (r->mark[m] & RM_M_MIN) != 0, pick_unit = -1;
+            double pick_at = 0.0, pick_cc = 0.0;
+            const double *pick_cs = NULL;
+            for (int64_t e = a; e < b; e++) {
+                double cc, sum = 0.0;
+                int unit;
+                const double *cs = rm_form(r, r->rchild[e], stamp, &cc, &unit);
+                for (int i = 0; i < k; i++) sum += rm_slope(cs, unit, i) * x[i];
+                double at = cc + sum;
+                if (e == a || (is_min ? at < pick_at : at > pick_at)) {
+                    pick_at = at;
+                    pick_cc = cc;
+                    pick_cs = cs;
+                    pick_unit = unit;
+                }
+            }
+            cnew = 1.0 + pick_cc;
+            for (int i = 0; i < k; i++) snew[i] = rm_slope(pick_cs, pick_unit, i);
+        }
+        r->work += 1 + (b - a) * (1 + k);
+        if (r->slot[m] >= 0) {
+            constants[r->slot[m]] = cnew;
+            for (int i = 0; i < k; i++) rows[r->slot[m]][i] = snew[i];
+        } else {
+            r->fconst[m] = cnew;
+            for (int i = 0; i < k; i++) r->fslopes[m * RM_NEWTON_MAX + i] = snew[i];
+            r->stamp[m] = stamp;
+        }
+    }
+}
+
+/* value_iteration._newton_step: (I - a) d = residual by Gaussian elimination with partial pivoting; 0 if (nearly)
+   singular. */
+static int rm_newton_step(int k, double a[][RM_NEWTON_MAX], const double *residual, double *d) {
+    double m[RM_NEWTON_MAX][RM_NEWTON_MAX + 1];
+    for (int i = 0; i < k; i++) {
+        for (int j = 0; j < k; j++) m[i][j] = (i == j ? 1.0 : 0.0) - a[i][j];
+        m[i][k] = residual[i];
+    }
+    for (int col = 0; col < k; col++) {
+        int pivot = col;
+        for (int i = col + 1; i < k; i++)
+            if (fabs(m[i][col]) > fabs(m[pivot][col])) pivot = i;
+        if (fabs(m[pivot][col]) < RM_PIVOT_MIN) return 0;
+        for (int j = 0; j <= k; j++) {
+            double t = m[col][j];
+            m[col][j] = m[pivot][j];
+            m[pivot][j] = t;
+        }
+        for (int i = col + 1; i < k; i++) {
+            double factor = m[i][col] / m[col][col];
+            if (factor != 0.0)
+                for (int j = 0; j <= k; j++) m[i][j] = m[i][j] - factor * m[col][j];
+        }
+    }
+    for (int i = k - 1; i >= 0; i--) {
+        double sum = 0.0;
+        for (int j = i + 1; j < k; j++) sum += m[i][j] * d[j];
+        d[i] = (m[i][k] - sum) / m[i][i];
+    }
+    return 1;
+}
+
+/* remoteness._newton: Newton steps on the `k` feedback states (slot[] set); 1 once a plain sweep after one moves no
+   distance by TIE_TOLERANCE. */
+static int rm_newton(rm_ctx *r, const int32_t *members, const int32_t *order, int64_t count, int k,
+                     const int32_t *feedback) {
+    double x[RM_NEWTON_MAX], constants[RM_NEWTON_MAX], rows[RM_NEWTON_MAX][RM_NEWTON_MAX], residual[RM_NEWTON_MAX];
+    double step[RM_NEWTON_MAX];
+    for (int j = 0; j < k; j++) x[j] = 0.0;
+    for (int64_t q = 0; q < count; q++) {
+        r->plies[members[order[q]]] = 0.0;
+        r->stamp[order[q]] = -1;
+    }
+    for (int32_t t = 0; t < RM_NEWTON_STEPS; t++) {
+        rm_affine_sweep(r, members, order, count, k, x, t, constants, rows);
+        for (int j = 0; j < k; j++) {
+            double sum = 0.0;
+            for (int i = 0; i < k; i++) sum += rows[j][i] * x[i];
+            residual[j] = constants[j] + sum - x[j];
+        }
+        if (!rm_newton_step(k, rows, residual, step)) return 0;
+        for (int j = 0; j < k; j++)
+            if (!isfinite(step[j])) return 0;
+        int negative = 0;
+        for (int j = 0; j < k; j++) {
+            x[j] = x[j] + step[j];
+            if (x[j] < 0) negative = 1;
+        }
+        if (negative) return 0; /* not the least fixed point of a proper policy: the sweeps decide */
+        for (int64_t q = 0; q < count; q++) {
+            int64_t m = order[q];
+            if (r->slot[m] >= 0) continue;
+            double sum = 0.0;
+            for (int i = 0; i < k; i++) sum += r->fslopes[m * RM_NEWTON_MAX + i] * x[i];
+            r->plies[members[m]] = r->fconst[m] + sum;
+        }
+        for (int j = 0; j < k; j++) r->plies[feedback[j]] = x[j];
+        if (rm_sweep(r, members, order, count) <= RM_TIE) return 1;
+    }
+    return 0;
+}
+
+/* remoteness._sweeps: Gauss-Seidel sweeps from 0 until no distance moves by TIE_TOLERANCE (relative). */
+static void rm_sweeps(rm_ctx *r, const int32_t *members, const int32_t *order, int64_t count) {
+    for (int64_t q = 0; q < count; q++) r->plies[members[order[q]]] = 0.0;
+    double result = NAN;
+    for (int t = 0; t < RM_CHANCE_SWEEPS; t++) {
+        if (rm_sweep(r, members, order, count) <= RM_TIE) return;
+        int endless = 0;
+        for (int64_t q = 0; q < count && !endless; q++)
+            if (r->plies[members[order[q]]] > RM_ENDLESS) endless = 1;
+        if (endless) {
+            result = INFINITY;
+            break;
+        }
+    }
+    for (int64_t q = 0; q < count; q++) r->plies[members[order[q]]] = result;
+}
+
+static int rm_chance_cycle(rm_ctx *r, const int32_t *members, int64_t size) {
+    const gr_ctx *g = r->g;
+    int64_t edges = 0;
+    for (int64_t m = 0; m < size; m++) edges += g->first[members[m] + 1] - g->first[members[m]];
+    if (rm_room(r, size, edges)) return -1;
+    if (size > r->fslopes_cap) {
+        if (gr_grow((void **)&r->fslopes, 2 * size * RM_NEWTON_MAX, 8)) return -1;
+        r->fslopes_cap = 2 * size;
+    }
+    double here[G_PLAYERS];
+    int64_t used = 0;
+    for (int64_t m = 0; m < size; m++) { /* the rules */
+        int32_t s = members[m];
+        int p = g->player[s];
+        int64_t a = g->first[s], b = g->first[s + 1];
+        r->rbeg[m] = used;
+        r->mark[m] = 0;
+        r->slot[m] = r->stamp[m] = -1;
+        r->work += 1 + b - a;
+        if (p == GDL_CHANCE) {
+            const double *pr = g->pool + g->dist[s] - a;
+            r->mark[m] = RM_M_CHANCE;
+            for (int64_t e = a; e < b; e++) {
+                r->rchild[used] = g->succ[e];
+                r->rprob[used++] = pr[e];
+            }
+        } else {
+            gr_values(g, s, here);
+            if (here[p] >= -RM_TIE) r->mark[m] = RM_M_MIN;
+            for (int64_t e = a; e < b; e++)
+                if (rm_optimal(r, e, here)) r->rchild[used++] = g->succ[e];
+        }
+        r->rlen[m] = (int32_t)(used - r->rbeg[m]);
+        for (int64_t k = r->rbeg[m]; k < used; k++)
+            if (!rm_inside(r, r->rchild[k]) && isnan(r->plies[r->rchild[k]])) return 0; /* unknown below */
+    }
+    rm_trapped(r, members, size);
+    int32_t *order = r->pcount; /* (free in this kind of component) */
+    int64_t count = 0;
+    int trapped = 0;
+    for (int64_t m = 0; m < size; m++) {
+        if (r->mark[m] & RM_M_KEEP) {
+            order[count++] = (int32_t)m;
+        } else {
+            r->plies[members[m]] = INFINITY;
+            trapped = 1;
+        }
+    }
+    if (trapped) /* out of the equations: a hurrying member's children that never end */
+        for (int64_t q = 0; q < count; q++) {
+            int64_t m = order[q], a = r->rbeg[m], kept = a;
+            if (!(r->mark[m] & RM_M_MIN) || (r->mark[m] & RM_M_CHANCE)) continue;
+            for (int64_t k = a; k < a + r->rlen[m]; k++)
+                if (r->plies[r->rchild[k]] != INFINITY) r->rchild[kept++] = r->rchild[k];
+            r->rlen[m] = (int32_t)(kept - a);
+        }
+    int32_t feedback[RM_NEWTON_MAX];
+    int k = 0;
+    for (int64_t q = 0; q < count; q++) {
+        int64_t m = order[q];
+        if (!(r->flags[members[m]] & RM_BACK)) continue;
+        if (k < RM_NEWTON_MAX) {
+            feedback[k] = members[m];
+            r->slot[m] = k;
+        }
+        k++;
+    }
+    if (k <= RM_NEWTON_MAX && rm_newton(r, members, order, count, k, feedback)) return 0;
+    rm_sweeps(r, members, order, count);
+    return 0;
+}
+
+/* ------------------------------------------------------------------------------------------------- the walk */
+
+static int rm_component(rm_ctx *r, int64_t nf, int64_t size) {
+    const int32_t *members = r->finished + nf;
+    int status = 0;
+    if (size == 1 && !(r->flags[members[0]] & RM_BACK)) {
+        r->plies[members[0]] = rm_acyclic(r, members[0]);
+        r->work++;
+    } else {
+        int chance = 0;
+        for (int64_t m = 0; m < size; m++) {
+            r->index[members[m]] = RM_MEMBER | (uint32_t)m;
+            if (r->g->player[members[m]] == GDL_CHANCE) chance = 1;
+        }
+        status = chance ? rm_chance_cycle(r, members, size) : rm_cyclic(r, members, size);
+    }
+    for (int64_t m = 0; m < size; m++) r->index[members[m]] = RM_EMITTED;
+    r->nfinished = nf;
+    return status;
+}
+
+static int rm_enter(rm_ctx *r, int32_t w) {
+    if (r->npath == r->path_cap) {
+        if (gr_grow((void **)&r->path, r->path_cap * 2, sizeof(rm_frame))) return -1;
+        r->path_cap *= 2;
+    }
+    uint32_t d = (uint32_t)++r->counter;
+    r->index[w] = d;
+    r->flags[w] |= RM_ACTIVE;
+    rm_frame *f = r->path + r->npath++;
+    f->v = w;
+    f->low = d;
+    f->edge = r->g->first[w];
+    f->end = r->g->first[w + 1];
+    f->nf = r->nfinished;
+    return 0;
+}
+
+/* About `slice` units of work (a state or an edge): GR_DONE when every distance is known, GR_SLICE (call again), or
+   GR_MEMORY. Tarjan's walk as solver.graph.components walks (roots in index order, edges in move order), each
+   component measured as it is found. */
+int gdl_rm_run(rm_ctx *r, int64_t slice) {
+    if (r->done) return GR_DONE;
+    int64_t until = r->work + slice;
+    const int32_t *succ = r->g->succ;
+    for (;;) {
+        if (r->npath == 0) {
+            while (r->root < r->n && r->index[r->root]) r->root++;
+            if (r->root >= r->n) {
+                r->done = 1;
+                return GR_DONE;
+            }
+            if (rm_enter(r, (int32_t)r->root)) return GR_MEMORY;
+        }
+        while (r->npath > 0) {
+            rm_frame *f = r->path + r->npath - 1;
+            int descended = 0;
+            while (f->edge < f->end) {
+                int32_t w = succ[f->edge++];
+                uint32_t iw = r->index[w];
+                if (!iw) {
+                    if (rm_enter(r, w)) return GR_MEMORY;
+                    descended = 1;
+                    break;
+                }
+                if (iw < f->low) f->low = iw;
+                if (r->flags[w] & RM_ACTIVE) r->flags[w] |= RM_BACK;
+            }
+            if (descended) continue;
+            int32_t v = f->v;
+            uint32_t low = f->low;
+            int64_t nf = f->nf;
+            r->npath--;
+            r->flags[v] &= (uint8_t)~RM_ACTIVE;
+            r->finished[r->nfinished++] = v;
+            if (r->npath > 0 && low < f[-1].low) f[-1].low = low;
+            if (low != r->index[v]) continue;
+            if (rm_component(r, nf, r->nfinished - nf)) return GR_MEMORY;
+            if (r->work >= until) return GR_SLICE;
+        }
+    }
+}
+
+/* out: work done, done (1 or 0) */
+void gdl_rm_stats(rm_ctx *r, int64_t *out) {
+    out[0] = r->work;
+    out[1] = r->done;
+}
+
+/* Distances of states start .. start + count - 1 (NaN: unknown); -1 when out of range or not done. */
+int gdl_rm_plies(rm_ctx *r, int64_t start, int64_t count, double *out) {
+    if (!r->done || start < 0 || count < 0 || start + count > r->n) return -1;
+    memcpy(out, r->plies + start, sizeof(double) * (size_t)count);
+    return 0;
+}
+
+/* math.isclose(a, b, rel_tol=abs_tol=TIE_TOLERANCE), as CPython computes it. */
+static int rm_isclose(double a, double b) {
+    if (a == b) return 1;
+    if (isinf(a) || isinf(b)) return 0;
+    double diff = fabs(b - a);
+    return diff <= fabs(RM_TIE * b) || diff <= fabs(RM_TIE * a) || diff <= RM_TIE;
+}
+
+/* remoteness.fastest: the positions (in move order) of decision state i's optimal moves one ply nearer the end, at
+   most `cap` written; returns how many there are (0: none, or i's distance unknown or endless: the caller keeps
+   its optimal moves), or -1 for an index out of range or a pass not done. */
+int64_t gdl_rm_fastest(rm_ctx *r, int64_t i, int32_t *positions, int64_t cap) {
+    if (!r->done || i < 0 || i >= r->n) return -1;
+    const gr_ctx *g = r->g;
+    double d = r->plies[i], here[G_PLAYERS];
+    if (g->player[i] < 0 || isnan(d) || d == INFINITY) return 0;
+    gr_values(g, i, here);
+    int64_t a = g->first[i], b = g->first[i + 1], k = 0;
+    for (int64_t e = a; e < b; e++) {
+        double c = r->plies[g->succ[e]];
+        if (!rm_optimal(r, e, here) || isnan(c) || !rm_isclose(c + 1.0, d)) continue;
+        if (k < cap) positions[k] = (int32_t)(e - a);
+        k++;
+    }
+    return k;
+}
