@@ -1,5 +1,6 @@
 """Hypothesis: random two-player zero-sum game graphs, cycles likely (tests/test_solver_exact.py's retrograde
-analysis against brute force; tests/test_native_graph.py's C retrograde analysis against Python's)."""
+analysis against brute force; tests/test_native_graph.py's C retrograde analysis and C distance to the end against
+Python's), with chance nodes on the cycles or without."""
 
 from __future__ import annotations
 
@@ -22,6 +23,24 @@ def graphs() -> st.SearchStrategy[list[tuple[Any, ...]]]:
             else:
                 children = tuple(draw(st.lists(st.integers(0, n - 1), min_size=1, max_size=3)))
                 nodes.append(("D", draw(st.integers(0, 1)), children))
+        return nodes
+
+    return build()
+
+
+def chance_graphs() -> st.SearchStrategy[list[tuple[Any, ...]]]:
+    """As :func:`graphs`, and a node may be ``("C", player, children, weights)``: ``player``'s only move is a roll
+    that goes to each child with a probability proportional to its weight (1-3), so chance lies on cycles."""
+
+    @st.composite
+    def build(draw: st.DrawFn) -> list[tuple[Any, ...]]:
+        nodes = draw(graphs())
+        n = len(nodes)
+        for i in range(n):
+            if nodes[i][0] == "D" and draw(st.integers(0, 2)) == 0:
+                children = nodes[i][2]
+                weights = tuple(draw(st.lists(st.integers(1, 3), min_size=len(children), max_size=len(children))))
+                nodes[i] = ("C", nodes[i][1], children, weights)
         return nodes
 
     return build()

@@ -21,7 +21,7 @@ from solver.game import DeadEndError
 from solver.graph import StateGraph
 from solver.limits import Budget, Limits
 from solver.native.graph import fits, solve_retrograde_native
-from tests.graph_strategy import graphs
+from tests.graph_strategy import chance_graphs, graphs
 
 GAMBLER = """game Gambler "bet a coin at a time: reach 4 to win, 0 to lose"
 players A
@@ -109,6 +109,10 @@ def _solve_in_c(game: gdl.CompiledGame, monkeypatch: pytest.MonkeyPatch | None =
         patch.setattr(solver.exact.StateGraph, "explore", no_python_graph)
         patch.setattr(solver.exact, "retrograde", no_python_retrograde)
         return exact.solve(game, **options)
+
+
+def _copied_out(*args: Any) -> Any:
+    raise AssertionError("the C graph was copied out")
 
 
 OVER_CASES = pytest.mark.parametrize(("name", "params", "method"), CASES,
@@ -215,15 +219,20 @@ def test_with_the_distance_a_small_c_graph_is_finished_as_in_python(name: str, p
     assert dict(ours.table.best) == dict(theirs.table.best)
 
 
-def test_a_graph_too_big_for_the_distance_says_so(monkeypatch: pytest.MonkeyPatch,
-                                                  capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_graph_too_big_to_copy_out_has_its_distance_from_c(monkeypatch: pytest.MonkeyPatch,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
     from gdl.cli import main
 
+    assert main(["solve", "pig", "-p", "goal=10", "--backend", "python"]) == 0
+    theirs = capsys.readouterr().out
     monkeypatch.setattr(solver.native.graph, "PLIES_STATES", 10)
+    monkeypatch.setattr(solver.native.graph._Graph, "state_graph", _copied_out)
     solution = exact.solve(_load("pig", {"goal": "10"}, "c"), plies=True)
-    assert solution.exact and solution.plies is None
+    assert solution.exact and solution.plies == exact.solve(_load("pig", {"goal": "10"}, "python"), plies=True).plies
     assert main(["solve", "pig", "-p", "goal=10", "--backend", "c"]) == 0
-    assert "distance to the end: not computed" in capsys.readouterr().out
+    ours = capsys.readouterr().out
+    assert "expected length under optimal play: 9.32498 plies" in ours and "not computed" not in ours
+    assert ours.splitlines()[:6] == theirs.splitlines()[:6]  # (the value, the distance, each move's plies, the line)
 
 
 SHUTTLE = str(Path(__file__).resolve().parent / "solvefiles" / "shuttle.gdl")
@@ -289,13 +298,15 @@ def _graph_root(nodes: list[tuple[Any, ...]]) -> tuple[Any, ...]:
     return (0, *deg, *succ, *owner, *util, *end, owner[0], 0)
 
 
-def _same_solution(ours: exact.Solution, theirs: exact.Solution) -> None:
-    """Field by field (but the time): the C answer is the Python answer."""
+def _same_solution(ours: exact.Solution, theirs: exact.Solution, move_values: bool = True) -> None:
+    """Field by field (but the time): the C answer is the Python answer. ``move_values=False``: but the root
+    moves' values (which the C graph solve always gives, and the Python one only in its table)."""
     assert (ours.value, ours.exact, ours.stopped, ours.stop_reason, ours.note, ours.plies, ours.algorithm) == (
         theirs.value, theirs.exact, theirs.stopped, theirs.stop_reason, theirs.note, theirs.plies, theirs.algorithm)
     for field in ("best_moves", "principal_variation", "fastest_moves"):
         assert [str(m) for m in getattr(ours, field)] == [str(m) for m in getattr(theirs, field)], field
-    assert [(str(m), v) for m, v in ours.move_values] == [(str(m), v) for m, v in theirs.move_values]
+    if move_values:
+        assert [(str(m), v) for m, v in ours.move_values] == [(str(m), v) for m, v in theirs.move_values]
     for stat in ("nodes", "depth", "tt_hits", "tt_size", "iterations"):
         assert getattr(ours.stats, stat) == getattr(theirs.stats, stat), stat
     assert ours.table is not None and theirs.table is not None
@@ -371,3 +382,102 @@ def test_budgets_stop_the_c_retrograde_analysis(monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setattr(Budget, "time_left", lambda self: False)
     late = exact.solve(native, method="retrograde")
     assert late.stopped and late.stop_reason == "time" and not late.exact
+
+
+CHANCE_GRAPH = """game ChanceGraph "a walk on a graph held in the state: decisions, weighted rolls and ends"
+players A, B
+def N = 0..7
+def K = 0..2
+state node: N = 0
+state deg[N]: 0..3 = 1
+state succ[N, K]: N = 0
+state owner[N]: player = A
+state random[N]: bool = false
+state weight[N, K]: 0..3 = 1
+state util[N]: -2..2 = 0
+state end[N]: bool = false
+move go(k: K) when not random[node] and k < deg[node]:
+    node = succ[node, k]
+    turn = owner[node]
+move roll when random[node]:
+    chance k in K weight (weight[node, k] if k < deg[node] else 0):
+        node = succ[node, k]
+        turn = owner[node]
+terminal when end[node]
+utility p in -2..2: util[node] if p == A else 0 - util[node]
+zero_sum
+"""
+"""GRAPH with chance: a node may roll to its children, with weights; cycles through chance states."""
+
+
+def _chance_graph_root(nodes: list[tuple[Any, ...]]) -> tuple[Any, ...]:
+    """CHANCE_GRAPH's state at node 0 of ``nodes`` (tests/graph_strategy.py's :func:`chance_graphs`)."""
+    deg, succ, owner, random, weight, util, end = [], [], [], [], [], [], []
+    for node in nodes + [("D", 0, (0,))] * (8 - len(nodes)):
+        if node[0] == "T":
+            deg.append(0); succ += [0, 0, 0]; owner.append(0); random.append(False)  # noqa: E702
+            weight += [1, 1, 1]; util.append(node[1]); end.append(True)  # noqa: E702
+        else:
+            children = list(node[2])
+            weights = list(node[3]) if node[0] == "C" else [1] * len(children)
+            deg.append(len(children)); succ += children + [0] * (3 - len(children))  # noqa: E702
+            owner.append(node[1]); random.append(node[0] == "C"); util.append(0); end.append(False)  # noqa: E702
+            weight += weights + [1] * (3 - len(weights))
+    return (0, *deg, *succ, *owner, *random, *weight, *util, *end, owner[0], 0)
+
+
+@pytest.mark.slow
+@OVER_CASES
+def test_the_distance_in_c_is_the_python_distance(name: str, params: dict[str, str], method: str) -> None:
+    """A graph too large to copy out (here: the threshold made 0): the distance computed in C, and every other field,
+    are those of the graph copied out and finished in Python, and the Python back end's."""
+    python, native = _load(name, params, "python"), _load(name, params, "c")
+    copied = _solve_in_c(native, method=method, plies=True)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(solver.native.graph, "PLIES_STATES", 0)
+        patch.setattr(solver.native.graph._Graph, "state_graph", _copied_out)
+        ours = _solve_in_c(native, method=method, plies=True)
+    assert ours.plies is not None
+    _same_solution(ours, copied)
+    _same_solution(ours, exact.solve(python, method=method, plies=True), move_values=False)
+
+
+@pytest.mark.parametrize(("name", "params", "method"), RETROGRADE_CASES,
+                         ids=["shuttle-auto", "shuttle", "chase", "chase-11"])
+def test_the_distance_in_c_after_retrograde_analysis(name: str, params: dict[str, str], method: str) -> None:
+    """A cyclic duel too large to copy out (here: the threshold made 0): the distance computed in C."""
+    python, native = _load(name, params, "python"), _load(name, params, "c")
+    theirs = exact.solve(python, method=method, plies=True)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(solver.native.graph, "EXPORT_STATES", 0)
+        patch.setattr(solver.native.graph._Graph, "state_graph", _copied_out)
+        ours = _solve_in_c(native, method=method, plies=True)
+    assert ours.plies is not None
+    _same_solution(ours, theirs)
+
+
+@settings(max_examples=60, deadline=None)
+@given(graphs(), st.integers(0, 8))
+def test_the_distance_after_retrograde_analysis_on_random_graphs(nodes: list[tuple[Any, ...]], most: int) -> None:
+    """Graphs of 2-8 states on either side of the largest copied out (``most``)."""
+    python, native = _load(GRAPH, {}, "python"), _load(GRAPH, {}, "c")
+    root = _graph_root(nodes)
+    theirs = exact.solve(python, root, method="retrograde", plies=True)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(solver.native.graph, "EXPORT_STATES", most)
+        ours = _solve_in_c(native, state=root, method="retrograde", plies=True)
+    _same_solution(ours, theirs)
+
+
+@settings(max_examples=80, deadline=None)
+@given(chance_graphs(), st.integers(0, 16))
+def test_the_distance_in_c_on_random_chance_graphs(nodes: list[tuple[Any, ...]], most: int) -> None:
+    """Value iteration with chance on the cycles (Newton steps, sweeps, endless play), graphs of up to 16 states on
+    either side of the largest copied out (``most``)."""
+    python, native = _load(CHANCE_GRAPH, {}, "python"), _load(CHANCE_GRAPH, {}, "c")
+    root = _chance_graph_root(nodes)
+    theirs = exact.solve(python, root, plies=True)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(solver.native.graph, "PLIES_STATES", most)
+        ours = _solve_in_c(native, state=root, plies=True)
+    _same_solution(ours, theirs, move_values=False)

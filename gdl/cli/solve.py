@@ -31,9 +31,6 @@ from gdl.lines import Line, format_number
 from gdl.runtime import CompiledGame
 from solver.limits import Limits
 
-GRAPH_METHODS = ("backward", "value_iteration")
-"""The exact methods the C back end runs over its own state graph (:mod:`solver.native.graph`)."""
-
 EXAMPLES = """examples:
   gdl solve tictactoe
   gdl solve connect4 -p cols=4 -p rows=4 --json
@@ -235,9 +232,6 @@ def _print_solution(out: Any, game: CompiledGame, state: Any, solution: engine.S
         elif result.exact and result.algorithm == "alphabeta" and result.best_moves:
             out.print(Line("distance to the end: not computed (walking every optimal line took too long)",
                            style="dim"))
-        elif result.exact and result.algorithm in GRAPH_METHODS and result.best_moves and game.backend == "c":
-            out.print(Line("distance to the end: not computed (a state graph this large is solved in C without "
-                           "it; --backend python computes it)", style="dim"))
     player = game.to_move(state)
     as_probability = "win_probability" in report
     if solution.move_values and player >= 0:

@@ -379,8 +379,9 @@ class _Graph:
                 lib.gdl_gr_cells(self.ctx, i, cells)
                 key = handle.key_of_cells(list(cells[0:width]))
                 table.values[key] = self._values_at(i)
-                if plies and plies[i] is not None:
-                    table.plies[key] = plies[i]
+                distance = plies[i] if plies else None
+                if distance is not None:
+                    table.plies[key] = distance
                 positions, k = self._rg_best(i, positions, 64)
                 if k:
                     codes = self._node(i)[1]
@@ -575,8 +576,9 @@ class _Graph:
                 key = handle.key_of_cells(list(cells[0:width]))
                 edges = int(lib.gdl_gr_node(ctx, i, value, player, codes, children, cap))
                 table.values[key] = values(i)
-                if plies and plies[i] is not None:
-                    table.plies[key] = plies[i]
+                distance = plies[i] if plies else None
+                if distance is not None:
+                    table.plies[key] = distance
                 p = int(player[0])
                 if p < 0 or edges > cap:
                     continue
