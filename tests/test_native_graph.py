@@ -224,15 +224,25 @@ def test_a_graph_too_big_to_copy_out_has_its_distance_from_c(monkeypatch: pytest
     from gdl.cli import main
 
     assert main(["solve", "pig", "-p", "goal=10", "--backend", "python"]) == 0
-    theirs = capsys.readouterr().out
+    their_text = capsys.readouterr().out
     monkeypatch.setattr(solver.native.graph, "PLIES_STATES", 10)
     monkeypatch.setattr(solver.native.graph._Graph, "state_graph", _copied_out)
-    solution = exact.solve(_load("pig", {"goal": "10"}, "c"), plies=True)
-    assert solution.exact and solution.plies == exact.solve(_load("pig", {"goal": "10"}, "python"), plies=True).plies
+    python = _load("pig", {"goal": "10"}, "python")
+    solution, theirs = exact.solve(_load("pig", {"goal": "10"}, "c"), plies=True), exact.solve(python, plies=True)
+    assert solution.exact and solution.plies == theirs.plies
+    assert solution.table is not None and theirs.table is not None
+    state = python.initial_state()
+    for move in python.legal_moves(state):  # one state's distance without reading the whole table out of C
+        key = python.key(python.apply(state, move))
+        assert solution.table.plies[key] == solution.table.plies.get(key) == theirs.table.plies[key]
+        assert key in solution.table.plies
+    assert not solution.table.plies.filled  # type: ignore[attr-defined]
+    assert ("not", "a state") not in solution.table.plies  # (this one reads the table out)
+    assert dict(solution.table.plies) == dict(theirs.table.plies)
     assert main(["solve", "pig", "-p", "goal=10", "--backend", "c"]) == 0
-    ours = capsys.readouterr().out
-    assert "expected length under optimal play: 9.32498 plies" in ours and "not computed" not in ours
-    assert ours.splitlines()[:6] == theirs.splitlines()[:6]  # (the value, the distance, each move's plies, the line)
+    our_text = capsys.readouterr().out
+    assert "expected length under optimal play: 9.32498 plies" in our_text and "not computed" not in our_text
+    assert our_text.splitlines()[:6] == their_text.splitlines()[:6]  # (value, distance, each move's plies, line)
 
 
 SHUTTLE = str(Path(__file__).resolve().parent / "solvefiles" / "shuttle.gdl")

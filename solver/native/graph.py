@@ -283,6 +283,15 @@ class _Graph:
             raise RuntimeError("the distance to the end is not computed")
         return None if out[0] != out[0] else float(out[0])
 
+    def _plies_of(self, key: Hashable) -> float | None:
+        """One state's distance to the end (None: not in the graph, or unknown); LookupError: not a state."""
+        try:
+            self.cells[0:self.handle.state_len] = list(self.handle.cells(key))
+        except (TypeError, ValueError, OverflowError) as error:
+            raise LookupError(key) from error
+        i = int(self.lib.gdl_gr_find(self.ctx, self.cells))
+        return None if i < 0 else self.plies_at(i)
+
     def fastest(self, i: int, best: tuple[int, ...]) -> tuple[int, ...]:
         """:func:`solver.remoteness.fastest`: state i's optimal moves one ply nearer the end, else ``best``."""
         cap = 64
@@ -354,7 +363,7 @@ class _Graph:
         budget.tt_size = int(self._read()[0])
         budget.depth = len(line)
         table = lazy_table(SolvedTable.for_game(game, method, complete=True), self._retrograde_filler(method),
-                           self.rm is not None)
+                           None if self.rm is None else self._plies_of)
         return Solution(self._values_at(0), root_moves, tuple(line), True, budget.stats(), method, False, None,
                         table=table, **self._distance_fields(fastest))
 
@@ -491,7 +500,7 @@ class _Graph:
         pv = self.line(root)
         budget.depth = len(pv)
         table = lazy_table(SolvedTable.for_game(game, method, complete=True), self._table_filler(method),
-                           self.rm is not None)
+                           None if self.rm is None else self._plies_of)
         reason = None if self.converged else StopReason.ITERATIONS
         note = None
         if not self.converged:

@@ -336,12 +336,45 @@ for _name in ("__getitem__", "__contains__", "__iter__", "__len__", "__eq__", "_
     setattr(_LazyDict, _name, _reader(_name))
 
 
-def lazy_table(table: SolvedTable, fill: Callable[[], SolvedTable], plies: bool = False) -> SolvedTable:
-    """``table`` (empty) with ``values`` and ``best`` (and with ``plies``, ``plies``) filled by ``fill()`` when
-    first read."""
+_MISSING = object()
+
+
+class _LookupDict(_LazyDict):
+    """A :class:`_LazyDict` that answers one key (``get``, ``[]``, ``in``) by ``lookup(key)`` without being filled:
+    the root moves' distances of a graph of millions of states are read without converting all of it. ``lookup``
+    gives the value or None when the key is absent, and raises LookupError when it cannot tell (then: filled)."""
+
+    def __init__(self, lazy: _LazyTable, lookup: Callable[[Hashable], Any]) -> None:
+        super().__init__(lazy)
+        self.lookup = lookup
+
+    def get(self, key: Hashable, default: Any = None) -> Any:
+        if not self.filled and not dict.__contains__(self, key):
+            try:
+                found = self.lookup(key)
+            except LookupError:
+                self._ready()
+            else:
+                return default if found is None else found
+        return dict.get(self, key, default)
+
+    def __getitem__(self, key: Hashable) -> Any:
+        found = self.get(key, _MISSING)
+        if found is _MISSING:
+            raise KeyError(key)
+        return found
+
+    def __contains__(self, key: object) -> bool:
+        return self.get(key, _MISSING) is not _MISSING
+
+
+def lazy_table(table: SolvedTable, fill: Callable[[], SolvedTable],
+               plies: Callable[[Hashable], float | None] | None = None) -> SolvedTable:
+    """``table`` (empty) with ``values`` and ``best`` filled by ``fill()`` when first read; given ``plies`` (one
+    state's distance to the end, :class:`_LookupDict`'s ``lookup``), ``plies`` too, answering single keys by it."""
     lazy = _LazyTable(fill)
     table.values = _LazyDict(lazy)
     table.best = _LazyDict(lazy)
-    if plies:
-        table.plies = _LazyDict(lazy)
+    if plies is not None:
+        table.plies = _LookupDict(lazy, plies)
     return table
