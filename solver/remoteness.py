@@ -101,11 +101,20 @@ def _acyclic(graph: StateGraph, values: Sequence[Sequence[float]], plies: Plies,
         known = _known([plies[c] for c in children])
         if known is None:
             return None
-        return 1.0 + sum(p * k for p, k in zip(graph.probs[s], known, strict=True))
+        return 1.0 + _dot(graph.probs[s], known)
     known = _known([plies[children[j]] for j in optimal_children(graph, values, s)])
     if not known:
         return None
     return 1.0 + (min if hurries(values[s], player) else max)(known)
+
+
+def _dot(xs: Sequence[float], ys: Sequence[float]) -> float:
+    """``sum x_i * y_i`` added left to right from 0, as ``solver/native/remoteness.c`` adds it (``sum()`` of floats
+    compensates its rounding since Python 3.12: the two back ends would differ in the last bits)."""
+    total = 0.0
+    for x, y in zip(xs, ys, strict=True):
+        total += x * y
+    return total
 
 
 def _known(distances: list[float | None]) -> list[float] | None:
@@ -278,7 +287,7 @@ def _newton(plies: Plies, rules: list[Rule], feedback: list[int]) -> bool:
         plies[s] = 0.0
     for _ in range(NEWTON_MAX_STEPS):
         forms, constants, rows = _affine_sweep(plies, rules, slot, x)
-        residual = [constants[j] + sum(a * b for a, b in zip(rows[j], x, strict=True)) - x[j] for j in range(k)]
+        residual = [constants[j] + _dot(rows[j], x) - x[j] for j in range(k)]
         step = _newton_step(rows, residual)
         if step is None or any(not math.isfinite(d) for d in step):
             return False
@@ -286,7 +295,7 @@ def _newton(plies: Plies, rules: list[Rule], feedback: list[int]) -> bool:
         if any(v < 0 for v in x):
             return False  # not the least fixed point of a proper policy: let the sweeps decide
         for s, (const, slopes) in forms.items():
-            plies[s] = const + sum(a * b for a, b in zip(slopes, x, strict=True))
+            plies[s] = const + _dot(slopes, x)
         for f, j in slot.items():
             plies[f] = x[j]
         if _sweep(plies, rules) <= TIE_TOLERANCE:
@@ -299,10 +308,7 @@ def _sweep(plies: Plies, rules: list[Rule]) -> float:
     moved = 0.0
     for s, is_min, chosen, probs in rules:
         known = [d for d in (plies[c] for c in chosen) if d is not None]  # every one is known by now
-        if probs:
-            new = 1.0 + sum(p * k for p, k in zip(probs, known, strict=True))
-        else:
-            new = 1.0 + (min if is_min else max)(known)
+        new = 1.0 + (_dot(probs, known) if probs else (min if is_min else max)(known))
         old = plies[s]
         change = abs(new - (0.0 if old is None else old)) / max(1.0, new)
         if change > moved:
@@ -343,7 +349,7 @@ def _affine_sweep(plies: Plies, rules: list[Rule], slot: dict[int, int],
             new: Affine = (const, tuple(slopes))
         else:
             options = [form(c) for c in chosen]
-            at = [cc + sum(a * b for a, b in zip(cs, x, strict=True)) for cc, cs in options]
+            at = [cc + _dot(cs, x) for cc, cs in options]
             pick = at.index(min(at) if is_min else max(at))
             new = (1.0 + options[pick][0], options[pick][1])
         if s in slot:

@@ -206,8 +206,8 @@ def test_games_the_c_graph_does_not_take() -> None:
 
 @pytest.mark.slow
 @OVER_CASES
-def test_with_the_distance_a_small_c_graph_is_finished_as_in_python(name: str, params: dict[str, str], method: str,
-                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+def test_with_the_distance_the_c_graph_gives_the_python_answer(name: str, params: dict[str, str], method: str,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
     python, native = _load(name, params, "python"), _load(name, params, "c")
     theirs = exact.solve(python, method=method, plies=True)
     ours = _solve_in_c(native, monkeypatch, method=method, plies=True)
@@ -219,13 +219,12 @@ def test_with_the_distance_a_small_c_graph_is_finished_as_in_python(name: str, p
     assert dict(ours.table.best) == dict(theirs.table.best)
 
 
-def test_a_graph_too_big_to_copy_out_has_its_distance_from_c(monkeypatch: pytest.MonkeyPatch,
-                                                             capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_distance_from_c_is_read_a_state_at_a_time_and_printed(monkeypatch: pytest.MonkeyPatch,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
     from gdl.cli import main
 
     assert main(["solve", "pig", "-p", "goal=10", "--backend", "python"]) == 0
     their_text = capsys.readouterr().out
-    monkeypatch.setattr(solver.native.graph, "PLIES_STATES", 10)
     monkeypatch.setattr(solver.native.graph._Graph, "state_graph", _copied_out)
     python = _load("pig", {"goal": "10"}, "python")
     solution, theirs = exact.solve(_load("pig", {"goal": "10"}, "c"), plies=True), exact.solve(python, plies=True)
@@ -439,12 +438,13 @@ def _chance_graph_root(nodes: list[tuple[Any, ...]]) -> tuple[Any, ...]:
 @pytest.mark.slow
 @OVER_CASES
 def test_the_distance_in_c_is_the_python_distance(name: str, params: dict[str, str], method: str) -> None:
-    """A graph too large to copy out (here: the threshold made 0): the distance computed in C, and every other field,
-    are those of the graph copied out and finished in Python, and the Python back end's."""
+    """The distance computed in C, and every other field, are those of the graph copied out and finished in Python
+    (the threshold raised), and the Python back end's."""
     python, native = _load(name, params, "python"), _load(name, params, "c")
-    copied = _solve_in_c(native, method=method, plies=True)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(solver.native.graph, "PLIES_STATES", 0)
+        patch.setattr(solver.native.graph, "PLIES_STATES", 10**9)
+        copied = _solve_in_c(native, method=method, plies=True)
+    with pytest.MonkeyPatch.context() as patch:
         patch.setattr(solver.native.graph._Graph, "state_graph", _copied_out)
         ours = _solve_in_c(native, method=method, plies=True)
     assert ours.plies is not None
@@ -455,11 +455,10 @@ def test_the_distance_in_c_is_the_python_distance(name: str, params: dict[str, s
 @pytest.mark.parametrize(("name", "params", "method"), RETROGRADE_CASES,
                          ids=["shuttle-auto", "shuttle", "chase", "chase-11"])
 def test_the_distance_in_c_after_retrograde_analysis(name: str, params: dict[str, str], method: str) -> None:
-    """A cyclic duel too large to copy out (here: the threshold made 0): the distance computed in C."""
+    """A cyclic duel: the distance computed in C, nothing copied out."""
     python, native = _load(name, params, "python"), _load(name, params, "c")
     theirs = exact.solve(python, method=method, plies=True)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(solver.native.graph, "EXPORT_STATES", 0)
         patch.setattr(solver.native.graph._Graph, "state_graph", _copied_out)
         ours = _solve_in_c(native, method=method, plies=True)
     assert ours.plies is not None
@@ -474,7 +473,7 @@ def test_the_distance_after_retrograde_analysis_on_random_graphs(nodes: list[tup
     root = _graph_root(nodes)
     theirs = exact.solve(python, root, method="retrograde", plies=True)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(solver.native.graph, "EXPORT_STATES", most)
+        patch.setattr(solver.native.graph, "PLIES_STATES", most)
         ours = _solve_in_c(native, state=root, method="retrograde", plies=True)
     _same_solution(ours, theirs)
 

@@ -12,8 +12,9 @@ optimal moves.
 
 Both phases run in C in slices of states, between which Python checks the budget (time, nodes, the table
 cap, progress about every 0.1 s) and sees Ctrl-C. A graph small enough is copied out and finished by the
-Python code (the distance to the end included); a larger one's table is read out of C only when first used,
-and its distance to the end is computed in C (``remoteness.c``: :mod:`solver.remoteness`'s, to the last bit).
+Python code; a larger one's table is read out of C only when first used. The distance to the end is computed in
+C too (``remoteness.c``: :mod:`solver.remoteness`'s, to the last bit, some 50 times faster than copying the graph
+out for it).
 """
 
 from __future__ import annotations
@@ -42,14 +43,15 @@ MOST_STATES = 2**31 - 2
 PV_LIMIT = 10_000
 EXPORT_STATES = 2_000_000
 """The largest graph explored in C and copied out for a Python graph method: backward induction of a duel whose
-graph is acyclic after all, the distance to the end after retrograde analysis."""
+graph is acyclic after all, or the Python exploration's graph when the C analysis declines the game."""
 RG_FIRST_SLICE = 1 << 14
 """The retrograde analysis's first slice, in units of work (a state or an edge); the smallest slice too."""
 SERIAL_STATES = 4096
 """With more than one thread, the exploration's first states are expanded on one (a small graph needs no other)."""
-PLIES_STATES = 200_000
-"""The largest graph copied out for its distance to the end (:mod:`solver.remoteness`, in Python) after backward
-induction or value iteration; a larger one's is computed in C (``remoteness.c``)."""
+PLIES_STATES = 0
+"""The largest graph copied out and finished by the Python code (:func:`solver.solution.finish`,
+:mod:`solver.remoteness`) for its distance to the end; a larger one's is computed in C (``remoteness.c``). None
+are: the answer is the same, field for field, and C is much faster; the tests raise it to compare the two."""
 RM_FIRST_SLICE = 1 << 14
 """The distance pass's first slice, in units of work (a state or an edge); the smallest slice too."""
 
@@ -84,10 +86,10 @@ def solve_retrograde_native(game: Game, root: State, budget: Budget, limits: Lim
     values and optimal moves, then :func:`solver.solution.finish`'s answer.
 
     ``auto`` first checks for cycles: an acyclic graph is returned as a :class:`StateGraph` for the Python graph
-    methods (backward induction), or None when it has more than :data:`EXPORT_STATES` states. ``plies``: a graph
-    of at most :data:`EXPORT_STATES` states is copied out with its values and optimal moves and finished by the
-    Python code (the distance to the end); a larger one's distance is computed in C (``remoteness.c``). None
-    also when the values turn out not to be scalar (the Python path then runs).
+    methods (backward induction), or None when it has more than :data:`EXPORT_STATES` states. ``plies``: the
+    distance to the end too, computed in C (``remoteness.c``; a graph of at most :data:`PLIES_STATES` states is
+    copied out with its values and optimal moves and finished by the Python code instead). None also when the
+    values turn out not to be scalar (the Python path then runs).
 
     :raises SearchStopped: a budget ran out (the table cap: reason ``table``).
     """
@@ -100,7 +102,7 @@ def solve_retrograde_native(game: Game, root: State, budget: Budget, limits: Lim
         return graph.state_graph()[0] if budget.tt_size <= EXPORT_STATES else None
     budget.nodes = explored
     method = Algorithm.RETROGRADE
-    if plies and budget.tt_size <= EXPORT_STATES:
+    if plies and budget.tt_size <= PLIES_STATES:
         exported, values = graph.state_graph()
         return finish(game, exported, budget, (values, graph.retrograde_best()), method, True, None, True)
     if plies:
@@ -112,10 +114,10 @@ def solve_graph_native(game: Game, root: State, budget: Budget, limits: Limits, 
                        tolerance: float, plies: bool = False) -> Solution | None:
     """Solve ``root`` over the C state graph; None when the game's values turn out not to be scalar.
 
-    ``plies``: the distance to the end too (when the values converged). A graph of at most :data:`PLIES_STATES`
-    states is copied into a :class:`solver.graph.StateGraph` and finished by the Python code
-    (:func:`solver.solution.finish`); a larger one's distance is computed in C (``remoteness.c``). Either way the
-    answer is the Python back end's to the last field.
+    ``plies``: the distance to the end too (when the values converged), computed in C (``remoteness.c``; a graph
+    of at most :data:`PLIES_STATES` states is copied into a :class:`solver.graph.StateGraph` and finished by the
+    Python code, :func:`solver.solution.finish`, instead). Either way the answer is the Python back end's to the
+    last field.
 
     :raises SearchStopped: a budget ran out (the table cap: reason ``table``).
     :raises ValueError: ``backward`` asked for a game with cycles.
