@@ -455,11 +455,13 @@ def test_the_distance_in_c_is_the_python_distance(name: str, params: dict[str, s
 @pytest.mark.parametrize(("name", "params", "method"), RETROGRADE_CASES,
                          ids=["shuttle-auto", "shuttle", "chase", "chase-11"])
 def test_the_distance_in_c_after_retrograde_analysis(name: str, params: dict[str, str], method: str) -> None:
-    """A cyclic duel: the distance computed in C, nothing copied out."""
+    """A cyclic duel: the distance computed in C, nothing copied out (in slices of 64 units of work: a cycle is
+    left and taken up again many times)."""
     python, native = _load(name, params, "python"), _load(name, params, "c")
     theirs = exact.solve(python, method=method, plies=True)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(solver.native.graph._Graph, "state_graph", _copied_out)
+        patch.setattr(solver.native.graph, "RM_FIRST_SLICE", 64)
         ours = _solve_in_c(native, method=method, plies=True)
     assert ours.plies is not None
     _same_solution(ours, theirs)
@@ -474,6 +476,7 @@ def test_the_distance_after_retrograde_analysis_on_random_graphs(nodes: list[tup
     theirs = exact.solve(python, root, method="retrograde", plies=True)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(solver.native.graph, "PLIES_STATES", most)
+        patch.setattr(solver.native.graph, "RM_FIRST_SLICE", 1)  # (a slice of one state or edge, then the next)
         ours = _solve_in_c(native, state=root, method="retrograde", plies=True)
     _same_solution(ours, theirs)
 
@@ -490,3 +493,27 @@ def test_the_distance_in_c_on_random_chance_graphs(nodes: list[tuple[Any, ...]],
         patch.setattr(solver.native.graph, "PLIES_STATES", most)
         ours = _solve_in_c(native, state=root, plies=True)
     _same_solution(ours, theirs, move_values=False)
+
+
+def test_ctrl_c_and_the_time_budget_stop_the_c_distance(monkeypatch: pytest.MonkeyPatch) -> None:
+    native = _load(CHASE, {"size": "16"}, "c")
+    monkeypatch.setattr(solver.native.graph, "RM_FIRST_SLICE", 64)
+    measuring = []
+    distance = solver.native.graph._Graph.distance
+
+    def measured(self: Any, budget: Budget) -> None:
+        measuring.append(True)
+        distance(self, budget)
+
+    monkeypatch.setattr(solver.native.graph._Graph, "distance", measured)
+
+    def interrupt(stats: Any) -> None:
+        if measuring:
+            raise KeyboardInterrupt
+
+    stopped = exact.solve(native, method="retrograde", plies=True, progress=interrupt)
+    assert measuring and stopped.stopped and stopped.stop_reason == "interrupt" and not stopped.exact
+    monkeypatch.setattr(Budget, "time_left", lambda self: not measuring)
+    measuring.clear()
+    late = exact.solve(native, method="retrograde", plies=True)
+    assert measuring and late.stopped and late.stop_reason == "time" and not late.exact

@@ -60,8 +60,12 @@ typedef struct rm_ctx {
     double *rprob;
     rm_heap_item *heap;
     int64_t fslopes_cap;
+    int64_t cnf, csize, cm, heap_n; /* a component without chance being measured: finished[cnf ..+ csize], ... */
+    int cphase;                     /* ... its phase (RM_CY_NONE: none), member cursor and heap */
     int done;
 } rm_ctx;
+
+enum { RM_CY_NONE, RM_CY_COUNT, RM_CY_FILL, RM_CY_HEAP, RM_CY_END };
 
 #define RM_M_DONE 1
 #define RM_M_SKIP 2   /* an optimal child outside is unknown: so is this member */
@@ -217,98 +221,136 @@ static rm_heap_item rm_pop(rm_ctx *r, int64_t *size) {
     return top;
 }
 
-static int rm_cyclic(rm_ctx *r, const int32_t *members, int64_t size) {
+/* A component without chance, begun: room for it, no parents counted, an empty heap. */
+static int rm_cyclic_begin(rm_ctx *r, int64_t nf, int64_t size) {
     const gr_ctx *g = r->g;
-    int64_t inner = 0; /* optimal edges inside: the parents lists' length */
+    const int32_t *members = r->finished + nf;
+    int64_t inner = 0; /* (at most every edge is an optimal one inside: the parents lists' length) */
     for (int64_t m = 0; m < size; m++) inner += g->first[members[m] + 1] - g->first[members[m]];
     if (rm_room(r, size, inner)) return -1;
-    int64_t heap = 0;
-    double here[G_PLAYERS];
     for (int64_t m = 0; m < size; m++) r->pcount[m] = 0;
-    for (int64_t m = 0; m < size; m++) { /* each member's way out, and how many optimal children inside */
-        int32_t s = members[m];
-        int p = g->player[s];
-        r->mark[m] = 0;
-        r->waiting[m] = -1;
-        if (p == GDL_TERMINAL) {
-            rm_push(r, &heap, 0.0, s);
-            continue;
-        }
-        gr_values(g, s, here);
-        int64_t a = g->first[s], b = g->first[s + 1], count = 0, outside = 0;
-        double low = 0.0, high = -INFINITY;
-        r->work += 1 + b - a;
-        for (int64_t e = a; e < b; e++) {
-            if (!rm_optimal(r, e, here)) continue;
-            int32_t c = g->succ[e];
-            if (rm_inside(r, c)) {
-                count++;
+    r->cnf = nf;
+    r->csize = size;
+    r->cm = r->heap_n = 0;
+    r->cphase = RM_CY_COUNT;
+    return 0;
+}
+
+/* remoteness._cyclic, resumable: 1 when the component is measured, 0 when `until` (work) came first. Phases: each
+   member's way out and its optimal children inside counted; the parents lists filled (member then edge order); the
+   heap emptied in order of distance; the members never done made endless (or left unknown). */
+static int rm_cyclic(rm_ctx *r, int64_t until) {
+    const gr_ctx *g = r->g;
+    const int32_t *members = r->finished + r->cnf;
+    int64_t size = r->csize;
+    double here[G_PLAYERS];
+    switch (r->cphase) {
+    case RM_CY_COUNT:
+        for (; r->cm < size; r->cm++) {
+            if (r->work >= until) return 0;
+            int64_t m = r->cm;
+            int32_t s = members[m];
+            int p = g->player[s];
+            r->mark[m] = 0;
+            r->waiting[m] = -1;
+            if (p == GDL_TERMINAL) {
+                rm_push(r, &r->heap_n, 0.0, s);
                 continue;
             }
-            double k = r->plies[c];
-            if (isnan(k)) {
-                r->mark[m] = RM_M_SKIP; /* unknown below: unknown here */
-                break;
+            gr_values(g, s, here);
+            int64_t a = g->first[s], b = g->first[s + 1], count = 0, outside = 0;
+            double low = 0.0, high = -INFINITY;
+            r->work += 1 + b - a;
+            for (int64_t e = a; e < b; e++) {
+                if (!rm_optimal(r, e, here)) continue;
+                int32_t c = g->succ[e];
+                if (rm_inside(r, c)) {
+                    count++;
+                    continue;
+                }
+                double k = r->plies[c];
+                if (isnan(k)) {
+                    r->mark[m] = RM_M_SKIP; /* unknown below: unknown here */
+                    break;
+                }
+                if (!outside || k < low) low = k;
+                if (!outside || k > high) high = k;
+                outside++;
             }
-            if (!outside || k < low) low = k;
-            if (!outside || k > high) high = k;
-            outside++;
-        }
-        if (r->mark[m] & RM_M_SKIP) continue;
-        for (int64_t e = a; e < b; e++)
-            if (rm_inside(r, g->succ[e]) && rm_optimal(r, e, here)) r->pcount[rm_pos(r, g->succ[e])]++;
-        if (here[p] >= -RM_TIE) {
-            if (outside) rm_push(r, &heap, 1.0 + low, s);
-        } else {
-            r->waiting[m] = (int32_t)count;
-            r->worst[m] = high;
-            if (count == 0) rm_push(r, &heap, 1.0 + high, s);
-        }
-    }
-    r->pfirst[0] = 0;
-    for (int64_t m = 0; m < size; m++) r->pfirst[m + 1] = r->pfirst[m] + r->pcount[m];
-    for (int64_t m = 0; m < size; m++) r->pcount[m] = 0;
-    for (int64_t m = 0; m < size; m++) { /* the parents lists, in member then edge order */
-        int32_t s = members[m];
-        if (g->player[s] == GDL_TERMINAL || (r->mark[m] & RM_M_SKIP)) continue;
-        gr_values(g, s, here);
-        for (int64_t e = g->first[s]; e < g->first[s + 1]; e++) {
-            int32_t c = g->succ[e];
-            if (!rm_inside(r, c) || !rm_optimal(r, e, here)) continue;
-            int64_t q = rm_pos(r, c);
-            r->plist[r->pfirst[q] + r->pcount[q]++] = s;
-        }
-    }
-    while (heap > 0) {
-        rm_heap_item top = rm_pop(r, &heap);
-        int64_t m = rm_pos(r, top.s);
-        if (r->mark[m] & RM_M_DONE) continue;
-        r->mark[m] |= RM_M_DONE;
-        r->plies[top.s] = top.d;
-        r->work += 1 + r->pfirst[m + 1] - r->pfirst[m];
-        for (int64_t k = r->pfirst[m]; k < r->pfirst[m + 1]; k++) {
-            int32_t parent = r->plist[k];
-            int64_t q = rm_pos(r, parent);
-            if (r->mark[q] & RM_M_DONE) continue;
-            if (r->waiting[q] < 0) {
-                rm_push(r, &heap, top.d + 1.0, parent);
+            if (r->mark[m] & RM_M_SKIP) continue;
+            for (int64_t e = a; e < b; e++)
+                if (rm_inside(r, g->succ[e]) && rm_optimal(r, e, here)) r->pcount[rm_pos(r, g->succ[e])]++;
+            if (here[p] >= -RM_TIE) {
+                if (outside) rm_push(r, &r->heap_n, 1.0 + low, s);
             } else {
-                r->waiting[q]--;
-                if (top.d > r->worst[q]) r->worst[q] = top.d;
-                if (r->waiting[q] == 0) rm_push(r, &heap, 1.0 + r->worst[q], parent);
+                r->waiting[m] = (int32_t)count;
+                r->worst[m] = high;
+                if (count == 0) rm_push(r, &r->heap_n, 1.0 + high, s);
             }
         }
+        r->pfirst[0] = 0;
+        for (int64_t m = 0; m < size; m++) r->pfirst[m + 1] = r->pfirst[m] + r->pcount[m];
+        for (int64_t m = 0; m < size; m++) r->pcount[m] = 0;
+        r->cm = 0;
+        r->cphase = RM_CY_FILL;
+        /* fall through */
+    case RM_CY_FILL:
+        for (; r->cm < size; r->cm++) {
+            if (r->work >= until) return 0;
+            int32_t s = members[r->cm];
+            if (g->player[s] == GDL_TERMINAL || (r->mark[r->cm] & RM_M_SKIP)) continue;
+            gr_values(g, s, here);
+            r->work += 1 + g->first[s + 1] - g->first[s];
+            for (int64_t e = g->first[s]; e < g->first[s + 1]; e++) {
+                int32_t c = g->succ[e];
+                if (!rm_inside(r, c) || !rm_optimal(r, e, here)) continue;
+                int64_t q = rm_pos(r, c);
+                r->plist[r->pfirst[q] + r->pcount[q]++] = s;
+            }
+        }
+        r->cphase = RM_CY_HEAP;
+        /* fall through */
+    case RM_CY_HEAP:
+        while (r->heap_n > 0) {
+            if (r->work >= until) return 0;
+            rm_heap_item top = rm_pop(r, &r->heap_n);
+            int64_t m = rm_pos(r, top.s);
+            if (r->mark[m] & RM_M_DONE) continue;
+            r->mark[m] |= RM_M_DONE;
+            r->plies[top.s] = top.d;
+            r->work += 1 + r->pfirst[m + 1] - r->pfirst[m];
+            for (int64_t k = r->pfirst[m]; k < r->pfirst[m + 1]; k++) {
+                int32_t parent = r->plist[k];
+                int64_t q = rm_pos(r, parent);
+                if (r->mark[q] & RM_M_DONE) continue;
+                if (r->waiting[q] < 0) {
+                    rm_push(r, &r->heap_n, top.d + 1.0, parent);
+                } else {
+                    r->waiting[q]--;
+                    if (top.d > r->worst[q]) r->worst[q] = top.d;
+                    if (r->waiting[q] == 0) rm_push(r, &r->heap_n, 1.0 + r->worst[q], parent);
+                }
+            }
+        }
+        r->cm = 0;
+        r->cphase = RM_CY_END;
+        /* fall through */
+    default:
+        for (; r->cm < size; r->cm++) { /* never done: endless play, unless something below is unknown */
+            if (r->work >= until) return 0;
+            int64_t m = r->cm;
+            int32_t s = members[m];
+            if ((r->mark[m] & RM_M_DONE) || g->player[s] == GDL_TERMINAL) continue;
+            gr_values(g, s, here);
+            int known = 1;
+            r->work += 1 + g->first[s + 1] - g->first[s];
+            for (int64_t e = g->first[s]; e < g->first[s + 1] && known; e++)
+                if (!rm_inside(r, g->succ[e]) && isnan(r->plies[g->succ[e]]) && rm_optimal(r, e, here)) known = 0;
+            if (known) r->plies[s] = INFINITY;
+        }
+        r->cphase = RM_CY_NONE;
+        return 1;
     }
-    for (int64_t m = 0; m < size; m++) { /* never done: endless play, unless something below is unknown */
-        int32_t s = members[m];
-        if ((r->mark[m] & RM_M_DONE) || g->player[s] == GDL_TERMINAL) continue;
-        gr_values(g, s, here);
-        int known = 1;
-        for (int64_t e = g->first[s]; e < g->first[s + 1] && known; e++)
-            if (!rm_inside(r, g->succ[e]) && isnan(r->plies[g->succ[e]]) && rm_optimal(r, e, here)) known = 0;
-        if (known) r->plies[s] = INFINITY;
-    }
-    return 0;
 }
 
 /* --------------------------------------------------------- a component with chance (remoteness._chance_cycle) */
@@ -574,10 +616,6 @@ static int rm_chance_cycle(rm_ctx *r, const int32_t *members, int64_t size) {
     int64_t edges = 0;
     for (int64_t m = 0; m < size; m++) edges += g->first[members[m] + 1] - g->first[members[m]];
     if (rm_room(r, size, edges)) return -1;
-    if (size > r->fslopes_cap) {
-        if (gr_grow((void **)&r->fslopes, 2 * size * RM_NEWTON_MAX, 8)) return -1;
-        r->fslopes_cap = 2 * size;
-    }
     double here[G_PLAYERS];
     int64_t used = 0;
     for (int64_t m = 0; m < size; m++) { /* the rules */
@@ -636,6 +674,10 @@ static int rm_chance_cycle(rm_ctx *r, const int32_t *members, int64_t size) {
         }
         k++;
     }
+    if (k <= RM_NEWTON_MAX && size > r->fslopes_cap) { /* (the slopes only for Newton steps: few feedback states) */
+        if (gr_grow((void **)&r->fslopes, 2 * size * RM_NEWTON_MAX, 8)) return -1;
+        r->fslopes_cap = 2 * size;
+    }
     if (k <= RM_NEWTON_MAX && rm_newton(r, members, order, count, k, feedback)) return 0;
     rm_sweeps(r, members, order, count);
     return 0;
@@ -643,23 +685,35 @@ static int rm_chance_cycle(rm_ctx *r, const int32_t *members, int64_t size) {
 
 /* ------------------------------------------------------------------------------------------------- the walk */
 
-static int rm_component(rm_ctx *r, int64_t nf, int64_t size) {
+/* The component finished[nf ..+ size] measured and emitted. */
+static void rm_component_end(rm_ctx *r, int64_t nf, int64_t size) {
+    for (int64_t m = 0; m < size; m++) r->index[r->finished[nf + m]] = RM_EMITTED;
+    r->nfinished = nf;
+}
+
+/* Measures the component finished[nf ..+ size]: 0 when done, 1 when a component without chance is paused at
+   `until` (rm_cyclic goes on), -1 without memory. */
+static int rm_component(rm_ctx *r, int64_t nf, int64_t size, int64_t until) {
     const int32_t *members = r->finished + nf;
-    int status = 0;
     if (size == 1 && !(r->flags[members[0]] & RM_BACK)) {
         r->plies[members[0]] = rm_acyclic(r, members[0]);
         r->work++;
-    } else {
-        int chance = 0;
-        for (int64_t m = 0; m < size; m++) {
-            r->index[members[m]] = RM_MEMBER | (uint32_t)m;
-            if (r->g->player[members[m]] == GDL_CHANCE) chance = 1;
-        }
-        status = chance ? rm_chance_cycle(r, members, size) : rm_cyclic(r, members, size);
+        rm_component_end(r, nf, size);
+        return 0;
     }
-    for (int64_t m = 0; m < size; m++) r->index[members[m]] = RM_EMITTED;
-    r->nfinished = nf;
-    return status;
+    int chance = 0;
+    for (int64_t m = 0; m < size; m++) {
+        r->index[members[m]] = RM_MEMBER | (uint32_t)m;
+        if (r->g->player[members[m]] == GDL_CHANCE) chance = 1;
+    }
+    if (chance) {
+        if (rm_chance_cycle(r, members, size)) return -1;
+    } else {
+        if (rm_cyclic_begin(r, nf, size)) return -1;
+        if (!rm_cyclic(r, until)) return 1;
+    }
+    rm_component_end(r, nf, size);
+    return 0;
 }
 
 static int rm_enter(rm_ctx *r, int32_t w) {
@@ -686,6 +740,11 @@ int gdl_rm_run(rm_ctx *r, int64_t slice) {
     if (r->done) return GR_DONE;
     int64_t until = r->work + slice;
     const int32_t *succ = r->g->succ;
+    if (r->cphase != RM_CY_NONE) { /* a component the last slice left unfinished */
+        if (!rm_cyclic(r, until)) return GR_SLICE;
+        rm_component_end(r, r->cnf, r->csize);
+        if (r->work >= until) return GR_SLICE;
+    }
     for (;;) {
         if (r->npath == 0) {
             while (r->root < r->n && r->index[r->root]) r->root++;
@@ -718,8 +777,9 @@ int gdl_rm_run(rm_ctx *r, int64_t slice) {
             r->finished[r->nfinished++] = v;
             if (r->npath > 0 && low < f[-1].low) f[-1].low = low;
             if (low != r->index[v]) continue;
-            if (rm_component(r, nf, r->nfinished - nf)) return GR_MEMORY;
-            if (r->work >= until) return GR_SLICE;
+            int status = rm_component(r, nf, r->nfinished - nf, until);
+            if (status < 0) return GR_MEMORY;
+            if (status > 0 || r->work >= until) return GR_SLICE;
         }
     }
 }
