@@ -755,11 +755,13 @@ int gdl_rm_run(rm_ctx *r, int64_t slice) {
             if (rm_enter(r, (int32_t)r->root)) return GR_MEMORY;
         }
         while (r->npath > 0) {
+            if (r->work >= until) return GR_SLICE; /* (the walk itself can be paused anywhere: its path is kept) */
             rm_frame *f = r->path + r->npath - 1;
             int descended = 0;
             while (f->edge < f->end) {
                 int32_t w = succ[f->edge++];
                 uint32_t iw = r->index[w];
+                r->work++;
                 if (!iw) {
                     if (rm_enter(r, w)) return GR_MEMORY;
                     descended = 1;
