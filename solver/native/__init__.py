@@ -21,7 +21,7 @@ from solver.game import DeadEndError, Game, dead_end
 HERE = Path(__file__).resolve().parent
 HEADER = "gdl_abi.h"
 SOURCES = ("glue.c", "memory.c", "negamax.c", "mcts.c", "graph.c", "explore.c", "retrograde.c", "remoteness.c",
-           "puzzle.c", "expectimax.c")
+           "remoteness_chance.c", "puzzle.c", "expectimax.c")
 """Solver sources appended (in this order) after a game's own C source."""
 
 ERROR_CDEF = """
