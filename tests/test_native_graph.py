@@ -199,7 +199,6 @@ def test_progress_is_reported_from_the_c_graph() -> None:
 
 
 def test_games_the_c_graph_does_not_take() -> None:
-    assert not fits(_load("tictactoe", {}, "c"), Algorithm.BACKWARD)  # symmetries: the graph keeps images
     assert not fits(_load("nim", {}, "c"), Algorithm.AUTO)  # alpha-beta first, then retrograde analysis
     assert not fits(_load("nim", {}, "c"), Algorithm.RETROGRADE)
 

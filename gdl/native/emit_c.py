@@ -272,7 +272,11 @@ class CEmitter(ChanceEmitter):
             lines += ["  g_pack_fast(s, w);", "  return 0;", "}"]
             return "\n".join(lines)
         n = len(self.symmetries[0].src)
-        lines += ["  g_cell best[G_STATE_LEN];", "  memcpy(best, s, sizeof best);"]
+        # A chance state is its own key, as in Python (gdl.symmetry.canonical_key): the maps move the decision
+        # slots only, and a local kept across the chance point (a cell, a point of a move made per cell) would not
+        # follow them, so two states that are no images of each other could share an image.
+        lines += ["  if (G_HAS_CHANCE && s[G_TURN] == GDL_CHANCE) { g_pack_fast(s, w); return 0; }",
+                  "  g_cell best[G_STATE_LEN];", "  memcpy(best, s, sizeof best);"]
         if any(m.value_maps for m in self.symmetries):
             lines += ["  g_cell img[G_STATE_LEN];", "  memcpy(img, s, sizeof img);"]
         for m in self.symmetries:

@@ -84,6 +84,7 @@ int64_t gdl_gr_node(gr_ctx *c, int64_t i, double *value, int32_t *player, int32_
                     int64_t cap);
 int64_t gdl_gr_parent(gr_ctx *c, int64_t i, int32_t *via);
 int gdl_gr_cells(gr_ctx *c, int64_t i, int32_t *cells);
+void gdl_gr_states(gr_ctx *c, int32_t *cells);
 typedef struct rg_ctx rg_ctx;
 rg_ctx *gdl_rg_new(gr_ctx *g, int32_t check_cycles);
 void gdl_rg_free(rg_ctx *r);
@@ -147,7 +148,8 @@ class NativeHandle(Protocol):
         ...
 
     def key_of_cells(self, cells: Sequence[int]) -> Hashable:
-        """The game's ``key`` of the canonical image ``cells`` (what ``game.key`` returns for its states)."""
+        """The state whose cells are ``cells``; for a canonical image, the game's ``key`` of its states (what
+        ``game.key`` returns: keys are canonical states)."""
         ...
 
     def move(self, code: int) -> Hashable:

@@ -40,7 +40,8 @@ typedef struct gr_rec { /* a state as a worker expanded it */
     gdl_error err;
 } gr_rec;
 
-typedef struct gr_slot { /* a published block: GR_BLOCK states from `lo`, their keys copied */
+typedef struct gr_slot { /* a published block: GR_BLOCK states from `lo`, their keys copied (with symmetries, the
+                            states as gr_state gives them: their keys are other images) */
     int64_t lo;
     int ready;           /* expanded, or free to publish into (atomic) */
     int looked;          /* its children's buckets fetched and lately added children found (gr_look) */
@@ -50,6 +51,7 @@ typedef struct gr_slot { /* a published block: GR_BLOCK states from `lo`, their 
     uint64_t *ckeys, *hashes;       /* the children in order (cap each), with their moves and, at chance */
     int32_t *moves, *known;         /* states, probabilities; known: filled by this thread when it adds them */
     double *probs;
+    uint64_t *creps;                /* G_SYMMETRIC: the children themselves, packed (ckeys: their images) */
     int64_t cap;
 } gr_slot;
 
@@ -73,7 +75,7 @@ static void gr_par_free(gr_ctx *c) {
     for (int t = 0; t < q->workers; t++) pthread_join(q->tid[t], NULL);
     for (int b = 0; b <= GR_RING; b++) {
         gr_slot *s = b < GR_RING ? &q->ring[b] : &q->spare;
-        free(s->ckeys); free(s->hashes); free(s->moves); free(s->known); free(s->probs);
+        free(s->ckeys); free(s->hashes); free(s->moves); free(s->known); free(s->probs); free(s->creps);
     }
     pthread_mutex_destroy(&q->mu);
     pthread_cond_destroy(&q->work);
@@ -85,7 +87,8 @@ static int gr_slot_room(gr_slot *b, int64_t need) {
     if (need <= b->cap) return 0;
     int64_t m = 2 * need;
     if (gr_grow((void **)&b->ckeys, m * G_KEY_WORDS, 8) || gr_grow((void **)&b->hashes, m, 8)
-        || gr_grow((void **)&b->moves, m, 4) || gr_grow((void **)&b->known, m, 4) || gr_grow((void **)&b->probs, m, 8))
+        || gr_grow((void **)&b->moves, m, 4) || gr_grow((void **)&b->known, m, 4) || gr_grow((void **)&b->probs, m, 8)
+        || (G_SYMMETRIC && gr_grow((void **)&b->creps, m * G_KEY_WORDS, 8)))
         return -1;
     b->cap = m;
     return 0;
@@ -111,6 +114,7 @@ static int gr_expand_copy(gr_slot *b, int j, int64_t used, int32_t *player, gdl_
         uint64_t *ck = b->ckeys + (used + k) * G_KEY_WORDS;
         memcpy(t, s, sizeof s);
         if (g_apply(t, moves[k], e) < 0 || g_key(t, ck, e) < 0) return -GR_ERROR;
+        if (G_SYMMETRIC) gdl_pack(t, b->creps + (used + k) * G_KEY_WORDS);
         b->hashes[used + k] = gdl_hash_words(ck, G_KEY_WORDS);
         b->moves[used + k] = moves[k];
     }
@@ -198,7 +202,7 @@ static void gr_publish(gr_ctx *c, struct gr_par *q) {
         if (!__atomic_load_n(&b->ready, __ATOMIC_ACQUIRE)) break; /* its last block's worker is not done with it */
         b->lo = q->end;
         b->ready = b->looked = 0;
-        memcpy(b->keys, c->keys + q->end * G_KEY_WORDS, sizeof b->keys);
+        memcpy(b->keys, (G_SYMMETRIC ? c->reps : c->keys) + q->end * G_KEY_WORDS, sizeof b->keys); /* (gr_state's) */
         q->end += GR_BLOCK;
         k++;
     }
@@ -297,7 +301,7 @@ static int gr_take(gr_ctx *c, gr_slot *b) {
         used += r->n;
     }
     if (!b->looked) gr_look(c, b, used);
-    return gr_insert(c, b->lo, b->lo + GR_BLOCK, counts, b->ckeys, b->hashes, b->moves, b->known);
+    return gr_insert(c, b->lo, b->lo + GR_BLOCK, counts, b->ckeys, b->hashes, b->moves, b->known, b->creps);
 }
 
 /* gdl_gr_explore's loop on c->threads threads (see the top of this file). The workers, started once c->serial

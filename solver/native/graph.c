@@ -13,7 +13,10 @@
  *                 until no V'[f] moved by tolerance; then V[F] <- V'[F]
  *
  * Storage: every state is kept as its packed key (G_KEY_WORDS words) in an array indexed by discovery
- * number; an open-addressing table of indexes finds a key (a key of at most 32 bits is kept in its bucket,
+ * number. With symmetries (G_SYMMETRIC) the key is the canonical image, which identifies the state, and the
+ * state itself as first found (packed the same way) is kept beside it and expanded, as solver/graph.py keeps
+ * and expands its first-found representative: the same moves in the same order, so the same graph. An
+ * open-addressing table of indexes finds a key (a key of at most 32 bits is kept in its bucket,
  * so a probe reads the table alone; the children added last are looked up first, in a small table by
  * hash). Edges are in compressed rows (first[i] .. first[i+1]) in move order with their codes and, for
  * chance states, probabilities. Each state keeps its breadth-first parent and the code that led to it, so a
@@ -62,6 +65,8 @@ typedef struct gr_frame {  /* a state on the depth-first path */
 typedef struct gr_ctx {
     int64_t cap, n, expanded, edges, edges_cap, states_cap, slots_mask;
     uint64_t *keys;       /* n * G_KEY_WORDS */
+    uint64_t *reps;       /* G_SYMMETRIC: n * G_KEY_WORDS, each state as first found (keys: its canonical image) */
+    int64_t reps_cap;
     size_t slots_mapped, index_mapped; /* (gdl_table_alloc) */
     uint64_t *slots;      /* open addressing: the hash's top 32 bits (short keys: the key) << 32 | index + 1; 0 empty */
     int short_keys;       /* every key so far fits in 32 bits (gr_short_keys): the buckets hold the keys */
@@ -73,6 +78,7 @@ typedef struct gr_ctx {
     double *pool, *val;   /* distributions, each kept once where chance states in a row share it */
     int64_t pool_n, pool_cap, last_dist, last_len;
     uint64_t *scratch, *hashes; /* a block of states' children: keys, hashes, moves and indexes if known */
+    uint64_t *scratch_reps;     /* G_SYMMETRIC: those children themselves, packed */
     int32_t *moves, *known;
     uint64_t recent[GR_RECENT]; /* (most children were children of a state expanded shortly before) */
     int64_t scratch_n;
@@ -130,7 +136,7 @@ static int gr_grow_big(void **p, int64_t count, size_t size) {
 static void gr_free_all(gr_ctx *c) {
     gr_par_free(c);
     gdl_table_free(c->slots, c->slots_mapped); gdl_table_free(c->index, c->index_mapped);
-    free(c->keys); free(c->player); free(c->first); free(c->parent); free(c->via);
+    free(c->keys); free(c->reps); free(c->scratch_reps); free(c->player); free(c->first); free(c->parent); free(c->via);
     free(c->vv); free(c->succ); free(c->dist); free(c->pool); free(c->scratch); free(c->hashes); free(c->moves); free(c->known); free(c->val);
     free(c->finished); free(c->path); free(c->feedback); free(c->fresh); free(c->slopes);
 }
@@ -283,6 +289,22 @@ static int64_t gr_add(gr_ctx *c, const uint64_t *key, uint64_t h, int64_t parent
     return i;
 }
 
+/* G_SYMMETRIC: state i (just added by gr_add) is `rep`, packed; the keys array has its canonical image. -1: no
+   memory. */
+static int gr_keep_rep(gr_ctx *c, int64_t i, const uint64_t *rep) {
+    if (i >= c->reps_cap) {
+        if (gr_grow_big((void **)&c->reps, c->states_cap * G_KEY_WORDS, 8)) return -1;
+        c->reps_cap = c->states_cap;
+    }
+    memcpy(c->reps + i * G_KEY_WORDS, rep, 8 * G_KEY_WORDS);
+    return 0;
+}
+
+/* State i as it is expanded: as first found (with symmetries its key is another image of it). */
+static inline void gr_state(const gr_ctx *c, int64_t i, g_cell *s) {
+    gdl_unpack((G_SYMMETRIC ? c->reps : c->keys) + i * G_KEY_WORDS, s);
+}
+
 /* Where a chance state's probabilities are kept: the last distribution again when they equal it. */
 static int64_t gr_distribution(gr_ctx *c, const double *probs, int n) {
     if (c->last_dist >= 0 && c->last_len == n && memcmp(c->pool + c->last_dist, probs, sizeof(double) * (size_t)n) == 0)
@@ -311,7 +333,8 @@ static int gr_scratch(gr_ctx *c, int64_t used, int64_t more) {
     if (used + more <= c->scratch_n) return 0;
     int64_t m = 2 * (used + more);
     if (gr_grow((void **)&c->scratch, m * G_KEY_WORDS, 8) || gr_grow((void **)&c->hashes, m, 8)
-        || gr_grow((void **)&c->moves, m, 4) || gr_grow((void **)&c->known, m, 4))
+        || gr_grow((void **)&c->moves, m, 4) || gr_grow((void **)&c->known, m, 4)
+        || (G_SYMMETRIC && gr_grow((void **)&c->scratch_reps, m * G_KEY_WORDS, 8)))
         return -1;
     c->scratch_n = m;
     return 0;
@@ -325,7 +348,7 @@ static int gr_expand(gr_ctx *c, int64_t i, int64_t used) {
     int32_t moves[G_MAX_MOVES > G_MAX_OUTCOMES ? G_MAX_MOVES : G_MAX_OUTCOMES];
     double probs[G_MAX_OUTCOMES], u[G_PLAYERS];
     gdl_error *e = &c->err;
-    gdl_unpack(c->keys + i * G_KEY_WORDS, s);
+    gr_state(c, i, s);
     int p = g_to_move(s, e), n = 0;
     if (p == GDL_ERROR) return -gr_fail(c, i, GR_ERROR);
     c->player[i] = (int8_t)p;
@@ -353,6 +376,7 @@ static int gr_expand(gr_ctx *c, int64_t i, int64_t used) {
         uint64_t *ck = c->scratch + (used + j) * G_KEY_WORDS;
         memcpy(t, s, sizeof s);
         if (g_apply(t, moves[j], e) < 0 || g_key(t, ck, e) < 0) return -gr_fail(c, i, GR_ERROR);
+        if (G_SYMMETRIC) gdl_pack(t, c->scratch_reps + (used + j) * G_KEY_WORDS);
         uint64_t h = gdl_hash_words(ck, G_KEY_WORDS), r = c->recent[h & (GR_RECENT - 1)];
         c->hashes[used + j] = h;
         c->moves[used + j] = moves[j];
@@ -367,10 +391,11 @@ static int gr_expand(gr_ctx *c, int64_t i, int64_t used) {
 }
 
 /* Adds the children of the expanded states lo .. hi - 1 (counts[i - lo] each; their keys, hashes and moves in
-   order from keys, hashes, moves; known: a child's index when already known, else -1) in move order, as
-   edges: the children new to the table numbered in this order. GR_DONE, GR_FULL or GR_MEMORY. */
+   order from keys, hashes, moves; known: a child's index when already known, else -1; with symmetries, reps:
+   the children themselves, packed) in move order, as edges: the children new to the table numbered in this
+   order. GR_DONE, GR_FULL or GR_MEMORY. */
 static int gr_insert(gr_ctx *c, int64_t lo, int64_t hi, const int *counts, const uint64_t *keys,
-                     const uint64_t *hashes, const int32_t *moves, const int32_t *known) {
+                     const uint64_t *hashes, const int32_t *moves, const int32_t *known, const uint64_t *reps) {
     int64_t used = 0;
     for (int64_t i = lo; i < hi; i++) used += counts[i - lo];
     if (c->edges + used > c->edges_cap) {
@@ -386,9 +411,11 @@ static int gr_insert(gr_ctx *c, int64_t lo, int64_t hi, const int *counts, const
             int64_t k = known[used];
             if (k < 0) {
                 const uint64_t *ck = keys + used * G_KEY_WORDS;
+                int64_t before = c->n;
                 k = gr_add(c, ck, hashes[used], i, moves[used]);
                 if (k == -1) return GR_FULL;
                 if (k == -2) return GR_MEMORY;
+                if (G_SYMMETRIC && c->n > before && gr_keep_rep(c, k, reps + used * G_KEY_WORDS)) return GR_MEMORY;
                 if (c->short_keys) c->recent[hashes[used] & (GR_RECENT - 1)] = ck[0] << 32 | (uint64_t)(k + 1);
             }
             c->succ[c->edges++] = (int32_t)k;
@@ -409,7 +436,7 @@ static int gr_block(gr_ctx *c, int64_t lo, int64_t hi) {
         counts[i - lo] = n;
         used += n;
     }
-    return gr_insert(c, lo, hi, counts, c->scratch, c->hashes, c->moves, c->known);
+    return gr_insert(c, lo, hi, counts, c->scratch, c->hashes, c->moves, c->known, c->scratch_reps);
 }
 
 static int gr_explore_threads(gr_ctx *c, int64_t slice); /* (explore.c: with gdl_gr_threads(c, n > 1)) */
@@ -425,6 +452,11 @@ int gdl_gr_explore(gr_ctx *c, const int32_t *root, int64_t slice) {
     if (root) {
         if (gdl_import(root, s, &c->err) < 0 || g_key(s, key, &c->err) < 0) return gr_fail(c, 0, GR_ERROR);
         if (gr_add(c, key, gdl_hash_words(key, G_KEY_WORDS), -1, -1) < 0) return GR_MEMORY;
+        if (G_SYMMETRIC) {
+            uint64_t packed[G_KEY_WORDS];
+            gdl_pack(s, packed);
+            if (gr_keep_rep(c, 0, packed)) return GR_MEMORY;
+        }
     }
     if (c->threads > 1) return gr_explore_threads(c, slice);
     for (int64_t done = 0; c->expanded < c->n; done += GR_BLOCK) {
@@ -893,7 +925,7 @@ int64_t gdl_gr_node(gr_ctx *c, int64_t i, double *value, int32_t *player, int32_
         int32_t moves[G_MAX_MOVES > G_MAX_OUTCOMES ? G_MAX_MOVES : G_MAX_OUTCOMES];
         double probs[G_MAX_OUTCOMES];
         gdl_error e = {0, 0, 0, 0};
-        gdl_unpack(c->keys + i * G_KEY_WORDS, s);
+        gr_state(c, i, s);
         int n = c->player[i] == GDL_CHANCE ? g_chance(s, moves, probs, &e) : g_legal(s, moves, &e);
         if (n != b - a) return -1;
         for (int64_t k = 0; k < n && k < cap; k++) {
@@ -911,6 +943,16 @@ int64_t gdl_gr_parent(gr_ctx *c, int64_t i, int32_t *via) {
     return c->parent[i];
 }
 
+/* The cells of every state as first found (n * G_STATE_LEN): with symmetries, what gdl_gr_cells's canonical
+   images stand for, and whose moves gdl_gr_node and gdl_gr_export give. */
+void gdl_gr_states(gr_ctx *c, int32_t *cells) {
+    g_cell s[G_STATE_LEN];
+    for (int64_t i = 0; i < c->n; i++) {
+        gr_state(c, i, s);
+        gdl_export(s, cells + i * G_STATE_LEN);
+    }
+}
+
 /* The cells of state i (its canonical image). */
 int gdl_gr_cells(gr_ctx *c, int64_t i, int32_t *cells) {
     g_cell s[G_STATE_LEN];
@@ -921,7 +963,8 @@ int gdl_gr_cells(gr_ctx *c, int64_t i, int32_t *cells) {
 }
 
 /* Copies the graph out for Python (a small graph whose distance to the end Python computes): per state its
-   turn, first edge (n + 1 entries), values (n * G_PLAYERS) and cells (n * G_STATE_LEN); per edge its child, its move code (the
+   turn, first edge (n + 1 entries), values (n * G_PLAYERS) and cells (n * G_STATE_LEN: its canonical image;
+   with symmetries the state itself is gdl_gr_states's); per edge its child, its move code (the
    moves made again: they are not kept) and probability (0 at a decision). 0, or -1 if moves differ. */
 int gdl_gr_export(gr_ctx *c, int32_t *player, int64_t *first, double *vals, int32_t *cells, int32_t *succ,
                   int32_t *codes, double *probs) {
@@ -937,6 +980,7 @@ int gdl_gr_export(gr_ctx *c, int32_t *player, int64_t *first, double *vals, int3
         gdl_unpack(c->keys + i * G_KEY_WORDS, s);
         gdl_export(s, cells + i * G_STATE_LEN);
         if (b == a) continue;
+        if (G_SYMMETRIC) gr_state(c, i, s); /* (its moves: the state's, not its key's) */
         int n = c->player[i] == GDL_CHANCE ? g_chance(s, moves, p, &e) : g_legal(s, moves, &e);
         if (n != b - a) return -1;
         for (int64_t k = 0; k < n; k++) {

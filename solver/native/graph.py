@@ -3,7 +3,7 @@
 
 The same methods as :mod:`solver.graph`, :mod:`solver.backward` and :mod:`solver.value_iteration` (Bellman
 1957, one strongly connected component at a time in Tarjan's order, Dai & Goldsmith 2007), for a game with a
-C back end and no symmetries (the graph keeps the states themselves): one value per state in a one-player or
+C back end: one value per state in a one-player or
 two-player zero-sum game (with Newton steps), else one per player (max^n, plain sweeps), chosen as the Python
 solver chooses. :func:`solver.exact.solve` runs it in place of the Python graph methods when it fits; the
 answer is the same :class:`~solver.solution.Solution`. A deterministic two-player zero-sum game with cycles is
@@ -15,10 +15,16 @@ cap, progress about every 0.1 s) and sees Ctrl-C. A graph small enough is copied
 Python code; a larger one's table is read out of C only when first used. The distance to the end is computed in
 C too (``remoteness.c``: :mod:`solver.remoteness`'s, to the last bit, some 50 times faster than copying the graph
 out for it).
+
+With symmetric keys the C graph is :class:`solver.graph.StateGraph`'s: a state is identified by its key (the
+canonical image) and the state first found with that key is the one expanded; as in :func:`solver.solution.finish`,
+the table stores no move but the root's (a move belongs to one image), and the principal variation is played on
+the real states, each move the first that keeps the value (and, with the distance, is one ply nearer the end).
 """
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Hashable
 from dataclasses import replace
@@ -31,6 +37,7 @@ from solver.graph import StateGraph, Values
 from solver.limits import TIE_TOLERANCE, Budget, Limits, SearchStopped, StopReason
 from solver.native import NativeHandle, dead_end_after, handle_of
 from solver.native.search import lazy_table
+from solver.remoteness import one_less
 from solver.solution import Solution, finish
 from solver.table import SolvedTable, has_symmetric_keys
 from solver.value_iteration import best_moves
@@ -62,14 +69,14 @@ def fits(game: Game, method: Algorithm) -> bool:
         return False
     if method == Algorithm.AUTO and is_deterministic_duel(game):
         return False  # alpha-beta, then retrograde analysis: not graph methods the C graph has
-    return handle_of(game) is not None and not has_symmetric_keys(game)
+    return handle_of(game) is not None
 
 
 def retrograde_fits(game: Game, method: Algorithm) -> bool:
     """Whether the C graph's retrograde analysis solves ``game`` (auto or retrograde; a deterministic duel with a C
-    back end and no symmetries)."""
+    back end)."""
     return (method in (Algorithm.AUTO, Algorithm.RETROGRADE) and is_deterministic_duel(game)
-            and handle_of(game) is not None and not has_symmetric_keys(game))
+            and handle_of(game) is not None)
 
 
 def _explored(game: Game, root: State, budget: Budget, limits: Limits) -> _Graph | None:
@@ -107,7 +114,7 @@ def solve_retrograde_native(game: Game, root: State, budget: Budget, limits: Lim
         return finish(game, exported, budget, (values, graph.retrograde_best()), method, True, None, True)
     if plies:
         graph.distance(budget)
-    return graph.retrograde_solution(budget, method)
+    return graph.retrograde_solution(root, budget, method)
 
 
 def solve_graph_native(game: Game, root: State, budget: Budget, limits: Limits, method: Algorithm,
@@ -143,14 +150,13 @@ def solve_graph_native(game: Game, root: State, budget: Budget, limits: Limits, 
 def explored_in_c(game: Game, root: State, budget: Budget, limits: Limits) -> StateGraph | None:
     """The reachable graph explored in C and copied into a :class:`StateGraph` for the Python graph methods
     (when the C retrograde analysis declined the game: values not scalar); None when the game has no C handle,
-    has symmetries, or its graph is larger than :data:`EXPORT_STATES` (then the Python exploration runs).
+    or its graph is larger than :data:`EXPORT_STATES` (then the Python exploration runs).
 
     :raises SearchStopped: ``limits.table_entries`` states were found (reason ``table``), or another budget.
     """
-    if handle_of(game) is None or has_symmetric_keys(game):
-        return None
     handle = handle_of(game)
-    assert handle is not None
+    if handle is None:
+        return None
     cap = limits.table_entries
     graph = _Graph(game, handle, min(cap, EXPORT_STATES) if cap is not None else EXPORT_STATES, limits.threads)
     try:
@@ -186,6 +192,7 @@ class _Graph:
 
     def __init__(self, game: Game, handle: NativeHandle, cap: int | None, threads: int = 1) -> None:
         self.game, self.handle = game, handle
+        self.symmetric = has_symmetric_keys(game)  # (keys are canonical images: see the module's docstring)
         ffi, lib = handle.ffi, handle.lib
         self.ffi, self.lib = ffi, lib
         ctx = lib.gdl_gr_new(min(cap, MOST_STATES) if cap is not None else MOST_STATES)
@@ -211,6 +218,9 @@ class _Graph:
     def explore(self, root: State, budget: Budget) -> bool:
         """Every state reachable from ``root``; False when the values are not scalar after all."""
         lib, ffi, ctx = self.lib, self.ffi, self.ctx
+        if self.symmetric:
+            self.game.key(root)  # the game's check of its declared symmetries, before C relies on them (as Python's
+            # exploration, whose first act is this call)
         start = [ffi.new("int32_t[]", list(self.handle.cells(root)))]
 
         def run(size: int) -> int:
@@ -337,7 +347,7 @@ class _Graph:
                 return int(player[0]), ffi.unpack(codes, edges), ffi.unpack(children, edges)
             cap = edges
 
-    def retrograde_solution(self, budget: Budget, method: Algorithm) -> Solution:
+    def retrograde_solution(self, root: State, budget: Budget, method: Algorithm) -> Solution:
         """:func:`solver.solution.finish`'s answer, read out of C: the root's value and optimal moves, the principal
         variation (first optimal moves, or with the distance the first that follow it; stops on a repetition), the
         distance to the end when :meth:`distance` has run, and a table filled when first read."""
@@ -351,6 +361,9 @@ class _Graph:
             fastest = tuple(handle.move(codes[j]) for j in self.fastest(0, tuple(positions[0:k])))
         line: list[Any] = []
         i, seen = 0, {0}
+        if self.symmetric:
+            line = self.symmetric_line(root, (fastest or root_moves or (None,))[0])
+            player = TERMINAL  # (the loop below follows the graph's own moves: not with symmetries)
         while len(line) < PV_LIMIT and player >= 0:
             positions, k = self._rg_best(i, positions, 64)
             if k == 0:
@@ -393,6 +406,8 @@ class _Graph:
                 distance = plies[i] if plies else None
                 if distance is not None:
                     table.plies[key] = distance
+                if self.symmetric and i:
+                    continue  # (a move belongs to the image expanded: only the root's, which is the state itself)
                 positions, k = self._rg_best(i, positions, 64)
                 if k:
                     codes = self._node(i)[1]
@@ -486,6 +501,44 @@ class _Graph:
             seen.add(key)
         return tuple(line)
 
+    def symmetric_line(self, root: State, first: Any) -> list[Any]:
+        """The principal variation as :func:`solver.solution.finish` plays it with symmetric keys, on the real
+        states from ``root``: ``first`` (the root's first optimal move, with the distance its first fastest), then
+        at each decision the first move whose child keeps the state's value for the mover (and, with the distance,
+        is one ply nearer the end), the likeliest chance outcomes; stops on a repetition or where no move keeps
+        the value."""
+        game = self.game
+        state = root
+        line: list[Any] = []
+        seen = {game.key(state)}
+        while len(line) < PV_LIMIT:
+            player = game.to_move(state)
+            if player == TERMINAL:
+                break
+            if player == CHANCE:
+                move = max(game.chance_outcomes(state), key=lambda pair: pair[1])[0]
+            elif first is not None:
+                move, first = first, None
+            else:
+                move = next((m for m in game.legal_moves(state) if self._keeps(state, m, player)), None)
+                if move is None:
+                    break
+            line.append(move)
+            state = game.apply(state, move)
+            key = game.key(state)
+            if key in seen:
+                break
+            seen.add(key)
+        return line
+
+    def _keeps(self, state: State, move: Any, player: int) -> bool:
+        """Whether ``move`` keeps ``state``'s value for ``player`` and follows the distance (solver.solution's)."""
+        child = self.game.apply(state, move)
+        if abs(self.values_of(child)[player] - self.values_of(state)[player]) > TIE_TOLERANCE:
+            return False
+        here = None if self.rm is None else self.plies_at(self._index(state))
+        return here is None or here == math.inf or one_less(self.plies_at(self._index(child)), here)
+
     def solution(self, root: State, budget: Budget, method: Algorithm) -> Solution:
         game = self.game
         value = self.values_of(root)
@@ -499,7 +552,8 @@ class _Graph:
             move_values = tuple(zip(moves, vs, strict=True))
             if self.rm is not None:
                 fastest = tuple(moves[j] for j in self.fastest(0, best))
-        pv = self.line(root)
+        pv = (tuple(self.symmetric_line(root, (fastest or root_moves or (None,))[0])) if self.symmetric
+              else self.line(root))
         budget.depth = len(pv)
         table = lazy_table(SolvedTable.for_game(game, method, complete=True), self._table_filler(method),
                            None if self.rm is None else self._plies_of)
@@ -547,12 +601,17 @@ class _Graph:
         flat, firsts, children, moves, chances = (ffi.unpack(cells, n * width), ffi.unpack(first, n + 1),
                                                    ffi.unpack(succ, edges), ffi.unpack(codes, edges),
                                                    ffi.unpack(probs, edges))
+        found = flat  # each state as first found: its key's image, but with symmetries
+        if self.symmetric:
+            states = ffi.new("int32_t[]", n * width)
+            self.lib.gdl_gr_states(self.ctx, states)
+            found = ffi.unpack(states, n * width)
         values: Values = []
         flat_values = ffi.unpack(val, n * width_v)
         for i in range(n):
-            state = handle.key_of_cells(flat[i * width:(i + 1) * width])
-            graph.states.append(state)
-            graph.keys.append(state)
+            key = handle.key_of_cells(flat[i * width:(i + 1) * width])
+            graph.states.append(key if found is flat else handle.key_of_cells(found[i * width:(i + 1) * width]))
+            graph.keys.append(key)
             p = int(player[i])
             graph.player.append(p)
             a, b = firsts[i], firsts[i + 1]
@@ -585,11 +644,13 @@ class _Graph:
             for i in range(n):
                 lib.gdl_gr_cells(ctx, i, cells)
                 key = handle.key_of_cells(list(cells[0:width]))
-                edges = int(lib.gdl_gr_node(ctx, i, value, player, codes, children, cap))
                 table.values[key] = values(i)
                 distance = plies[i] if plies else None
                 if distance is not None:
                     table.plies[key] = distance
+                if self.symmetric and i:
+                    continue  # (with symmetries a move belongs to the image expanded: only the root's is stored)
+                edges = int(lib.gdl_gr_node(ctx, i, value, player, codes, children, cap))
                 p = int(player[0])
                 if p < 0 or edges > cap:
                     continue
