@@ -1,7 +1,8 @@
 """The state graph in C for games with symmetric keys (solver/native/graph.c): a state is its canonical image, the
 state first found with it is expanded, and the answer is the Python graph's field by field -- values, root moves,
 line (played on the real states), table (values for every key, a move for the root only), statistics, the
-distance to the end -- for backward induction, value iteration and retrograde analysis."""
+distance to the end -- for backward induction, value iteration and retrograde analysis; and the C puzzle search
+(solver/native/puzzle.c), which keeps its states in the same storage, expands the states Python expands."""
 
 from __future__ import annotations
 
@@ -15,10 +16,11 @@ import gdl
 import solver.native.graph
 from solver import exact
 from solver.auto import Algorithm
-from solver.game import CHANCE
+from solver.game import CHANCE, TERMINAL
 from solver.graph import StateGraph
 from solver.limits import Budget, Limits
 from solver.native.graph import explored_in_c, fits, retrograde_fits
+from solver.shortest_path import solve_puzzle
 from tests.graph_strategy import graphs
 from tests.test_native_graph import _load, _solve_in_c
 
@@ -208,3 +210,40 @@ def test_the_c_graph_of_two_tokens_on_random_graphs(nodes: list[tuple[Any, ...]]
     assert dict(ours.table.values) == dict(theirs.table.values) and dict(ours.table.best) == dict(theirs.table.best)
     assert dict(ours.table.plies) == dict(theirs.table.plies) and ours.plies == theirs.plies
     assert ours.stats.nodes == theirs.stats.nodes and ours.stats.iterations == theirs.stats.iterations
+
+
+SLIDER = """game Slider "walk a token along a row until every cell is seen"
+param start: 0..6 = 1
+players A
+board 1 x 7
+symmetry mirror
+state at: cell? = a1
+state seen[cell]: bool = false
+setup:
+    at = first c in cell: col(c) == start
+move left when step(at, west) != none:
+    seen[at] = true
+    at = step(at, west)
+move right when step(at, east) != none:
+    seen[at] = true
+    at = step(at, east)
+win A when all c in cell: seen[c] or at == c
+heuristic A: 0 - (count c in cell: not seen[c])
+"""
+"""A puzzle with a mirror symmetry: stepping left from b1 and right from f1 reach one key, whose moves differ."""
+
+
+@pytest.mark.parametrize("start", ["1", "2", "5"])
+@pytest.mark.parametrize("heuristic", [True, False], ids=["astar", "bfs"])
+def test_a_symmetric_puzzle_is_searched_in_c_as_in_python(start: str, heuristic: bool) -> None:
+    """The C puzzle search expands the state Python expands, not its key's image: the same line, which reaches the
+    goal when replayed from the start (it did not when C expanded the canonical images)."""
+    python, native = (_load(SLIDER, {"start": start}, b) for b in ("python", "c"))
+    theirs, ours = (solve_puzzle(g, use_heuristic=heuristic) for g in (python, native))
+    assert ours.solved and theirs.solved
+    assert ([str(m) for m in ours.principal_variation], ours.stats.nodes, ours.value) == (
+        [str(m) for m in theirs.principal_variation], theirs.stats.nodes, theirs.value)
+    state = python.initial_state()
+    for move in ours.principal_variation:
+        state = python.apply(state, python.parse_move(state, str(move)))
+    assert python.to_move(state) == TERMINAL and python.utilities(state) == (1.0,)

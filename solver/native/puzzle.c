@@ -1,7 +1,9 @@
 /* Shortest solutions of one-player puzzles in C: breadth-first search and A*, the inner loops of
  * solver/shortest_path.py, step for step (the same states expanded in the same order, the same parents,
  * the same goal). The states found are kept in a gr_ctx (graph.c: packed keys, the open-addressing table,
- * each state's parent and the move from it); no edges are kept.
+ * each state's parent and the move from it); no edges are kept. With symmetries a key is a canonical image, and
+ * the state expanded is the one Python expands: the child that set its parent last (by BFS, the first found), so
+ * the line from the root replays on the real states.
  *
  * Sources: Moore (1959), breadth-first search: states expanded in the order they were found (here, their
  * numbers), so the first goal expanded is at the least depth. Hart, Nilsson & Raphael (1968), A*: the
@@ -99,7 +101,13 @@ pz_ctx *gdl_pz_new(const int32_t *root, int32_t astar, int32_t has_target, doubl
         c->bad = 0;
         return c;
     }
-    if (gr_add(c->g, key, gdl_hash_words(key, G_KEY_WORDS), -1, -1) < 0 || pz_marks(c)) { gdl_pz_free(c); return NULL; }
+    uint64_t packed[G_KEY_WORDS];
+    gdl_pack(s, packed);
+    if (gr_add(c->g, key, gdl_hash_words(key, G_KEY_WORDS), -1, -1) < 0 || pz_marks(c)
+        || (G_SYMMETRIC && gr_keep_rep(c->g, 0, packed))) {
+        gdl_pz_free(c);
+        return NULL;
+    }
     c->depth[0] = 0;
     if (astar) {
         int failed = 0;
@@ -120,7 +128,7 @@ void gdl_pz_free(pz_ctx *c) {
 int gdl_pz_run(pz_ctx *c, int64_t slice, gdl_error *e) {
     gr_ctx *g = c->g;
     g_cell s[G_STATE_LEN], t[G_STATE_LEN];
-    uint64_t key[G_KEY_WORDS];
+    uint64_t key[G_KEY_WORDS], packed[G_KEY_WORDS];
     int32_t moves[G_MAX_MOVES];
     double u[G_PLAYERS];
     e->code = 0;
@@ -140,7 +148,7 @@ int gdl_pz_run(pz_ctx *c, int64_t slice, gdl_error *e) {
             i = g->expanded++;
         }
         c->nodes++;
-        gdl_unpack(g->keys + i * G_KEY_WORDS, s);
+        gr_state(g, i, s);
         int p = g_to_move(s, e);
         if (p == GDL_ERROR) { c->bad = i; return PZ_ERROR; }
         if (p == GDL_TERMINAL) {
@@ -159,8 +167,10 @@ int gdl_pz_run(pz_ctx *c, int64_t slice, gdl_error *e) {
             uint64_t h = gdl_hash_words(key, G_KEY_WORDS);
             int64_t b = gr_probe(g, key, h);
             int64_t k = g->slots[b] ? (int64_t)(g->slots[b] & 0xffffffffULL) - 1 : -1;
+            if (G_SYMMETRIC) gdl_pack(t, packed);
             if (!c->astar) {
-                if (k < 0 && gr_add(g, key, h, i, moves[j]) < 0) return PZ_MEMORY;
+                if (k < 0 && ((k = gr_add(g, key, h, i, moves[j])) < 0 || (G_SYMMETRIC && gr_keep_rep(g, k, packed))))
+                    return PZ_MEMORY;
                 continue;
             }
             if (k >= 0 && (c->closed[k] || c->depth[k] <= depth + 1)) continue;
@@ -170,6 +180,8 @@ int gdl_pz_run(pz_ctx *c, int64_t slice, gdl_error *e) {
                 g->parent[k] = (int32_t)i;
                 g->via[k] = moves[j];
             }
+            /* (the child pushed last is popped first: a shorter line, a smaller f; Python expands it) */
+            if (G_SYMMETRIC && gr_keep_rep(g, k, packed)) return PZ_MEMORY;
             c->depth[k] = depth + 1;
             int failed = 0;
             double est = pz_estimate(t, e, &failed);
