@@ -1,6 +1,7 @@
 """Hypothesis: random two-player zero-sum game graphs, cycles likely (tests/test_solver_exact.py's retrograde
 analysis against brute force; tests/test_native_graph.py's C retrograde analysis and C distance to the end against
-Python's), with chance nodes on the cycles or without."""
+Python's; tests/test_native_symgraph.py's C graph of two mirror-image tokens walking one graph against Python's),
+with chance nodes on the cycles or without."""
 
 from __future__ import annotations
 
