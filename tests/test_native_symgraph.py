@@ -96,8 +96,11 @@ CASES: list[tuple[str, dict[str, str], str]] = [
     (MIRROR_DICE, {}, "auto"), (MIRROR_DICE, {}, "value_iteration"), (MIRROR_GAMBLER, {}, "auto"),
     (MIRROR_THREE, {}, "auto"),
 ]
-OVER_CASES = pytest.mark.parametrize(("name", "params", "method"), CASES,
-                                     ids=[f"{n.split()[1] if chr(10) in n else n}-{m}" for n, _, m in CASES])
+SLOW = {"mnk"}
+"""Cases of a second or more (m,n,k 3x4 with k = 3: 5 s, most of it the Python solve): in the full suite only."""
+OVER_CASES = pytest.mark.parametrize(("name", "params", "method"), [
+    pytest.param(n, p, m, id=f"{n.split()[1] if chr(10) in n else n}-{m}",
+                 marks=[pytest.mark.slow] if n in SLOW else []) for n, p, m in CASES])
 
 
 def _same(ours: exact.Solution, theirs: exact.Solution, python: gdl.CompiledGame) -> None:
