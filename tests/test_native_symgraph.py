@@ -250,3 +250,21 @@ def test_a_symmetric_puzzle_is_searched_in_c_as_in_python(start: str, heuristic:
     for move in ours.principal_variation:
         state = python.apply(state, python.parse_move(state, str(move)))
     assert python.to_move(state) == TERMINAL and python.utilities(state) == (1.0,)
+
+
+@pytest.mark.parametrize(("name", "params", "method"), [
+    ("connect4", {"cols": "4", "rows": "3"}, "value_iteration"), (MIRROR_DICE, {}, "auto"),
+    ("hexapawn", {"rows": "4", "cols": "3"}, "retrograde")], ids=["connect4", "MirrorDice", "hexapawn"])
+def test_the_threads_expand_the_states_first_found(name: str, params: dict[str, str], method: str,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """Explored on several threads (solver/native/explore.c, the workers from the first state on), the graph of a
+    symmetric game is the one-thread graph: its states as first found, and the Python answer."""
+    monkeypatch.setattr(solver.native.graph, "SERIAL_STATES", 0)
+    python, native = _load(name, params, "python"), _load(name, params, "c")
+    theirs = exact.solve(python, method=method, plies=True)
+    expected = StateGraph.explore(python, python.initial_state(), Budget(Limits()))
+    for threads in (2, 3):
+        ours = _solve_in_c(native, method=method, plies=True, limits=Limits(threads=threads))
+        _same(ours, theirs, python)
+        graph = explored_in_c(native, native.initial_state(), Budget(Limits()), Limits(threads=threads))
+        assert graph is not None and graph.states == expected.states and graph.keys == expected.keys
