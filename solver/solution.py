@@ -10,7 +10,7 @@ replayed on the real states).
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import Any
 
@@ -108,12 +108,20 @@ def _symmetric_line(graph: StateGraph, values: Values, best: Best | _Fastest, di
     """
     game = graph.game
     index = {k: i for i, k in enumerate(graph.keys)}
-    state, seen = graph.states[0], {0}
-    line: list[Any] = []
     first = graph.moves[0][best[0][0]] if best[0] else None
+    return played_line(game, graph.states[0], first, lambda state, move, player: _keeps(
+        game, index, values, distance, state, move, index[game.key(state)], player), limit)
+
+
+def played_line(game: Game, root: State, first: Any, keeps: Callable[[State, Any, int], bool],
+                limit: int = 10_000) -> tuple[Any, ...]:
+    """A principal variation played on the real states from ``root``: ``first``, then at each decision the first
+    legal move that ``keeps(state, move, player)`` accepts, the likeliest chance outcomes; it stops at the end,
+    on a repetition, or where no move is accepted (the Python graph's and the C graph's, with symmetric keys)."""
+    state, seen = root, {game.key(root)}
+    line: list[Any] = []
     while len(line) < limit:
-        i = index[game.key(state)]
-        player = graph.player[i]
+        player = game.to_move(state)
         if player == TERMINAL:
             break
         if player == CHANCE:
@@ -121,16 +129,15 @@ def _symmetric_line(graph: StateGraph, values: Values, best: Best | _Fastest, di
         elif first is not None:
             move, first = first, None
         else:
-            move = next((m for m in game.legal_moves(state)
-                         if _keeps(game, index, values, distance, state, m, i, player)), None)
+            move = next((m for m in game.legal_moves(state) if keeps(state, m, player)), None)
             if move is None:
                 break
         line.append(move)
         state = game.apply(state, move)
-        j = index[game.key(state)]
-        if j in seen:
+        key = game.key(state)
+        if key in seen:
             break
-        seen.add(j)
+        seen.add(key)
     return tuple(line)
 
 

@@ -22,7 +22,7 @@ from solver.limits import Budget, Limits
 from solver.native.graph import explored_in_c, fits, retrograde_fits
 from solver.shortest_path import solve_puzzle
 from tests.graph_strategy import graphs
-from tests.test_native_graph import _load, _solve_in_c
+from tests.test_native_graph import _load, _same_solution, _solve_in_c
 
 MIRROR_DICE = """game MirrorDice "push a counter up with a die or pull one down; the board's two ends play alike"
 players A, B
@@ -106,17 +106,7 @@ OVER_CASES = pytest.mark.parametrize(("name", "params", "method"), [
 def _same(ours: exact.Solution, theirs: exact.Solution, python: gdl.CompiledGame) -> None:
     """The C answer is the Python answer, field by field but the time; the C graph's root move values (which the
     Python graph methods do not give) are the Python table's values of the root's children."""
-    assert (ours.value, ours.exact, ours.stopped, ours.stop_reason, ours.note, ours.plies, ours.algorithm) == (
-        theirs.value, theirs.exact, theirs.stopped, theirs.stop_reason, theirs.note, theirs.plies, theirs.algorithm)
-    for field in ("best_moves", "principal_variation", "fastest_moves"):
-        assert [str(m) for m in getattr(ours, field)] == [str(m) for m in getattr(theirs, field)], field
-    for stat in ("nodes", "depth", "tt_hits", "tt_size", "iterations"):
-        assert getattr(ours.stats, stat) == getattr(theirs.stats, stat), stat
-    assert ours.table is not None and theirs.table is not None
-    assert dict(ours.table.values) == dict(theirs.table.values)
-    assert dict(ours.table.best) == dict(theirs.table.best)
-    assert dict(ours.table.plies) == dict(theirs.table.plies)
-    assert (ours.table.method, ours.table.complete) == (theirs.table.method, theirs.table.complete)
+    _same_solution(ours, theirs, move_values=False)
     root = python.initial_state()
     assert theirs.move_values == ()
     if ours.move_values:  # (value iteration and backward induction in C give them; retrograde analysis does not)

@@ -176,6 +176,12 @@ _SUPPORTS: dict[type, bool] = {}
 """Per class, whether its games have ``native()`` (a protocol ``isinstance`` costs some 13 us: asked per solve)."""
 
 
+def next_slice(size: int, elapsed: float, smallest: int, seconds: float = 0.05) -> int:
+    """The next slice of C work after one of ``size`` units took ``elapsed`` seconds: sized to last about
+    ``seconds`` (at most four times the last, at least ``smallest``), so Python checks its budget that often."""
+    return max(smallest, min(size * 4, int(size * seconds / max(elapsed, 1e-6))))
+
+
 def dead_end_after(game: Game[Any, Any], root: Hashable, line: Sequence[Hashable]) -> DeadEndError:
     """The error for the dead end that ``line`` reaches from ``root``, with those moves: what a C search
     reports as the moves to the state it met (every C solver raises it the same way)."""

@@ -35,10 +35,10 @@ from solver.auto import Algorithm, exact_method, is_deterministic_duel
 from solver.game import CHANCE, TERMINAL, Game, State
 from solver.graph import StateGraph, Values
 from solver.limits import TIE_TOLERANCE, Budget, Limits, SearchStopped, StopReason
-from solver.native import NativeHandle, dead_end_after, handle_of
+from solver.native import NativeHandle, dead_end_after, handle_of, next_slice
 from solver.native.search import lazy_table
 from solver.remoteness import one_less
-from solver.solution import Solution, finish
+from solver.solution import Solution, finish, played_line
 from solver.table import SolvedTable, has_symmetric_keys
 from solver.value_iteration import best_moves
 
@@ -179,7 +179,7 @@ def _timed_slices(budget: Budget, run: Callable[[int], int], first: int) -> int:
         if status != GR_SLICE:
             return status
         elapsed = time.perf_counter() - started
-        size = max(first, min(size * 4, int(size * SLICE_SECONDS / max(elapsed, 1e-6))))
+        size = next_slice(size, elapsed, first, SLICE_SECONDS)
         if not budget.time_left():
             raise SearchStopped(StopReason.TIME)
         if budget.progress is not None:
@@ -362,7 +362,7 @@ class _Graph:
         line: list[Any] = []
         i, seen = 0, {0}
         if self.symmetric:
-            line = self.symmetric_line(root, (fastest or root_moves or (None,))[0])
+            line = list(played_line(self.game, root, (fastest or root_moves or (None,))[0], self._keeps, PV_LIMIT))
             player = TERMINAL  # (the loop below follows the graph's own moves: not with symmetries)
         while len(line) < PV_LIMIT and player >= 0:
             positions, k = self._rg_best(i, positions, 64)
@@ -428,7 +428,7 @@ class _Graph:
             if status != GR_SLICE:
                 return status
             elapsed = time.perf_counter() - started
-            size = max(256, min(size * 4, int(size * SLICE_SECONDS / max(elapsed, 1e-6))))
+            size = next_slice(size, elapsed, 256, SLICE_SECONDS)
             nodes = count(self._read())
             if budget.limits.nodes is not None:
                 size = max(1, min(size, budget.limits.nodes - nodes))
@@ -501,36 +501,6 @@ class _Graph:
             seen.add(key)
         return tuple(line)
 
-    def symmetric_line(self, root: State, first: Any) -> list[Any]:
-        """The principal variation as :func:`solver.solution.finish` plays it with symmetric keys, on the real
-        states from ``root``: ``first`` (the root's first optimal move, with the distance its first fastest), then
-        at each decision the first move whose child keeps the state's value for the mover (and, with the distance,
-        is one ply nearer the end), the likeliest chance outcomes; stops on a repetition or where no move keeps
-        the value."""
-        game = self.game
-        state = root
-        line: list[Any] = []
-        seen = {game.key(state)}
-        while len(line) < PV_LIMIT:
-            player = game.to_move(state)
-            if player == TERMINAL:
-                break
-            if player == CHANCE:
-                move = max(game.chance_outcomes(state), key=lambda pair: pair[1])[0]
-            elif first is not None:
-                move, first = first, None
-            else:
-                move = next((m for m in game.legal_moves(state) if self._keeps(state, m, player)), None)
-                if move is None:
-                    break
-            line.append(move)
-            state = game.apply(state, move)
-            key = game.key(state)
-            if key in seen:
-                break
-            seen.add(key)
-        return line
-
     def _keeps(self, state: State, move: Any, player: int) -> bool:
         """Whether ``move`` keeps ``state``'s value for ``player`` and follows the distance (solver.solution's)."""
         child = self.game.apply(state, move)
@@ -552,7 +522,7 @@ class _Graph:
             move_values = tuple(zip(moves, vs, strict=True))
             if self.rm is not None:
                 fastest = tuple(moves[j] for j in self.fastest(0, best))
-        pv = (tuple(self.symmetric_line(root, (fastest or root_moves or (None,))[0])) if self.symmetric
+        pv = (played_line(game, root, (fastest or root_moves or (None,))[0], self._keeps, PV_LIMIT) if self.symmetric
               else self.line(root))
         budget.depth = len(pv)
         table = lazy_table(SolvedTable.for_game(game, method, complete=True), self._table_filler(method),

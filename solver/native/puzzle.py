@@ -13,7 +13,7 @@ from typing import Any, Protocol
 
 from solver.game import Game, State
 from solver.limits import SearchStats, StopReason
-from solver.native import NativeHandle, dead_end_after
+from solver.native import NativeHandle, dead_end_after, next_slice
 
 
 class PuzzleBudget(Protocol):
@@ -71,7 +71,7 @@ def native_puzzle_search(game: Game, handle: NativeHandle, start: State, astar: 
             if budget.max_seconds is not None and time.perf_counter() - budget.started >= budget.max_seconds:
                 budget.stop = StopReason.TIME
                 break
-            size = max(256, min(size * 4, int(size * SLICE_SECONDS / max(elapsed, 1e-6))))
+            size = next_slice(size, elapsed, 256, SLICE_SECONDS)
     except KeyboardInterrupt:
         budget.stop = StopReason.INTERRUPT
         return None, ()
