@@ -23,6 +23,7 @@ from solver.shortest_path import solve_puzzle
 
 HANOI = str(Path(__file__).parent / "data" / "hanoi.gdl")
 UNSOLVABLE = "start=2,1,3,4,5,6,0,7,8"  # two tiles swapped: the other half of the 8-puzzle's positions
+TRAY = str(Path(__file__).parent / "data" / "tray.gdl")  # the same on a 2x2 tray: 12 states, not 181,440
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
@@ -84,10 +85,17 @@ def test_an_unsolvable_puzzle_says_no_solution_without_valuing_its_moves(capsys)
     assert code == 0
     assert "no solution (181,440 states explored)" in out  # 9!/2: every position of its half
     assert "exact value" not in out and "Solver 0" not in out
-    code, out = run(capsys, "solve", "eight_puzzle", "-p", UNSOLVABLE, "--json")
+
+
+def test_an_unsolvable_puzzle_says_no_solution_in_json(capsys) -> None:
+    # (The same report as the 8-puzzle's above, on a puzzle that takes no seconds to exhaust: the 8-puzzle's
+    # search, run a second time for its JSON, was the test's other half.)
+    code, out = run(capsys, "solve", TRAY)
+    assert code == 0 and "no solution (12 states explored)" in out and "astar" in out
+    code, out = run(capsys, "solve", TRAY, "--json")
     report = json.loads(out)
-    assert report["plies_to_end"] is None and report["move_values"] == {}
-    assert report["note"] == "no solution (181,440 states explored)"
+    assert report["plies_to_end"] is None and report["move_values"] == {} and report["algorithm"] == "astar"
+    assert report["note"] == "no solution (12 states explored)"
 
 
 def test_puzzle_heuristic_convention_is_minus_the_moves_left() -> None:
