@@ -48,7 +48,14 @@ from typing import NamedTuple
 import solver.native as solver_native
 
 CACHE_SUBDIR = "native"
-DEFAULT_FLAGS = ("-O2", "-fPIC", "-shared", "-std=gnu11", "-fno-strict-aliasing", "-fwrapv", "-pthread")
+OPTIMISATION_LEVELS = ("-O0", "-O1", "-O2", "-O3", "-Os")
+OPTIMISATION = os.environ.get("GDL_NATIVE_OPT", "-O2")
+"""The game's and solvers' optimisation level: ``-O2``, or ``$GDL_NATIVE_OPT`` when it is one of
+:data:`OPTIMISATION_LEVELS` (another value is ignored). The test suite builds at ``-O1`` (``tests/conftest.py``):
+some 170 builds of a few seconds each, in under half the time; the level is part of the cache key."""
+if OPTIMISATION not in OPTIMISATION_LEVELS:
+    OPTIMISATION = "-O2"
+DEFAULT_FLAGS = (OPTIMISATION, "-fPIC", "-shared", "-std=gnu11", "-fno-strict-aliasing", "-fwrapv", "-pthread")
 """``-fwrapv``: generated arithmetic is checked before it overflows, but wrapping is defined anyway. ``-pthread``:
 the state graph explores on several threads (``solver/native/explore.c``)."""
 SANITIZE_FLAGS = ("-O1", "-g", "-fsanitize=address,undefined", "-fno-omit-frame-pointer",
@@ -303,7 +310,7 @@ def _compile(name: str, game_source: str, flags: tuple[str, ...], workdir: str) 
         f.write(full_source(game_source))
     include = sysconfig.get_paths()["include"]
     unit_flags = [flag for flag in flags if flag != "-shared"]
-    wrapper_flags = ["-O1" if flag == "-O2" else flag for flag in unit_flags]
+    wrapper_flags = ["-O1" if flag in ("-O2", "-O3") else flag for flag in unit_flags]
     out = os.path.join(workdir, _filename(name))
     _run_compilers([[compiler.path, *unit_flags, "-I", include, "-c", core, "-o", core + ".o"],
                     [compiler.path, *wrapper_flags, "-I", include, "-c", wrappers, "-o", wrappers + ".o"]],
