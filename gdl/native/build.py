@@ -51,8 +51,8 @@ CACHE_SUBDIR = "native"
 OPTIMISATION_LEVELS = ("-O0", "-O1", "-O2", "-O3", "-Os")
 OPTIMISATION = os.environ.get("GDL_NATIVE_OPT", "-O2")
 """The game's and solvers' optimisation level: ``-O2``, or ``$GDL_NATIVE_OPT`` when it is one of
-:data:`OPTIMISATION_LEVELS` (another value is ignored). The test suite builds at ``-O1`` (``tests/conftest.py``):
-some 170 builds of a few seconds each, in under half the time; the level is part of the cache key."""
+:data:`OPTIMISATION_LEVELS` (another value is ignored). The test suite builds at ``-O0`` (``tests/conftest.py``):
+some 170 builds of a few seconds each, in a seventh of the time; the level is part of the cache key."""
 if OPTIMISATION not in OPTIMISATION_LEVELS:
     OPTIMISATION = "-O2"
 DEFAULT_FLAGS = (OPTIMISATION, "-fPIC", "-shared", "-std=gnu11", "-fno-strict-aliasing", "-fwrapv", "-pthread")
