@@ -28,8 +28,6 @@
  */
 #include <math.h>
 #include <stdlib.h>
-#if defined(__linux__)
-#endif
 
 #define AB_DONE 0
 #define AB_SLICE 1
