@@ -9,7 +9,7 @@ import pytest
 # The C back end's builds at -O0 (gdl/native/build.py: OPTIMISATION): the suite builds some 170 modules (each
 # bundled game, the docs' and the corpora's rule files, at several parameters), and -O0 compiles them in a
 # seventh of the time of -O2 (Connect-Four: 0.55 s against 3.8 s) with the same semantics; the sanitizer builds
-# are -O1, and a test builds at -O2 (test_native_build.py). The benchmarks, and users, build at -O2. Set before
+# are -O0 too, and a test builds at -O2 (test_native_build.py). The benchmarks, and users, build at -O2. Set before
 # any test imports gdl.native.build; subprocesses inherit it.
 os.environ.setdefault("GDL_NATIVE_OPT", "-O0")
 

@@ -20,8 +20,8 @@ ROOT = Path(__file__).resolve().parent.parent
 GAMES = sorted(p.stem for p in (ROOT / "games").glob("*.gdl"))
 
 
-def value(name: str, **params: object) -> tuple[float, ...]:
-    game = gdl.load(name, {k: str(v) for k, v in params.items()})
+def value(name: str, backend: str = "python", **params: object) -> tuple[float, ...]:
+    game = gdl.load(name, {k: str(v) for k, v in params.items()}, backend=backend)
     result = solve(game)
     assert result.exact and not result.stopped
     return result.value
@@ -57,7 +57,10 @@ SLOW = pytest.mark.slow
     (4, 4, 0), pytest.param(5, 4, 0, marks=SLOW), pytest.param(4, 5, 0, marks=SLOW), pytest.param(6, 4, -1, marks=SLOW),
 ])
 def test_connect_four_small_boards(cols: int, rows: int, expected: int) -> None:
-    assert value("connect4", cols=cols, rows=rows)[0] == expected
+    # 6x4 on the C back end where there is a compiler (1 s against 20 s): the solvers give the Python back end's
+    # values on both (tests/test_native_emit.py), and the Python solver proves the draws of 5x4 and 4x5 here.
+    backend = "auto" if cols * rows > 20 else "python"
+    assert value("connect4", backend, cols=cols, rows=rows)[0] == expected
 
 
 def test_pig_goal_10_first_player_win_probability() -> None:

@@ -259,15 +259,16 @@ def test_the_command_line_says_when_it_compiles_a_game(tmp_path: Path, monkeypat
 @pytest.mark.slow
 @pytest.mark.parametrize(("level", "used"), [(None, "-O2"), ("-O1", "-O1"), ("-O9", "-O2")])
 def test_the_optimisation_level(tmp_path: Path, level: str | None, used: str) -> None:
-    """Users' builds are -O2 (the suite's -O1: tests/conftest.py); ``GDL_NATIVE_OPT`` picks another level, a value
-    that is not a level is ignored. The -O2 build solves tic-tac-toe as the suite's builds do."""
+    """Users' builds are -O2 (the suite's -O0: tests/conftest.py); ``GDL_NATIVE_OPT`` picks another level, a value
+    that is not a level is ignored. The -O2 build solves tic-tac-toe as the suite's builds do (built once: the
+    other levels are the same flags with another first word)."""
     script = ("import sys; sys.path.insert(0, sys.argv[1]); import gdl; from gdl.native import build; "
               "from solver.exact import solve; print(build.DEFAULT_FLAGS[0]); "
-              "print(solve(gdl.load('tictactoe', backend='c')).value)")
+              + ("print(solve(gdl.load('tictactoe', backend='c')).value)" if level is None else ""))
     env = {key: value for key, value in os.environ.items() if key != "GDL_NATIVE_OPT"}
     env["GDL_CACHE_DIR"] = str(tmp_path)
     if level is not None:
         env["GDL_NATIVE_OPT"] = level
     out = subprocess.run([sys.executable, "-c", script, str(HERE.parent.parent)], env=env, capture_output=True,
                          text=True, timeout=300, check=True).stdout.split()
-    assert out == [used, "(0.0,", "0.0)"]
+    assert out == ([used, "(0.0,", "0.0)"] if level is None else [used])

@@ -58,8 +58,10 @@ if OPTIMISATION not in OPTIMISATION_LEVELS:
 DEFAULT_FLAGS = (OPTIMISATION, "-fPIC", "-shared", "-std=gnu11", "-fno-strict-aliasing", "-fwrapv", "-pthread")
 """``-fwrapv``: generated arithmetic is checked before it overflows, but wrapping is defined anyway. ``-pthread``:
 the state graph explores on several threads (``solver/native/explore.c``)."""
-SANITIZE_FLAGS = ("-O1", "-g", "-fsanitize=address,undefined", "-fno-omit-frame-pointer",
+SANITIZE_FLAGS = ("-O0", "-g", "-fsanitize=address,undefined", "-fno-omit-frame-pointer",
                   "-fno-sanitize-recover=all", "-pthread")
+"""The tests' standalone sanitizer programs: ``-O0`` compiles them in a third of ``-O1``'s time (Othello's: 2.7 s
+against 9.6 s) and leaves every access in the code for the sanitizers to see; the seeded runs take longer, less."""
 BUILD_TIMEOUT = 300.0
 BUILD_NOTICE: contextvars.ContextVar[Callable[[], None] | None] = contextvars.ContextVar("gdl_build_notice",
                                                                                         default=None)
