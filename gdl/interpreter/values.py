@@ -127,3 +127,9 @@ class VarInfo:
     describe: str
     size: int
     labels: str | None = None  # "column" or "row": a whole number shown as the board labels it
+    positions: list[dict[Any, int]] = field(init=False)  # each dimension's value -> its position in ``dims``
+
+    def __post_init__(self) -> None:
+        # (a dictionary, not ``tuple.index``: a cell index otherwise compares Entities one by one, the oracle's
+        # hottest loop on a board game)
+        self.positions = [{value: i for i, value in enumerate(dim)} for dim in self.dims]
