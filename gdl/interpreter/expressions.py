@@ -232,8 +232,11 @@ class Evaluator(BoardGeometry):
         empty = Scope()
         for i, (param, value) in enumerate(zip(decl.params, args, strict=True)):
             where = arg_exprs[i].span if arg_exprs else span
-            domain = tuple(self.eval(param.type.domain, empty, frame))
-            if domain and all(isinstance(v, int) and not isinstance(v, bool) for v in domain):
+            domain = self.eval(param.type.domain, empty, frame)
+            if not isinstance(domain, range):  # (a range is whole numbers from its first to its last)
+                domain = tuple(domain)
+            if domain and (isinstance(domain, range)
+                           or all(isinstance(v, int) and not isinstance(v, bool) for v in domain)):
                 # A whole-number parameter keeps its argument inside its range (min..max of the set).
                 if not min(domain) <= value <= max(domain):
                     raise InterpreterError(f"argument {i + 1} of `{decl.name}` is {show(value)}, outside its "
