@@ -62,6 +62,13 @@ SANITIZE_FLAGS = ("-O0", "-g", "-fsanitize=address,undefined", "-fno-omit-frame-
                   "-fno-sanitize-recover=all", "-pthread")
 """The tests' standalone sanitizer programs: ``-O0`` compiles them in a third of ``-O1``'s time (Othello's: 2.7 s
 against 9.6 s) and leaves every access in the code for the sanitizers to see; the seeded runs take longer, less."""
+SHARED_WRAPPERS = sys.platform.startswith("linux")
+"""Whether cached builds link one object of cffi's wrappers, compiled once, instead of compiling them for each game
+(with GNU ld's ``-Bsymbolic``, which binds each module's init shim to its own wrappers; elsewhere each build
+compiles both units)."""
+_SYMBOLIC = ("-Wl,-Bsymbolic",) if SHARED_WRAPPERS else ()
+WRAPPER_MODULE = "_gdl_c_module"
+"""The cffi module name the shared wrappers are emitted under: their C is then the same for every game."""
 BUILD_TIMEOUT = 300.0
 BUILD_NOTICE: contextvars.ContextVar[Callable[[], None] | None] = contextvars.ContextVar("gdl_build_notice",
                                                                                         default=None)
@@ -150,7 +157,7 @@ def build(game_source: str, *, flags: tuple[str, ...] = DEFAULT_FLAGS) -> Module
         with tempfile.TemporaryDirectory(prefix="gdl-native-") as temp:
             fd = os.open(temp, os.O_RDONLY | os.O_DIRECTORY)
             try:
-                module = _build_and_load(fd, temp, name, game_source, flags)
+                module = _build_and_load(fd, temp, name, game_source, flags, cached_wrappers=False)
             finally:
                 os.close(fd)
     else:
@@ -159,7 +166,7 @@ def build(game_source: str, *, flags: tuple[str, ...] = DEFAULT_FLAGS) -> Module
             module = _load(directory, path, name)
             if module is None:
                 _announce_build()
-                module = _build_and_load(directory, path, name, game_source, flags)
+                module = _build_and_load(directory, path, name, game_source, flags, cached_wrappers=True)
         finally:
             os.close(directory)
     _loaded[name] = module
@@ -246,7 +253,8 @@ def _import(name: str, path: str) -> ModuleType:
     return module
 
 
-def _build_and_load(directory: int, path: str, name: str, game_source: str, flags: tuple[str, ...]) -> ModuleType:
+def _build_and_load(directory: int, path: str, name: str, game_source: str, flags: tuple[str, ...], *,
+                    cached_wrappers: bool) -> ModuleType:
     """Compile in a private temporary directory inside ``directory`` (at ``path``), rename the result in, load it.
 
     The compiler gets the path (it is another process); the directory is private, so the path
@@ -255,7 +263,7 @@ def _build_and_load(directory: int, path: str, name: str, game_source: str, flag
     temp = _make_temp_dir(directory)
     temp_path = os.path.join(path, temp)
     try:
-        out = _compile(name, game_source, flags, temp_path)
+        out = _compile(name, game_source, flags, temp_path, directory if cached_wrappers else None)
         final = _filename(name)
         os.replace(os.path.join(temp, os.path.basename(out)), final, src_dir_fd=directory, dst_dir_fd=directory)
     finally:
@@ -289,36 +297,116 @@ def _remove_temp(directory: int, temp: str) -> None:
         os.rmdir(temp, dir_fd=directory)
 
 
-def _compile(name: str, game_source: str, flags: tuple[str, ...], workdir: str) -> str:
+def _compile(name: str, game_source: str, flags: tuple[str, ...], workdir: str, cache: int | None = None) -> str:
     """Write the module's C into ``workdir`` and compile it there; returns the output file's path.
 
     Two translation units, compiled at once by two compiler processes and then linked: the game with
     the solvers (the hot code, at ``flags``' optimisation), and cffi's wrappers of the entry points
     (called once per call from Python; an optimising compiler spends as long on them as on a small
-    game and its solvers, so they are compiled with ``-O1``).
+    game and its solvers, so they are compiled with ``-O1``). With ``cache`` (the cache directory's
+    descriptor; ``workdir`` is inside it) and :data:`SHARED_WRAPPERS`, the wrappers are the same for
+    every game (:data:`WRAPPER_MODULE`): their object is taken from the cache when it is there, and put
+    there after a link that used it succeeded.
     """
-    import cffi
-
     compiler = find_compiler()
     assert compiler is not None
-    ffi = cffi.FFI()
-    ffi.cdef(solver_native.CDEF)
-    ffi.set_source(name, solver_native.source_text() + solver_native.ENTRY_POINTS)
-    wrappers = os.path.join(workdir, name + ".c")
-    with contextlib.redirect_stdout(io.StringIO()):  # cffi says "generating ..."
-        ffi.emit_c_code(wrappers)
-    core = os.path.join(workdir, "game.c")
-    with open(core, "w", encoding="utf-8") as f:
-        f.write(full_source(game_source))
+    shared = cache is not None and SHARED_WRAPPERS
     include = sysconfig.get_paths()["include"]
     unit_flags = [flag for flag in flags if flag != "-shared"]
-    wrapper_flags = ["-O1" if flag in ("-O2", "-O3") else flag for flag in unit_flags]
+    wrapper_flags = tuple("-O1" if flag in ("-O2", "-O3") else flag for flag in unit_flags)
+    wrappers = os.path.join(workdir, (WRAPPER_MODULE if shared else name) + ".c")
+    if shared:
+        with open(wrappers, "w", encoding="utf-8") as f:
+            f.write(_shared_wrapper_source())
+    else:
+        _emit_wrappers(name, wrappers)
+    core = os.path.join(workdir, "game.c")
+    with open(core, "w", encoding="utf-8") as f:
+        f.write(full_source(game_source) + (_init_shim(name) if shared else ""))
     out = os.path.join(workdir, _filename(name))
-    _run_compilers([[compiler.path, *unit_flags, "-I", include, "-c", core, "-o", core + ".o"],
-                    [compiler.path, *wrapper_flags, "-I", include, "-c", wrappers, "-o", wrappers + ".o"]],
-                   compiler.path)
-    _run_compilers([[compiler.path, *flags, core + ".o", wrappers + ".o", "-o", out, "-lm"]], compiler.path)
+    compile_core = [compiler.path, *unit_flags, "-I", include, "-c", core, "-o", core + ".o"]
+    compile_wrappers = [compiler.path, *wrapper_flags, "-I", include, "-c", wrappers, "-o", wrappers + ".o"]
+    # -Bsymbolic: the module's calls bind to its own functions (the shim's to its own wrappers, the wrappers' to
+    # its own game), even where another module's were global (loaded with RTLD_GLOBAL)
+    link = [compiler.path, *flags, core + ".o", wrappers + ".o", "-o", out, "-lm", *_SYMBOLIC]
+    if cache is None or not shared:
+        _run_compilers([compile_core, compile_wrappers], compiler.path)
+        _run_compilers([link], compiler.path)
+        return out
+    cached = _wrapper_object_name(compiler, wrapper_flags)
+    if _copy_cached_object(cache, cached, wrappers + ".o"):
+        _run_compilers([compile_core], compiler.path)
+        try:
+            _run_compilers([link], compiler.path)
+            return out
+        except BuildError:  # a damaged object (or a game that does not link: then the retry says so)
+            with contextlib.suppress(OSError):
+                os.unlink(cached, dir_fd=cache)
+        _run_compilers([compile_wrappers], compiler.path)
+    else:
+        _run_compilers([compile_core, compile_wrappers], compiler.path)
+    _run_compilers([link], compiler.path)
+    os.chmod(wrappers + ".o", 0o600)  # (the compiler's file follows the umask; the cache wants it ours alone)
+    os.replace(wrappers + ".o", cached, dst_dir_fd=cache)
     return out
+
+
+def _emit_wrappers(module: str, path: str) -> None:
+    """cffi's wrappers of the entry points, as the C of the extension module named ``module``, into ``path``."""
+    import cffi
+
+    ffi = cffi.FFI()
+    ffi.cdef(solver_native.CDEF)
+    ffi.set_source(module, solver_native.source_text() + solver_native.ENTRY_POINTS)
+    with contextlib.redirect_stdout(io.StringIO()):  # cffi says "generating ..."
+        ffi.emit_c_code(path)
+
+
+@functools.lru_cache(maxsize=1)
+def _shared_wrapper_source() -> str:
+    """The wrappers' C under :data:`WRAPPER_MODULE`: the same for every game, emitted once a process (70 ms)."""
+    with tempfile.TemporaryDirectory(prefix="gdl-wrappers-") as temp:
+        path = os.path.join(temp, WRAPPER_MODULE + ".c")
+        _emit_wrappers(WRAPPER_MODULE, path)
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+
+
+@functools.lru_cache(maxsize=8)
+def _wrapper_object_name(compiler: Compiler, flags: tuple[str, ...]) -> str:
+    """The cached wrappers' file name: a SHA-256 over their C, the compiler, the flags and the Python ABI (not
+    ``_gdl_c_...``: that names modules)."""
+    parts = [_shared_wrapper_source(), compiler.path, compiler.version, " ".join(flags),
+             sysconfig.get_config_var("EXT_SUFFIX") or "", sys.version, sysconfig.get_paths()["include"]]
+    return "wrappers-" + hashlib.sha256("\0".join(parts).encode("utf-8")).hexdigest()[:32] + ".o"
+
+
+def _init_shim(name: str) -> str:
+    """C that gives the module its own import name: ``PyInit_<name>`` returns the shared wrappers' module (Python
+    finds the init function by the name it imports; the loader needs a distinct name for each game)."""
+    return (f"\nvoid *PyInit_{WRAPPER_MODULE}(void);\n"
+            f"__attribute__((visibility(\"default\"))) void *PyInit_{name}(void);\n"
+            f"void *PyInit_{name}(void) {{ return PyInit_{WRAPPER_MODULE}(); }}\n")
+
+
+def _copy_cached_object(directory: int, name: str, destination: str) -> bool:
+    """Copy the cached file ``name`` to ``destination`` if it passes the cache's checks (not a link, a regular
+    file of this user's, writable by nobody else): the linker reads the file that was checked."""
+    try:
+        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=directory)
+    except OSError:
+        return False
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o022:
+            return False
+        with open(fd, "rb", closefd=False) as source, open(destination, "wb") as target:
+            shutil.copyfileobj(source, target)
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
 
 
 def _run_compilers(commands: list[list[str]], compiler: str) -> None:
