@@ -272,3 +272,100 @@ def test_the_optimisation_level(tmp_path: Path, level: str | None, used: str) ->
     out = subprocess.run([sys.executable, "-c", script, str(HERE.parent.parent)], env=env, capture_output=True,
                          text=True, timeout=300, check=True).stdout.split()
     assert out == ([used, "(0.0,", "0.0)"] if level is None else [used])
+
+
+# ------------------------------------------------------------ cffi's wrappers compiled once (build.py: SHARED_WRAPPERS)
+
+shared_wrappers = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="each build compiles its wrappers")
+C4_3X3 = source("connect4.c", {"C4_COLS": 3, "C4_ROWS": 3})
+
+
+def wrapper_objects(directory: Path) -> list[Path]:
+    return sorted((directory / "native").glob("wrappers-*.o"))
+
+
+def _compiler_runs(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, ...]]:
+    """Each run of the compilers: the names of the C files it compiles (after ``-c``); ``()`` for a link."""
+    runs: list[tuple[str, ...]] = []
+    real = native_build._run_compilers
+
+    def counting(commands: list[list[str]], compiler: str) -> None:
+        runs.append(tuple(Path(command[command.index("-c") + 1]).name for command in commands if "-c" in command))
+        real(commands, compiler)
+
+    monkeypatch.setattr(native_build, "_run_compilers", counting)
+    return runs
+
+
+def _plays(module: object) -> list[int]:
+    r = NativeRules(module, lambda e: RuleError(e.code, e.line))
+    return r.legal(r.apply(r.initial(), 0))
+
+
+@shared_wrappers
+@pytest.mark.slow  # (cold C builds: seconds)
+def test_a_second_game_does_not_compile_the_wrappers_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    fresh(monkeypatch, tmp_path)
+    runs = _compiler_runs(monkeypatch)
+    native_build.build(TTT)
+    (wrappers,) = wrapper_objects(tmp_path)
+    before = wrappers.stat()
+    assert before.st_mode & 0o777 == 0o600
+    assert runs == [("game.c", "_gdl_c_module.c"), ()]  # (both units at once, then the link)
+    runs.clear()
+    assert _plays(native_build.build(C4_3X3)) == [0, 1, 2]  # (a column of three: 0 still open)
+    assert runs == [("game.c",), ()]
+    after = wrappers.stat()
+    assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
+    assert wrapper_objects(tmp_path) == [wrappers] and len(cached_files(tmp_path)) == 2
+    assert not [p for p in (tmp_path / "native").iterdir() if p.name.startswith(".build-")]
+
+
+@shared_wrappers
+@pytest.mark.slow  # (cold C builds: seconds)
+@pytest.mark.parametrize("damage", ["garbage", "writable by others", "a link"])
+def test_a_bad_wrapper_object_is_compiled_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, damage: str) -> None:
+    """A damaged object fails the link and is compiled again (not an error); one writable by others, or a link, is
+    never used; either way the game builds, plays, and the cache holds a good object after."""
+    fresh(monkeypatch, tmp_path)
+    native_build.build(TTT)
+    (wrappers,) = wrapper_objects(tmp_path)
+    good = wrappers.read_bytes()
+    if damage == "garbage":
+        wrappers.write_bytes(b"not an object file")
+    elif damage == "writable by others":
+        wrappers.write_bytes(good[: len(good) // 2])  # (were it used, the link would fail)
+        wrappers.chmod(0o666)
+    else:
+        elsewhere = tmp_path / "elsewhere.o"
+        wrappers.rename(elsewhere)
+        wrappers.symlink_to(elsewhere)
+    runs = _compiler_runs(monkeypatch)
+    assert _plays(native_build.build(C4_3X3)) == [0, 1, 2]
+    if damage == "garbage":  # the game, a failed link, the wrappers, the link
+        assert runs == [("game.c",), (), ("_gdl_c_module.c",), ()]
+    else:  # never linked: both units compiled at once
+        assert runs == [("game.c", "_gdl_c_module.c"), ()]
+    assert not wrappers.is_symlink() and wrappers.stat().st_mode & 0o777 == 0o600
+    assert wrappers.read_bytes()[:4] == b"\x7fELF"
+
+
+@shared_wrappers
+@pytest.mark.slow  # (cold C builds: seconds)
+def test_two_games_with_the_shared_wrappers_in_one_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each module is its own game under its own name, here and in a process that loads them with RTLD_GLOBAL (where
+    without -Bsymbolic the second module's init and entry points bound to the first's)."""
+    fresh(monkeypatch, tmp_path)
+    ttt, c4 = native_build.build(TTT), native_build.build(C4_3X3)
+    assert ttt is not c4 and ttt.lib is not c4.lib
+    assert (_plays(ttt), _plays(c4)) == ([1, 2, 3, 4, 5, 6, 7, 8], [0, 1, 2])
+    script = ("import os, sys; sys.path.insert(0, sys.argv[1]); sys.setdlopenflags(os.RTLD_NOW | os.RTLD_GLOBAL); "
+              "from gdl.native.build import build; from solver.native.rules import NativeRules; "
+              "from tests.native_games import RuleError, source; "
+              "rules = [NativeRules(build(s), lambda e: RuleError(e.code, e.line)) for s in (source('tictactoe.c'), "
+              "source('connect4.c', {'C4_COLS': 3, 'C4_ROWS': 3}))]; "
+              "print([r.legal(r.apply(r.initial(), 0)) for r in rules])")
+    env = {**os.environ, "GDL_CACHE_DIR": str(tmp_path)}
+    out = subprocess.run([sys.executable, "-c", script, str(HERE.parent.parent)], env=env, capture_output=True,
+                         text=True, timeout=300, check=True).stdout
+    assert out.strip() == "[[1, 2, 3, 4, 5, 6, 7, 8], [0, 1, 2]]"
