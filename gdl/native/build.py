@@ -21,6 +21,14 @@ private temporary directory):
 * a cached file is opened without following links and loaded only when it is a regular
   file owned by the user and not writable by others; it is loaded through
   ``/proc/self/fd`` (Linux), so what is loaded is the file that was checked.
+
+cffi's wrappers are the same C for every game when emitted under one module name
+(:data:`WRAPPER_MODULE`): on Linux their object is compiled once and cached beside the modules as
+``wrappers-<SHA-256 of their C, the compiler, the flags and the Python ABI>.o``, under the same rules
+(a checked file, copied into the build's directory; published by an atomic ``rename`` after a link
+that used it succeeded; a damaged one fails the link and is removed and compiled again). Each module
+keeps its own name through a one-line ``PyInit_<name>`` in the game's unit that returns the shared
+wrappers' module, linked with ``-Bsymbolic`` so that it calls its own.
 """
 
 from __future__ import annotations
