@@ -255,7 +255,9 @@ def test_check_finds_the_six_nines_dead_end_by_exploring_every_state(capsys, fil
 
 def test_check_over_the_budget_says_it_sampled(capsys, files):
     path = files("long.gdl", LONG)
-    code, out, _ = run(capsys, "check", path, "--max-states", "1000", "--playouts", "2", "--max-plies", "100")
+    # (--explore-time 0: the state budget alone stops it; under load 1,000 states could outlast the default 0.25 s)
+    code, out, _ = run(capsys, "check", path, "--max-states", "1000", "--explore-time", "0", "--playouts", "2",
+                       "--max-plies", "100")
     assert code == 0
     assert "sampled: more than 1,000 reachable states (--max-states)" in out
     assert summary_counts(out)[0] == 2
@@ -267,7 +269,8 @@ def test_check_over_the_budget_says_it_sampled(capsys, files):
 
 def test_check_several_files_says_which_were_explored(capsys, files):
     good, long = files("good.gdl", GOOD), files("long.gdl", LONG)
-    code, out, _ = run(capsys, "check", good, long, "--max-states", "5000", "--playouts", "2", "--max-plies", "50")
+    code, out, _ = run(capsys, "check", good, long, "--max-states", "5000", "--explore-time", "0", "--playouts", "2",
+                       "--max-plies", "50")  # (the state budget alone: see test_check_over_the_budget_says_it_sampled)
     assert code == 0
     assert f"{good}: explored all 4 states" in out
     assert f"{long}: sampled: more than 5,000 reachable states (--max-states)" in out
