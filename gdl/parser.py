@@ -559,8 +559,25 @@ def _previous_token(history: list[Token], token: Token) -> Token | None:
 def parse(source: str, filename: str = "<string>") -> ast.RuleFile:
     """Parse rule-file text.
 
+    The AST of the last few texts is kept (it is immutable): one file is read by several passes -- the loader,
+    the checker and its state graph, the reference interpreter -- and parsing is most of a small file's load.
+
     :raises RuleFileError: with one syntax diagnostic (the first error).
     """
+    rules = _RECENT.get(source)  # (the AST does not name its file: only a diagnostic does)
+    if rules is None:
+        rules = _parse(source, filename)
+        _RECENT[source] = rules
+        if len(_RECENT) > 16:
+            del _RECENT[next(iter(_RECENT))]
+    return rules
+
+
+_RECENT: dict[str, ast.RuleFile] = {}
+"""The last texts parsed and their ASTs, oldest first."""
+
+
+def _parse(source: str, filename: str) -> ast.RuleFile:
     breaks = line_break_diagnostics(source, filename)
     if breaks:
         raise RuleFileError(breaks, source)

@@ -192,3 +192,28 @@ def test_what_a_program_shares_stays_shared(cache, name):
     state = kept.initial_state()
     first, again = kept.legal_moves(state), kept.legal_moves(state)
     assert first and all(a is b for a, b in zip(first, again, strict=True))  # made once, then cached
+
+
+# ------------------------------------------------------------------ the parser's memory of recent texts
+
+PARSED = 'game P\nplayers A, B\nstate n: 0..2 = 0\nmove go when n < 2: n += 1\nwin A when n == 2\n'
+
+
+def test_a_text_parsed_again_is_not_parsed_again_whatever_its_file_name() -> None:
+    from gdl.parser import parse
+
+    first = parse(PARSED, "a.gdl")
+    assert parse(PARSED, "b.gdl") is first  # the AST names no file
+    for i in range(16):  # sixteen other texts push it out
+        parse(PARSED.replace("0..2", f"0..{i + 3}"))
+    assert parse(PARSED, "a.gdl") is not first and parse(PARSED, "a.gdl") == first
+
+
+def test_a_syntax_error_names_the_file_it_was_read_from_each_time() -> None:
+    from gdl.diagnostics import RuleFileError
+    from gdl.parser import parse
+
+    for name in ("one.gdl", "two.gdl", "one.gdl"):
+        with pytest.raises(RuleFileError) as info:
+            parse(PARSED + "move )\n", name)
+        assert info.value.diagnostics[0].file == name and str(info.value).startswith(name + ":")
