@@ -36,9 +36,7 @@ def test_tictactoe_positions(line: list[int]) -> None:
     assert ours.best_moves == theirs.best_moves
 
 
-@pytest.mark.parametrize(("cols", "rows"), [(4, 4), (3, 3), (4, 3),
-                                           pytest.param(5, 4, marks=pytest.mark.slow),
-                                           pytest.param(4, 5, marks=pytest.mark.slow)])
+@pytest.mark.parametrize(("cols", "rows"), [(4, 4), (3, 3), (4, 3), pytest.param(4, 5, marks=pytest.mark.slow)])
 def test_connect4_solved_in_c_equals_python(cols: int, rows: int) -> None:
     native, python = games("connect4.c", C4_COLS=cols, C4_ROWS=rows)
     ours, theirs = solve(native), solve(python)
