@@ -208,14 +208,10 @@ def _filename(name: str) -> str:
 
 def _load(directory: int, path: str, name: str) -> ModuleType | None:
     """The cached module ``name``, if its file passes the checks; None if there is none (or a bad one)."""
-    try:
-        fd = os.open(_filename(name), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=directory)
-    except OSError:
+    fd = _open_cached(directory, _filename(name))
+    if fd is None:
         return None
     try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o022:
-            return None
         if not os.path.exists(f"/proc/self/fd/{fd}"):  # no /proc: the directory is private, its path will do
             return _import_or_none(name, os.path.join(path, _filename(name)))
         fresh = _fresh_descriptor(fd)
@@ -225,6 +221,20 @@ def _load(directory: int, path: str, name: str) -> ModuleType | None:
             os.close(fresh)
     finally:
         os.close(fd)
+
+
+def _open_cached(directory: int, name: str) -> int | None:
+    """A descriptor of the cached file ``name`` if it is one we may trust: opened without following a link, a
+    regular file of this user's that nobody else may write. None otherwise (or when there is none)."""
+    try:
+        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=directory)
+    except OSError:
+        return None
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o022:
+        os.close(fd)
+        return None
+    return fd
 
 
 _used_descriptors: set[int] = set()
@@ -400,14 +410,10 @@ def _init_shim(name: str) -> str:
 def _copy_cached_object(directory: int, name: str, destination: str) -> bool:
     """Copy the cached file ``name`` to ``destination`` if it passes the cache's checks (not a link, a regular
     file of this user's, writable by nobody else): the linker reads the file that was checked."""
-    try:
-        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=directory)
-    except OSError:
+    fd = _open_cached(directory, name)
+    if fd is None:
         return False
     try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o022:
-            return False
         with open(fd, "rb", closefd=False) as source, open(destination, "wb") as target:
             shutil.copyfileobj(source, target)
         return True
