@@ -5,6 +5,7 @@ node) on goofspiel and oshi_zumo."""
 from __future__ import annotations
 
 import itertools
+from typing import Any
 
 import numpy as np
 import pytest
@@ -16,13 +17,17 @@ from solver.game import SIMULTANEOUS
 from solver.simultaneous import solve_simultaneous
 
 pyspiel = pytest.importorskip("pyspiel")
-lp_solver = pytest.importorskip("open_spiel.python.algorithms.lp_solver")
-value_iteration = pytest.importorskip("open_spiel.python.algorithms.value_iteration")
+
+
+def _algorithm(name: str) -> Any:
+    """OpenSpiel's ``open_spiel.python.algorithms.<name>``, imported when a test first needs it: both import
+    cvxpy, 1.6 s that every pytest-xdist worker would otherwise spend collecting this file."""
+    return pytest.importorskip(f"open_spiel.python.algorithms.{name}")
 
 
 def openspiel_value(game, state) -> float:
     """Player 0's value of ``state`` by OpenSpiel's value iteration (solved from ``state``'s game)."""
-    values = value_iteration.value_iteration(game, depth_limit=-1, threshold=1e-10)
+    values = _algorithm("value_iteration").value_iteration(game, depth_limit=-1, threshold=1e-10)
 
     def value(s) -> float:
         if s.is_chance_node():  # (value iteration keeps decision states only)
@@ -34,7 +39,7 @@ def openspiel_value(game, state) -> float:
 
 @pytest.mark.parametrize("name", ["matrix_rps", "matrix_mp"])
 def test_openspiel_matrix_games_through_the_adapter_agree_with_its_lp(name: str) -> None:
-    theirs = lp_solver.solve_zero_sum_matrix_game(pyspiel.load_game(name))
+    theirs = _algorithm("lp_solver").solve_zero_sum_matrix_game(pyspiel.load_game(name))
     game = OpenSpielSimultaneousGame(pyspiel.load_game(name))
     assert game.to_move(game.initial_state()) == SIMULTANEOUS
     ours = solve_simultaneous(game)
@@ -59,7 +64,7 @@ def test_openspiel_sequential_simultaneous_games_agree_with_its_value_iteration(
 def test_our_goofspiel_is_openspiels_after_every_first_round() -> None:
     ours = gdl.load("goofspiel", {"cards": "3"})
     theirs = pyspiel.load_game("goofspiel", {"num_cards": 3, "points_order": "descending", "imp_info": False})
-    their_values = value_iteration.value_iteration(theirs, depth_limit=-1, threshold=1e-10)
+    their_values = _algorithm("value_iteration").value_iteration(theirs, depth_limit=-1, threshold=1e-10)
     start = ours.initial_state()
     for a, b in itertools.product(range(1, 4), repeat=2):
         joint = (ours.parse_move(start, f"play({a})", 0), ours.parse_move(start, f"play({b})", 1))
@@ -101,7 +106,8 @@ def test_the_security_game_through_pyspiel_agrees_with_openspiels_lp() -> None:
             child.apply_actions([a, b])
             row.append(child.returns()[0])
         payoff.append(row)
-    theirs = lp_solver.solve_zero_sum_matrix_game(pyspiel.create_matrix_game(payoff, (-np.array(payoff)).tolist()))
+    matrix = pyspiel.create_matrix_game(payoff, (-np.array(payoff)).tolist())
+    theirs = _algorithm("lp_solver").solve_zero_sum_matrix_game(matrix)
     ours = solve_simultaneous(compiled)
     assert ours.value[0] == pytest.approx(float(theirs[2]), abs=1e-7) == pytest.approx(-5.5)
     pure_best = max(min(row) for row in payoff)
@@ -112,7 +118,7 @@ def test_the_security_game_through_pyspiel_agrees_with_openspiels_lp() -> None:
 def test_goofspiel_with_four_cards_agrees_with_openspiels_value_iteration() -> None:
     """The issue's case: `gdl solve goofspiel -p cards=4` is 0, as OpenSpiel's own solver finds for its goofspiel."""
     theirs = pyspiel.load_game("goofspiel", {"num_cards": 4, "points_order": "descending", "imp_info": False})
-    their_value = value_iteration.value_iteration(theirs, depth_limit=-1, threshold=1e-10)[
+    their_value = _algorithm("value_iteration").value_iteration(theirs, depth_limit=-1, threshold=1e-10)[
         str(theirs.new_initial_state())]
     ours = solve_simultaneous(gdl.load("goofspiel", {"cards": "4"}))
     assert ours.exact and ours.value[0] == pytest.approx(their_value, abs=1e-6) == pytest.approx(0.0, abs=1e-6)
