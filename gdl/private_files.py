@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
+from collections.abc import Callable
 from pathlib import Path
 
 
@@ -40,8 +41,14 @@ def open_private_directory(path: Path | None) -> int | None:
         fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
     except OSError:
         return None
+    return keep_if_ours_alone(fd, stat.S_ISDIR)
+
+
+def keep_if_ours_alone(fd: int, is_kind: Callable[[int], bool]) -> int | None:
+    """``fd`` if it is of the kind ``is_kind`` accepts (``stat.S_ISDIR``, ``stat.S_ISREG``), owned by this user and
+    writable by nobody else; otherwise None, and ``fd`` is closed. The one trust rule of every cache."""
     info = os.fstat(fd)
-    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o022:
+    if not is_kind(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o022:
         os.close(fd)
         return None
     return fd
@@ -70,11 +77,7 @@ def open_private_subdirectory(name: str) -> int | None:
         return None
     finally:
         os.close(parent)
-    info = os.fstat(fd)
-    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o022:
-        os.close(fd)
-        return None
-    return fd
+    return keep_if_ours_alone(fd, stat.S_ISDIR)
 
 
 def read_private_file(directory: int, name: str, max_bytes: int) -> bytes | None:

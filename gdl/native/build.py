@@ -230,11 +230,9 @@ def _open_cached(directory: int, name: str) -> int | None:
         fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=directory)
     except OSError:
         return None
-    info = os.fstat(fd)
-    if not stat.S_ISREG(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o022:
-        os.close(fd)
-        return None
-    return fd
+    from gdl.private_files import keep_if_ours_alone
+
+    return keep_if_ours_alone(fd, stat.S_ISREG)
 
 
 _used_descriptors: set[int] = set()
