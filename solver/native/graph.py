@@ -169,22 +169,32 @@ def explored_in_c(game: Game, root: State, budget: Budget, limits: Limits) -> St
     return graph.state_graph()[0]
 
 
-def _timed_slices(budget: Budget, run: Callable[[int], int], first: int) -> int:
+def _sliced(run: Callable[[int], int], size: int, smallest: int, between: Callable[[int], int]) -> int:
     """Call ``run(size)`` until it returns something other than GR_SLICE (returned), sizing slices to last about
-    SLICE_SECONDS; between them the time budget, progress and Ctrl-C (these passes count no nodes)."""
-    size, nodes = first, budget.nodes
+    SLICE_SECONDS (at least ``smallest``); after each, ``between(next size)`` checks the budget (it raises
+    SearchStopped to stop) and returns the size to run next."""
     while True:
         started = time.perf_counter()
         status = run(size)
         if status != GR_SLICE:
             return status
-        elapsed = time.perf_counter() - started
-        size = next_slice(size, elapsed, first, SLICE_SECONDS)
+        size = between(next_slice(size, time.perf_counter() - started, smallest, SLICE_SECONDS))
+
+
+def _timed_slices(budget: Budget, run: Callable[[int], int], first: int) -> int:
+    """:func:`_sliced` for the passes over an explored graph, which count no nodes: between slices the time
+    budget, progress and Ctrl-C."""
+    nodes = budget.nodes
+
+    def between(size: int) -> int:
         if not budget.time_left():
             raise SearchStopped(StopReason.TIME)
         if budget.progress is not None:
             budget.progress(budget.stats())
         budget.nodes = nodes
+        return size
+
+    return _sliced(run, first, first, between)
 
 
 class _Graph:
@@ -422,17 +432,15 @@ class _Graph:
         size = 4096
         if budget.limits.nodes is not None:  # (the first slice too: a small graph is explored in one)
             size = max(1, min(size, budget.limits.nodes - count(self._read())))
-        while True:
-            started = time.perf_counter()
-            status = run(size)
-            if status != GR_SLICE:
-                return status
-            elapsed = time.perf_counter() - started
-            size = next_slice(size, elapsed, 256, SLICE_SECONDS)
+
+        def between(size: int) -> int:
             nodes = count(self._read())
             if budget.limits.nodes is not None:
                 size = max(1, min(size, budget.limits.nodes - nodes))
             budget.check(nodes)
+            return size
+
+        return _sliced(run, size, 256, between)
 
     def _fail(self, status: int, root: State) -> None:
         """Raise what the exploration met, with the line of moves from ``root`` to the state."""

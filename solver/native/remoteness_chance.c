@@ -27,6 +27,20 @@ static inline int rm_outside_finite(const rm_ctx *r, int32_t c) {
     return !rm_inside(r, c) && r->plies[c] != INFINITY;
 }
 
+/* Whether some (*any) and whether every (*all) child of member m is finished outside the component or marked
+ * `bit` inside it; counts the work. */
+static void rm_children_marked(rm_ctx *r, int64_t m, uint8_t bit, int *any, int *all) {
+    *any = 0;
+    *all = 1;
+    for (int64_t k = r->rbeg[m]; k < r->rbeg[m] + r->rlen[m]; k++) {
+        int32_t c = r->rchild[k];
+        int marked = rm_outside_finite(r, c) || (rm_inside(r, c) && (r->mark[rm_pos(r, c)] & bit));
+        *any |= marked;
+        *all &= marked;
+    }
+    r->work += 1 + r->rlen[m];
+}
+
 /* remoteness._trapped: clears RM_M_KEEP on the members from which play goes on forever with some probability. */
 static void rm_trapped(rm_ctx *r, const int32_t *members, int64_t size) {
     for (int64_t m = 0; m < size; m++) r->mark[m] |= RM_M_KEEP;
@@ -37,14 +51,8 @@ static void rm_trapped(rm_ctx *r, const int32_t *members, int64_t size) {
             for (int64_t m = 0; m < size; m++) {
                 uint8_t mk = r->mark[m];
                 if ((mk & RM_M_REACH) || !(mk & RM_M_KEEP)) continue;
-                int any_rule = (mk & (RM_M_MIN | RM_M_CHANCE)) != 0, any = 0, all = 1;
-                for (int64_t k = r->rbeg[m]; k < r->rbeg[m] + r->rlen[m]; k++) {
-                    int32_t c = r->rchild[k];
-                    int good = rm_outside_finite(r, c) || (rm_inside(r, c) && (r->mark[rm_pos(r, c)] & RM_M_REACH));
-                    any |= good;
-                    all &= good;
-                }
-                r->work += 1 + r->rlen[m];
+                int any_rule = (mk & (RM_M_MIN | RM_M_CHANCE)) != 0, any, all;
+                rm_children_marked(r, m, RM_M_REACH, &any, &all);
                 if (any_rule ? any : all) {
                     r->mark[m] |= RM_M_REACH;
                     changed = 1;
@@ -58,14 +66,8 @@ static void rm_trapped(rm_ctx *r, const int32_t *members, int64_t size) {
             for (int64_t m = 0; m < size; m++) {
                 uint8_t mk = r->mark[m];
                 if (!(mk & RM_M_SAFE)) continue;
-                int any_rule = (mk & RM_M_MIN) && !(mk & RM_M_CHANCE), any = 0, all = 1;
-                for (int64_t k = r->rbeg[m]; k < r->rbeg[m] + r->rlen[m]; k++) {
-                    int32_t c = r->rchild[k];
-                    int stays = rm_outside_finite(r, c) || (rm_inside(r, c) && (r->mark[rm_pos(r, c)] & RM_M_SAFE));
-                    any |= stays;
-                    all &= stays;
-                }
-                r->work += 1 + r->rlen[m];
+                int any_rule = (mk & RM_M_MIN) && !(mk & RM_M_CHANCE), any, all;
+                rm_children_marked(r, m, RM_M_SAFE, &any, &all);
                 if (!(any_rule ? any : all)) {
                     r->mark[m] &= (uint8_t)~RM_M_SAFE;
                     changed = 1;
