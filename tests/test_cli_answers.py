@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -145,6 +146,39 @@ def test_a_huge_game_is_still_called_too_big(capsys):
     code, out, _ = run(capsys, "solve", "connect4", "--max-nodes", "3000")
     assert code == 0
     assert "probably too big to solve exactly" in out
+
+
+@pytest.mark.parametrize("name, params", [("tictactoe", {}), ("nim", {}), ("pig", {"goal": "6"}),
+                                          ("connect4", {"cols": "4", "rows": "3"})])
+def test_the_probe_in_c_measures_the_plies_the_python_probe_measures(name, params):
+    from gdl.cli.estimate import _ply_sizes_in_python
+    from solver.native.graph import ply_sizes
+
+    python, native = gdl.load(name, params), gdl.load(name, params, backend="c")
+    sizes, complete = _ply_sizes_in_python(python, python.initial_state(), 60.0)
+    assert complete  # (the bound below is the Python probe's own state cap)
+    assert ply_sizes(native, native.initial_state(), 10**6, 60.0) == (sizes, True)
+    cut, whole = ply_sizes(native, native.initial_state(), sum(sizes) - 1, 60.0)  # one state short of them all
+    assert not whole and cut == sizes[:len(cut)] and len(cut) >= len(sizes) - 1
+    assert ply_sizes(python, python.initial_state(), 10**6, 60.0) is None  # no C handle: the Python probe runs
+
+
+def test_the_python_probe_stops_inside_a_ply_when_its_time_is_up():
+    from gdl.cli.estimate import _ply_sizes_in_python
+
+    game = gdl.load("connect4")  # a ply of 7x6 Connect-Four took the probe 3.6 s before it looked at the clock
+    started = time.monotonic()
+    sizes, complete = _ply_sizes_in_python(game, game.initial_state(), 0.2)
+    assert time.monotonic() - started < 2.0 and not complete
+    assert sizes[:3] == [1, 4, 25]  # the first plies, one state per mirror pair (the rule file's `symmetry`)
+
+
+def test_a_solve_that_ran_out_of_time_probes_for_a_share_of_that_time():
+    from gdl.cli.estimate import GROWTH_SECONDS, probe_seconds
+
+    assert probe_seconds(None) == GROWTH_SECONDS  # stopped by a node or table cap: the whole probe
+    assert probe_seconds(1.0) == pytest.approx(0.2)  # --time 1: a fifth of a second more, not three
+    assert probe_seconds(1000.0) == GROWTH_SECONDS and probe_seconds(0.01) > 0
 
 
 # ------------------------------------------------------------------ interrupted

@@ -171,7 +171,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
         from gdl.cli.estimate import size_estimate
 
         report["estimate"] = size_estimate(game, state, stats.tt_size or stats.nodes,  # distinct states kept
-                                           stats.seconds)
+                                           stats.seconds, limits.seconds)
     if args.save:
         from solver.table import TableError, save_table
 

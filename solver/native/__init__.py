@@ -83,6 +83,7 @@ int64_t gdl_gr_find(gr_ctx *c, const int32_t *cells);
 int64_t gdl_gr_node(gr_ctx *c, int64_t i, double *value, int32_t *player, int32_t *codes, int64_t *children,
                     int64_t cap);
 int64_t gdl_gr_parent(gr_ctx *c, int64_t i, int32_t *via);
+int gdl_gr_levels(gr_ctx *c, int64_t *sizes, int cap, int32_t *complete);
 int gdl_gr_cells(gr_ctx *c, int64_t i, int32_t *cells);
 void gdl_gr_states(gr_ctx *c, int32_t *cells);
 typedef struct rg_ctx rg_ctx;

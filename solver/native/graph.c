@@ -943,6 +943,28 @@ int64_t gdl_gr_parent(gr_ctx *c, int64_t i, int32_t *via) {
     return c->parent[i];
 }
 
+/* The size of each ply of the breadth-first exploration so far (sizes[0] = 1, the root), the plies whose every
+   state is known: a state's number is its discovery order, so the states first found from ply k are those
+   numbered past ply k; ply k + 1 is known once ply k is expanded. Returns how many plies were written (at
+   most cap); *complete is 1 when no ply follows the last (every reachable state is in the graph). */
+int gdl_gr_levels(gr_ctx *c, int64_t *sizes, int cap, int32_t *complete) {
+    int64_t start = 0, end = c->n > 0 ? 1 : 0;
+    int k = 0;
+    *complete = 0;
+    if (cap < 1 || end == 0) return 0;
+    sizes[k++] = 1;
+    while (k < cap && end <= c->expanded) {
+        int64_t next = end;
+        for (int64_t e = c->first[start]; e < c->first[end]; e++)
+            if ((int64_t)c->succ[e] + 1 > next) next = (int64_t)c->succ[e] + 1;
+        if (next == end) { *complete = 1; break; }
+        sizes[k++] = next - end;
+        start = end;
+        end = next;
+    }
+    return k;
+}
+
 /* The cells of every state as first found (n * G_STATE_LEN): with symmetries, what gdl_gr_cells's canonical
    images stand for, and whose moves gdl_gr_node and gdl_gr_export give. */
 void gdl_gr_states(gr_ctx *c, int32_t *cells) {

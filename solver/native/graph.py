@@ -24,6 +24,7 @@ the real states, each move the first that keeps the value (and, with the distanc
 
 from __future__ import annotations
 
+import contextlib
 import math
 import time
 from collections.abc import Callable, Hashable
@@ -169,6 +170,24 @@ def explored_in_c(game: Game, root: State, budget: Budget, limits: Limits) -> St
     return graph.state_graph()[0]
 
 
+def ply_sizes(game: Game, root: State, states: int, seconds: float) -> tuple[list[int], bool] | None:
+    """How many states are first reached at each ply from ``root`` (breadth-first, one per key), explored in C
+    until ``states`` states are found or ``seconds`` pass; and whether those are every reachable state (the
+    plies cut short are left out). None when the game has no C handle. A measurement of a game's size
+    (``gdl solve``'s estimate when a solve stops), some hundred times faster than stepping through the game
+    from Python.
+
+    :raises DeadEndError: the exploration met a dead end (or the rules' error).
+    """
+    handle = handle_of(game)
+    if handle is None:
+        return None
+    graph = _Graph(game, handle, states)
+    with contextlib.suppress(SearchStopped):  # (then the plies found so far)
+        graph.explore(root, Budget(Limits(seconds=seconds)))
+    return graph.levels()
+
+
 def _sliced(run: Callable[[int], int], size: int, smallest: int, between: Callable[[int], int]) -> int:
     """Call ``run(size)`` until it returns something other than GR_SLICE (returned), sizing slices to last about
     SLICE_SECONDS (at least ``smallest``); after each, ``between(next size)`` checks the budget (it raises
@@ -250,6 +269,12 @@ class _Graph:
         budget.nodes = int(stats[1])
         budget.tt_size = int(stats[0])
         return True
+
+    def levels(self, most: int = 1 << 16) -> tuple[list[int], bool]:
+        """The sizes of the plies explored so far (``gdl_gr_levels``), and whether no ply follows."""
+        sizes, complete = self.ffi.new("int64_t[]", most), self.ffi.new("int32_t *")
+        count = int(self.lib.gdl_gr_levels(self.ctx, sizes, most, complete))
+        return [int(sizes[i]) for i in range(count)], bool(complete[0])
 
     def solve(self, budget: Budget, tolerance: float, max_sweeps: int | None) -> bool:
         """Values of every state; whether the graph is acyclic (each component one state without a loop)."""
