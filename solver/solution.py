@@ -30,8 +30,9 @@ class Solution(SearchResult):
     """With ``plies``: the optimal root moves that follow the distance to the end (a winner's fastest, a
     loser's slowest; :mod:`solver.remoteness`), in move order; the moves a perfect player picks from."""
     move_values: tuple[tuple[Hashable, tuple[float, ...]], ...] = ()
-    """With ``move_values`` (the alpha-beta path): every root move and its exact value, in move order, found by
-    the same search (its transposition table holds most of each proof already)."""
+    """Every root move and its value, in move order (a decision at the root): the graph methods' always (their
+    graph has every child), the alpha-beta path's with ``move_values`` (found by the same search: its
+    transposition table holds most of each proof already)."""
 
 
 def finish(game: Game, graph: StateGraph, budget: Budget, solved: tuple[Values, Best], method: str,
@@ -55,9 +56,12 @@ def finish(game: Game, graph: StateGraph, budget: Budget, solved: tuple[Values, 
     pv = _symmetric_line(graph, values, follow, distance) if symmetric else _line(graph, follow)
     budget.tt_size = len(graph)
     budget.depth = len(pv)
+    move_values = (tuple((move, values[child]) for move, child in zip(graph.moves[0], graph.succ[0], strict=True))
+                   if graph.player[0] >= 0 else ())
     return Solution(values[0], root_moves, pv, exact, budget.stats(), method, not exact, reason, table=table,
                     plies=None if distance is None else distance[0],
-                    fastest_moves=() if distance is None else tuple(graph.moves[0][j] for j in follow[0]))
+                    fastest_moves=() if distance is None else tuple(graph.moves[0][j] for j in follow[0]),
+                    move_values=move_values)
 
 
 class _Fastest:

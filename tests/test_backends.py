@@ -402,6 +402,19 @@ def test_solve_backend_c_values_every_move_as_python_does(capsys: pytest.Capture
     assert sorted({v["X"] for v in c["move_values"].values()}) == [0.0, 1.0]  # not every move is optimal
 
 
+@pytest.mark.parametrize("algorithm", ["retrograde", "backward", "value_iteration"])
+def test_solve_backend_c_prints_the_graph_methods_move_table_as_python_does(capsys: pytest.CaptureFixture[str],
+                                                                           algorithm: str) -> None:
+    """Each root move's value and distance to the end ("plies then"), read from the C graph: the Python back end's
+    table, line for line (the C retrograde analysis's had no distances)."""
+    printed = []
+    for backend in ("python", "c"):
+        assert main(["solve", "nim", "--algorithm", algorithm, "--backend", backend]) == 0
+        printed.append(capsys.readouterr().out.splitlines()[:-1])  # (all but the statistics)
+    assert printed[0] == printed[1]
+    assert "plies then" in printed[1][3] and printed[1][4].split()[-2:] == ["10", "best"]
+
+
 def test_backend_c_without_the_c_back_end_is_one_line_and_auto_a_note(tmp_path: Path,
                                                                       capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "halves.gdl"

@@ -306,15 +306,13 @@ def _graph_root(nodes: list[tuple[Any, ...]]) -> tuple[Any, ...]:
     return (0, *deg, *succ, *owner, *util, *end, owner[0], 0)
 
 
-def _same_solution(ours: exact.Solution, theirs: exact.Solution, move_values: bool = True) -> None:
-    """Field by field (but the time): the C answer is the Python answer. ``move_values=False``: but the root
-    moves' values (which the C graph solve always gives, and the Python one only in its table)."""
+def _same_solution(ours: exact.Solution, theirs: exact.Solution) -> None:
+    """Field by field (but the time): the C answer is the Python answer."""
     assert (ours.value, ours.exact, ours.stopped, ours.stop_reason, ours.note, ours.plies, ours.algorithm) == (
         theirs.value, theirs.exact, theirs.stopped, theirs.stop_reason, theirs.note, theirs.plies, theirs.algorithm)
     for field in ("best_moves", "principal_variation", "fastest_moves"):
         assert [str(m) for m in getattr(ours, field)] == [str(m) for m in getattr(theirs, field)], field
-    if move_values:
-        assert [(str(m), v) for m, v in ours.move_values] == [(str(m), v) for m, v in theirs.move_values]
+    assert [(str(m), v) for m, v in ours.move_values] == [(str(m), v) for m, v in theirs.move_values]
     for stat in ("nodes", "depth", "tt_hits", "tt_size", "iterations"):
         assert getattr(ours.stats, stat) == getattr(theirs.stats, stat), stat
     assert ours.table is not None and theirs.table is not None
@@ -448,7 +446,7 @@ def test_the_distance_in_c_is_the_python_distance(name: str, params: dict[str, s
         ours = _solve_in_c(native, method=method, plies=True)
     assert ours.plies is not None
     _same_solution(ours, copied)
-    _same_solution(ours, exact.solve(python, method=method, plies=True), move_values=False)
+    _same_solution(ours, exact.solve(python, method=method, plies=True))
 
 
 @pytest.mark.parametrize(("name", "params", "method"), RETROGRADE_CASES,
@@ -491,7 +489,7 @@ def test_the_distance_in_c_on_random_chance_graphs(nodes: list[tuple[Any, ...]],
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(solver.native.graph, "PLIES_STATES", most)
         ours = _solve_in_c(native, state=root, plies=True)
-    _same_solution(ours, theirs, move_values=False)
+    _same_solution(ours, theirs)
 
 
 def test_ctrl_c_and_the_time_budget_stop_the_c_distance(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -391,6 +391,8 @@ class _Graph:
         player, codes, children = self._node(0)
         positions, k = self._rg_best(0, positions, 64)
         root_moves = tuple(handle.move(codes[positions[j]]) for j in range(k))
+        move_values = tuple((handle.move(code), self._values_at(child)) for code, child in zip(codes, children,
+                                                                                                strict=True))
         fastest: tuple[Any, ...] = ()
         if self.rm is not None and k:
             fastest = tuple(handle.move(codes[j]) for j in self.fastest(0, tuple(positions[0:k])))
@@ -415,7 +417,7 @@ class _Graph:
         table = lazy_table(SolvedTable.for_game(game, method, complete=True), self._retrograde_filler(method),
                            None if self.rm is None else self._plies_of)
         return Solution(self._values_at(0), root_moves, tuple(line), True, budget.stats(), method, False, None,
-                        table=table, **self._distance_fields(fastest))
+                        table=table, move_values=move_values, **self._distance_fields(fastest))
 
     def _distance_fields(self, fastest: tuple[Any, ...]) -> dict[str, Any]:
         """The solution's ``plies`` and ``fastest_moves`` (none before :meth:`distance`)."""
@@ -579,9 +581,6 @@ class _Graph:
         order = graph.topological_order() if method == Algorithm.BACKWARD else None
         reason = None if self.converged else StopReason.ITERATIONS
         solution = finish(game, graph, budget, (values, best), method, self.converged, reason, True, order)
-        if graph.player[0] >= 0:
-            solution = replace(solution, move_values=tuple(
-                (move, values[child]) for move, child in zip(graph.moves[0], graph.succ[0], strict=True)))
         if not self.converged:
             sweeps = f"{budget.iterations:,} sweep" + ("" if budget.iterations == 1 else "s")
             solution = replace(solution, note=f"estimate: value iteration stopped after {sweeps} before it "
