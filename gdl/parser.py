@@ -9,7 +9,6 @@ in the user's words; nothing from Lark reaches a user.
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Iterator
 from fractions import Fraction
 from pathlib import Path
@@ -22,6 +21,7 @@ from lark.indenter import DedentError, Indenter
 from gdl import ast
 from gdl.diagnostics import Diagnostic, RuleFileError, Span, source_lines
 from gdl.parser_cache import cached_lark
+from gdl.source_checks import line_break_diagnostics, token_budget_diagnostics
 
 QUANTIFIERS = ("any", "all", "count", "sum", "min", "max", "first", "select")
 MAX_NESTING = 200  # deeper expressions are refused before Python's recursion limit bites
@@ -578,9 +578,9 @@ _RECENT: dict[str, ast.RuleFile] = {}
 
 
 def _parse(source: str, filename: str) -> ast.RuleFile:
-    breaks = line_break_diagnostics(source, filename)
-    if breaks:
-        raise RuleFileError(breaks, source)
+    before = line_break_diagnostics(source, filename) or token_budget_diagnostics(source, filename)
+    if before:  # (refused before Lark builds a tree: a hostile 5 MB file took a minute and 2 GB)
+        raise RuleFileError(before, source)
     text = source if source.endswith("\n") else source + "\n"
     parser, indenter = _lark()
     try:
@@ -611,34 +611,6 @@ def _parse(source: str, filename: str) -> ast.RuleFile:
         if isinstance(orig, _SyntaxProblem):
             raise RuleFileError([Diagnostic("error", orig.code, orig.message, orig.span, filename)], source) from None
         raise
-
-
-_ODD_BREAK = re.compile("\r(?!\n)|[\x0b\x0c\x85\u2028\u2029]")
-_BREAK_NAMES = {"\r": "a carriage return (\\r) not followed by \\n", "\x0b": "a vertical tab (\\v)",
-                "\x0c": "a form feed (\\f)", "\x85": "a next-line character (U+0085)",
-                "\u2028": "a line separator (U+2028)", "\u2029": "a paragraph separator (U+2029)"}
-MAX_BREAK_DIAGNOSTICS = 20
-
-
-def line_break_diagnostics(source: str, filename: str = "<string>") -> list[Diagnostic]:
-    """An error at each character that some programs show as a line break and gdl does not.
-
-    Lines end only with ``\\n`` or ``\\r\\n``. A lone ``\\r`` in a comment would make ``cat`` or an
-    editor show a line of code that gdl ignores, and the others shift line numbers in tools that
-    count them as breaks; so they are refused wherever they are, strings and comments included.
-    """
-    found: list[Diagnostic] = []
-    for match in _ODD_BREAK.finditer(source):
-        if len(found) == MAX_BREAK_DIAGNOSTICS:
-            break
-        offset = match.start()
-        line = source.count("\n", 0, offset) + 1
-        column = offset - (source.rfind("\n", 0, offset) + 1) + 1
-        found.append(Diagnostic(
-            "error", "line-break", f"{_BREAK_NAMES[match.group()]} in a rule file; lines end only with \\n or \\r\\n",
-            Span(line, column, line, column + 1), filename,
-            hint="remove it, or end the line with a plain newline"))
-    return found
 
 
 def _nesting_depth(tree: Tree[Any]) -> tuple[int, Any]:

@@ -204,6 +204,28 @@ def test_deep_nesting_is_too_deep(tmp_path, keyword, depth, message):
     assert message in output and "^" in output
 
 
+@pytest.mark.parametrize(("shape", "expected"), [
+    # within the loader's 5 MB, each once a minute and 2 GB of Lark's tree before the depth check refused it
+    (" + ".join(["1"] * 1_200_000), "deep.gdl:4:99968: error[too-large]: more than 50,000 tokens in a rule file"),
+    ("(" * 2_000_000 + "1" + ")" * 2_000_000, "deep.gdl:4:49993: error[too-large]: more than 50,000 tokens"),
+    # at the limit, still refused by the depth check (the tokens are fine, the nesting is not)
+    (" + ".join(["1"] * 24_000), "error[too-deep]: expression nested"),
+], ids=["a-5-MB-sum", "4-MB-of-brackets", "a-sum-within-the-budget"])
+def test_a_huge_rule_file_is_refused_before_it_is_parsed(tmp_path, shape, expected):
+    text = HEAD + "state x: 0..3 = 0\ndef f(k: 0..3) = " + shape + "\nmove m: x = 1\nwin A when x == 1\n"
+    result = run("check", write(tmp_path, "deep.gdl", text))
+    output = no_traceback(result)
+    assert result.returncode == 1 and expected in output and "^" in output
+
+
+def test_words_in_comments_and_strings_are_not_counted_as_tokens():
+    comments = ("# " + "a b c " * 200 + "\n") * 500  # 300,000 words
+    text = (HEAD.replace('"budgets"', '"' + "a + " * 60_000 + '"') + "state x: 0..3 = 0\n" + comments
+            + "move m: x = 1\nwin A when x == 1\n")
+    game = gdl.load_source(text, "comments.gdl")
+    assert [str(m) for m in game.legal_moves(game.initial_state())] == ["m"]
+
+
 def test_the_deepest_nesting_allowed_still_runs():
     for keyword, depth in [("if", 40), ("for", 15)]:
         game = gdl.load_source(nested_blocks(keyword, depth), "deep.gdl")
