@@ -18,21 +18,21 @@ GROWTH_SECONDS = 3.0
 
 
 GROWTH_SHARE = 0.2
-"""... and, after a solve stopped by ``--time``, at most this share of that time (at least ``GROWTH_MIN_SECONDS``):
-the estimate comes after the budget ran out, and a user who gave one second should not wait four ..."""
+"""... and, after a solve stopped by ``--time``, at most this share of that time ..."""
 
 
 GROWTH_MIN_SECONDS = 0.1
-
-
-GROWTH_STATES_IN_C = 250_000
-"""The states the probe keeps when it runs in C (a game with the C back end): a hundred times faster per state
-than stepping through the game from Python: the same plies in a fraction of the time (about 0.1 KB each:
-25 MB at most)."""
+"""... but at least this long (the estimate comes after the budget ran out: a user who gave one second should not
+wait four) ..."""
 
 
 GROWTH_STATES = 50_000
-"""... and most states it keeps."""
+"""... and most states the probe keeps stepping through the game from Python ..."""
+
+
+GROWTH_STATES_IN_C = 250_000
+"""... or in C (a game with the C back end), a hundred times faster per state: the same plies in a fraction of the
+time (about 0.1 KB each: 25 MB at most)."""
 
 
 TOO_BIG = 10 ** 8
