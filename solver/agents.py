@@ -43,7 +43,15 @@ from solver.auto import is_puzzle, is_two_player_zero_sum
 from solver.exact import solve
 from solver.expectimax import check_expectimax, expectimax
 from solver.game import Game, State, dead_end
-from solver.limits import Limits, SearchResult, SearchStats, SearchStopped, StopReason, iterative_deepening
+from solver.limits import (
+    PYTHON_ENTRY_BYTES,
+    Limits,
+    SearchResult,
+    SearchStats,
+    SearchStopped,
+    StopReason,
+    iterative_deepening,
+)
 from solver.mcts import check_mcts, mcts
 from solver.minimax import minimax
 from solver.probe import knowing
@@ -203,7 +211,7 @@ class PerfectAgent:
         return self.plan[key]
 
     def _remember(self, table: SolvedTable) -> None:
-        cap = self.limits.table_entries if self.limits is not None else None
+        cap = self.limits.entries(PYTHON_ENTRY_BYTES) if self.limits is not None else None
         if self.table is None:
             self.table = table
         elif cap is None or len(self.table.values) + len(table.values) <= cap:

@@ -49,6 +49,7 @@ from typing import Any
 from solver.auto import Algorithm, check_players, is_two_player_zero_sum
 from solver.game import CHANCE, TERMINAL, DeadEndError, Game, State, dead_end
 from solver.limits import (
+    PYTHON_ENTRY_BYTES,
     UNLIMITED_DEPTH,
     Budget,
     Limits,
@@ -471,7 +472,7 @@ def alphabeta(
     else:
         reference, sides = 0, (1, -1)
     search = NegamaxSearch(game, budget, reference=reference, sides=sides, use_tt=use_tt, ordering=ordering,
-                           table_entries=limits.table_entries, quiescence=limits.quiescence)
+                           table_entries=limits.entries(PYTHON_ENTRY_BYTES), quiescence=limits.quiescence)
     if iterative:
         depths = range(1, min(limits.depth or UNLIMITED_DEPTH, max_search_ply() - 1) + 1)
     else:

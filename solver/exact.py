@@ -59,7 +59,7 @@ from solver.auto import (
 from solver.backward import backward
 from solver.exact_alphabeta import PLIES_FACTOR, PLIES_MIN_SECONDS, solve_alphabeta
 from solver.game import DeadEndError, Game, State
-from solver.graph import Best, StateGraph, Values
+from solver.graph import STATE_BYTES, Best, StateGraph, Values
 from solver.guess import GUESS_NODES, GUESS_SECONDS
 from solver.guess import stopped as _stopped
 from solver.limits import Budget, Limits, SearchStats, SearchStopped, StopReason
@@ -142,7 +142,7 @@ def solve(
             graph = answer  # acyclic (auto): the graph for backward induction, if copied out
         if graph is None:
             graph = explored_in_c(game, root, budget, limits) or StateGraph.explore(game, root, budget,
-                                                                                      limits.table_entries)
+                                                                                      limits.entries(STATE_BYTES))
         order = graph.topological_order()
         if chosen == Algorithm.BACKWARD and order is None:
             raise ValueError(f"{game.name} has cycles: backward induction cannot solve it; use value_iteration")

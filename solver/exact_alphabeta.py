@@ -26,7 +26,15 @@ from solver.alphabeta import INF, PLIES_FACTOR, PLIES_MIN_SECONDS, NegamaxSearch
 from solver.auto import Algorithm
 from solver.game import TERMINAL, DeadEndError, Game, State, dead_end
 from solver.guess import stopped
-from solver.limits import TIE_TOLERANCE, UNLIMITED_DEPTH, Budget, Limits, SearchStopped, StopReason
+from solver.limits import (
+    PYTHON_ENTRY_BYTES,
+    TIE_TOLERANCE,
+    UNLIMITED_DEPTH,
+    Budget,
+    Limits,
+    SearchStopped,
+    StopReason,
+)
 from solver.mtdf import at_least, at_most, mtdf
 from solver.native.search import NativeSearch, native_search
 from solver.remoteness import one_less
@@ -47,15 +55,16 @@ def solve_alphabeta(game: Game, root: State, budget: Budget, limits: Limits, all
         return Solution(value, (), (), True, budget.stats(), Algorithm.ALPHABETA, table=table,
                         plies=0.0 if plies else None)
     # what solve_negamax does, keeping the searcher; the TT never holds more than the cap (checked below)
-    native = native_search(game, budget, limits.table_entries, limits.threads)  # C: a fixed table, never full
-    search = native or NegamaxSearch(game, budget, detect_cycles=True, table_entries=limits.table_entries)
-    if limits.table_entries is not None and native is None:
+    native = native_search(game, budget, limits)  # C: a fixed table, never full
+    cap = limits.entries(PYTHON_ENTRY_BYTES)
+    search = native or NegamaxSearch(game, budget, detect_cycles=True, table_entries=cap)
+    if cap is not None and native is None:
         # An exact search cannot go on with a full table (it would redo work forever): stop at the cap.
-        cap, budget_check = limits.table_entries, budget.check
+        most, budget_check = cap, budget.check
 
         def check(nodes: int) -> int:
             budget.tt_size = len(search.tt)
-            if budget.tt_size >= cap:
+            if budget.tt_size >= most:
                 raise SearchStopped(StopReason.TABLE)
             return budget_check(nodes)
 

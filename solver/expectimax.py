@@ -61,7 +61,7 @@ from typing import Any
 
 from solver.auto import Algorithm, check_players, is_two_player_zero_sum
 from solver.game import CHANCE, TERMINAL, DeadEndError, Game, State, dead_end
-from solver.limits import Budget, Limits, SearchResult, SearchStats, SearchStopped, StopReason
+from solver.limits import PYTHON_ENTRY_BYTES, Budget, Limits, SearchResult, SearchStats, SearchStopped, StopReason
 from solver.minimax import _MaxN
 from solver.native import NativeHandle, handle_of
 from solver.native.expectimax import NativeExpectimax
@@ -103,8 +103,9 @@ def expectimax(
     ``pruning`` is ``"none"``, ``"star1"``, ``"star2"`` or ``"auto"`` (Star2 when
     the game is two-player zero-sum with utility bounds). ``best_moves`` holds
     the first optimal root move; the principal variation is that one move.
-    A transposition table (``use_tt``, capped by ``limits.table_entries``)
-    stores bounds with the depth they were searched to.
+    A transposition table (``use_tt``, capped by ``limits.table_entries`` and by
+    ``limits.memory_bytes`` at its entries' size: Python's or C's) stores bounds with
+    the depth they were searched to.
 
     :raises ValueError: see :func:`check_expectimax`.
     """
@@ -119,7 +120,7 @@ def expectimax(
                             result.stats, Algorithm.EXPECTIMAX, result.stopped, result.stop_reason)
     search = _native(game, budget, pruning, use_tt, limits)
     if search is None:
-        search = _ExpectiMiniMax(game, budget, pruning, use_tt, limits.table_entries, limits.quiescence)
+        search = _ExpectiMiniMax(game, budget, pruning, use_tt, limits.entries(PYTHON_ENTRY_BYTES), limits.quiescence)
     return search.root(root, limits.depth)
 
 
@@ -128,7 +129,8 @@ def _native(game: Game, budget: Budget, pruning: str, use_tt: bool, limits: Limi
     handle = handle_of(game)
     if handle is None or game.simultaneous or (limits.quiescence and limits.depth is not None):
         return None
-    return _NativeExpectiMiniMax(game, handle, budget, pruning, use_tt, limits.table_entries)
+    return _NativeExpectiMiniMax(game, handle, budget, pruning, use_tt,
+                                 limits.entries(int(handle.lib.gdl_ex_entry_bytes())))
 
 
 def _weighted_sum(children: list[tuple[State, float]], values: list[float]) -> float:

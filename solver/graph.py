@@ -30,6 +30,11 @@ from typing import Any
 from solver.game import CHANCE, TERMINAL, DeadEndError, Game, State, dead_end
 from solver.limits import Budget, SearchStopped, StopReason
 
+STATE_BYTES = 800
+"""Memory one state of a Python state graph costs, solved (``Limits.memory_bytes`` caps the states at this):
+its key and state, its edges, its values and the solved table's entry. Measured with ``tracemalloc``: 650-760
+bytes a state at the peak of Pig's value iteration (goal 20 and 30)."""
+
 WIDE = 4096
 """Children made between two budget checks in a very wide state."""
 

@@ -34,7 +34,7 @@ def stopped(game: Game, root: State, budget: Budget, reason: str, limits: Limits
     seconds = GUESS_SECONDS if limits.seconds is None else min(GUESS_SECONDS, max(0.05, limits.seconds / 10))
     cap = GUESS_NODES if limits.nodes is None else min(GUESS_NODES, max(1_000, limits.nodes // 10))
     entries = None if limits.table_entries is None else min(limits.table_entries, cap)
-    slice_ = Limits(seconds=seconds, nodes=cap, table_entries=entries)
+    slice_ = Limits(seconds=seconds, nodes=cap, table_entries=entries, memory_bytes=limits.memory_bytes)
     try:
         algorithm = fallback(game, root)
         # (each search is imported here: every exact solve imports this module, few stop without an answer)

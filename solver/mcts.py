@@ -112,7 +112,8 @@ def mcts(
     check_mcts(game, exploration, rollout)
     if limits is None or (limits.iterations is None and limits.seconds is None and limits.nodes is None):
         limits = Limits(seconds=limits.seconds if limits else None, iterations=DEFAULT_ITERATIONS,
-                        table_entries=limits.table_entries if limits else None)
+                        table_entries=limits.table_entries if limits else None,
+                        memory_bytes=limits.memory_bytes if limits else None)
     root_state = game.initial_state() if state is None else state
     handle = handle_of(game)
     if handle is not None:  # the same search with its loop in C

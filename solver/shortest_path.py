@@ -20,8 +20,9 @@ Both searches keep parents in a dict (no recursion, any depth).
 
 Like every other algorithm, :func:`solve_puzzle` takes :class:`~solver.limits.Limits`
 (``nodes`` and ``table_entries`` both cap the states expanded: about one kept per state
-expanded, with its children; ``seconds``) and returns a :class:`~solver.limits.SearchResult`
-(:class:`PuzzleSolution`, which also says whether a goal was reached).
+expanded, with its children; ``memory_bytes`` too, at a state's cost in Python or C; ``seconds``)
+and returns a :class:`~solver.limits.SearchResult` (:class:`PuzzleSolution`, which also says
+whether a goal was reached).
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ from typing import Any
 
 from solver.auto import Algorithm
 from solver.game import CHANCE, TERMINAL, Game, State, dead_end
-from solver.limits import Limits, SearchResult, SearchStats, StopReason
+from solver.limits import PYTHON_ENTRY_BYTES, Limits, SearchResult, SearchStats, StopReason
 from solver.native import handle_of
 
 
@@ -103,7 +104,10 @@ def solve_puzzle(
     """
     check_puzzle(game)
     limits = limits or Limits()
-    caps = [c for c in (limits.nodes, limits.table_entries, max_nodes) if c is not None]
+    native = handle_of(game)
+    table = limits.entries(PYTHON_ENTRY_BYTES if native is None else int(native.lib.gdl_gr_state_bytes(0)))
+    # (in C the states are kept in graph.c's graph, which counts its edges too: it keeps none here)
+    caps = [c for c in (limits.nodes, table, max_nodes) if c is not None]
     seconds = [c for c in (limits.seconds, max_seconds) if c is not None]
     budget = PuzzleBudget(min(caps) if caps else None, min(seconds) if seconds else None, progress)
     start = game.initial_state() if state is None else state
@@ -111,12 +115,11 @@ def solve_puzzle(
     heuristic = game.heuristic(start) if use_heuristic else None
     astar = heuristic is not None and target is not None
     algorithm = Algorithm.ASTAR if astar else Algorithm.BFS
-    native = handle_of(game)
     if native is not None:  # the same search, its loop in C (solver/native/puzzle.c)
         from solver.native.puzzle import native_puzzle_search
 
         utility, line = native_puzzle_search(game, native, start, astar, target, budget, PuzzleError)
-        return _answer(utility, line, budget, limits, algorithm)
+        return _answer(utility, line, budget, limits, algorithm, table)
     try:
         if astar:
             assert target is not None
@@ -128,7 +131,7 @@ def solve_puzzle(
         found = None
     best = None if found is None else found[1]
     moves = () if found is None or best is None else line_to(found[0], best[1])
-    return _answer(None if best is None else best[0], moves, budget, limits, algorithm)
+    return _answer(None if best is None else best[0], moves, budget, limits, algorithm, table)
 
 
 class PuzzleBudget:
@@ -265,14 +268,14 @@ def _astar(game: Game, start: State, target: float, budget: PuzzleBudget) -> Fou
 
 
 def _answer(best: float | None, moves: tuple[Any, ...], budget: PuzzleBudget, limits: Limits,
-            algorithm: Algorithm) -> PuzzleSolution:
+            algorithm: Algorithm, table: int | None) -> PuzzleSolution:
     """The search's answer as a :class:`SearchResult`, with a note when it found no solution: ``best``, the
-    utility of the best terminal reached (None: none), and ``moves``, the line to it."""
+    utility of the best terminal reached (None: none), ``moves``, the line to it, and ``table`` the table's cap."""
     solved = best is not None
     complete = budget.stop is None
     stopped = not complete and not solved
     reason = budget.stop if stopped else None
-    if reason == StopReason.NODES and budget.max_nodes != limits.nodes and budget.max_nodes == limits.table_entries:
+    if reason == StopReason.NODES and budget.max_nodes != limits.nodes and budget.max_nodes == table:
         reason = StopReason.TABLE  # the table cap was the smaller
     note = None
     if complete and not solved:

@@ -35,7 +35,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from solver.game import CHANCE, SIMULTANEOUS, TERMINAL, Game, State
-from solver.limits import TIE_TOLERANCE, Budget, Limits, SearchResult, SearchStats, SearchStopped, StopReason
+from solver.limits import (
+    PYTHON_ENTRY_BYTES,
+    TIE_TOLERANCE,
+    Budget,
+    Limits,
+    SearchResult,
+    SearchStats,
+    SearchStopped,
+    StopReason,
+)
 from solver.matrix_game import mixed_equilibrium, solve_zero_sum
 
 ALGORITHM = "simultaneous"
@@ -161,7 +170,8 @@ class _Search:
 
     def store(self, key: Hashable, solution: NodeSolution) -> None:
         """Keep a solved state; a full table (``limits.table_entries``) stops the solve."""
-        if self.limits.table_entries is not None and len(self.table) >= self.limits.table_entries:
+        cap = self.limits.entries(PYTHON_ENTRY_BYTES)
+        if cap is not None and len(self.table) >= cap:
             raise SearchStopped(StopReason.TABLE)
         self.table[key] = solution
 

@@ -169,7 +169,8 @@ def test_lazy_smp_threads_give_the_single_threads_answer(name: str, params: dict
 def _searched(name: str, params: dict[str, str], entries: int | None, threads: int) -> tuple[float, int]:
     """The root's value for the side to move, searched in C, and the entries its table has room for after."""
     native = gdl.load(name, params, backend="c")
-    search = native_search_module.native_search(native, Budget(Limits(threads=threads)), entries, threads)
+    limits = Limits(table_entries=entries, threads=threads)
+    search = native_search_module.native_search(native, Budget(limits), limits)
     assert search is not None
     value = search.negamax(native.initial_state(), 0, 0, -math.inf, math.inf)
     search.close()

@@ -4,15 +4,20 @@ and a wrong command line is one line of error with exit 2."""
 from __future__ import annotations
 
 import json
+import math
 import random
+from dataclasses import replace
 
 import pytest
 
 import gdl
 from gdl.cli import main
+from gdl.cli.app import build_parser
+from gdl.cli.solve import solve_limits
 from solver.exact import solve
 from solver.game import CHANCE, TERMINAL
-from solver.limits import Limits
+from solver.graph import STATE_BYTES
+from solver.limits import PYTHON_ENTRY_BYTES, Budget, Limits
 
 LONG = """\
 game LongWalk "a walk of 12000 steps"
@@ -205,11 +210,83 @@ def test_iterative_deepening_keeps_the_deepest_completed_depth():
 
 
 def test_memory_cap_bounds_the_state_graph(capsys):
-    code, out, _ = run(capsys, "solve", "pig", "--memory", "0.05", "--json")  # 125 states
+    code, out, _ = run(capsys, "solve", "pig", "--memory", "0.05", "--json")  # 62 states of 800 bytes
     report = json.loads(out)
     assert code == 0 and report["stopped"] and report["stop_reason"] == "table"
-    assert report["stats"]["tt_size"] == 125
+    assert report["stats"]["tt_size"] == 50_000 // STATE_BYTES
     assert report["best_moves"] == ["roll"] and "heuristic guess" in report["note"]
+
+
+def _limits(*argv: str) -> Limits:
+    """The budget ``gdl solve`` makes of its options."""
+    args = build_parser("solve").parse_args(["solve", "tictactoe", *argv])
+    return solve_limits(args)
+
+
+def test_memory_is_passed_as_bytes_and_each_table_sizes_itself():
+    """``--memory 64`` reaches the solvers as 64e6 bytes; each table divides them by the size of its own entries:
+    a Python search's by PYTHON_ENTRY_BYTES, a Python state graph's by STATE_BYTES, C's by theirs."""
+    limits = _limits("--memory", "64")
+    assert limits.memory_bytes == 64_000_000 and limits.table_entries is None
+    assert limits.entries(PYTHON_ENTRY_BYTES) == 64_000_000 // PYTHON_ENTRY_BYTES
+    assert limits.entries(STATE_BYTES) == 64_000_000 // STATE_BYTES
+    assert _limits("--max-table", "3000").entries(PYTHON_ENTRY_BYTES) == 3000  # (entries, whatever their size)
+    assert _limits().entries(PYTHON_ENTRY_BYTES) is None
+    with pytest.raises(ValueError, match="memory_bytes"):
+        Limits(memory_bytes=-1)
+
+
+@pytest.mark.parametrize(("max_table", "smaller"), [("100", "table"), ("100000000", "memory")])
+def test_memory_and_max_table_together_take_the_smaller(max_table, smaller):
+    limits = _limits("--memory", "64", "--max-table", max_table)
+    by_memory = 64_000_000 // PYTHON_ENTRY_BYTES
+    assert limits.entries(PYTHON_ENTRY_BYTES) == (100 if smaller == "table" else by_memory)
+
+
+@pytest.mark.parametrize(("memory", "max_table", "states"), [("0.05", None, 50_000 // STATE_BYTES),
+                                                            ("0.05", "30", 30), ("1", "40", 40)])
+def test_the_python_graph_keeps_the_smaller_cap(capsys, memory, max_table, states):
+    extra = ["--max-table", max_table] if max_table else []
+    code, out, _ = run(capsys, "solve", "pig", "--memory", memory, *extra, "--json")
+    report = json.loads(out)
+    assert code == 0 and report["stop_reason"] == "table" and report["stats"]["tt_size"] == states
+
+
+def test_the_c_alphabeta_table_is_sized_by_its_own_entries(monkeypatch):
+    """On the C back end ``--memory 64`` makes 64e6 // (C's entry size) entries, in buckets of two, and the table
+    grows to all of them (a helper thread grows it to its full size at once): no power of two below."""
+    import solver.native.search as native_search_module
+    from solver.native import handle_of
+
+    native = gdl.load("connect4", {"cols": "4", "rows": "4"}, backend="c")
+    handle = handle_of(native)
+    entry = int(handle.lib.gdl_ab_entry_bytes())
+    assert entry in (36, 45, 54)  # 24 bytes and the packed key (a word or more), and an eighth for the growth
+    limits = replace(_limits("--memory", "64"), threads=2)
+    entries = native_search_module.table_entries(handle, limits)
+    assert entries == 64_000_000 // entry
+    monkeypatch.setattr(native_search_module, "HELPERS_AFTER", 0)
+    search = native_search_module.native_search(native, Budget(limits), limits)
+    search.negamax(native.initial_state(), 0, 0, -math.inf, math.inf)
+    search.close()
+    assert search.table_capacity == entries // 2 * 2
+    assert native_search_module.table_entries(handle, replace(limits, table_entries=1000)) == 1000
+
+
+def test_the_c_graph_is_sized_by_its_own_states(capsys):
+    """The C state graph keeps as many states as the memory holds at its cost of a state (graph.c's
+    gdl_gr_state_bytes), or ``--max-table``'s, the smaller."""
+    from solver.native import handle_of
+    from solver.native.graph import most_states
+
+    native = gdl.load("pig", {}, backend="c")
+    per_state = int(handle_of(native).lib.gdl_gr_state_bytes(0))
+    assert 200 < per_state < 400
+    assert most_states(native, handle_of(native), _limits("--memory", "64")) == 64_000_000 // per_state
+    for extra, states in (([], 50_000 // per_state), (["--max-table", "30"], 30)):
+        code, out, _ = run(capsys, "solve", "pig", "--backend", "c", "--memory", "0.05", *extra, "--json")
+        report = json.loads(out)
+        assert code == 0 and report["stop_reason"] == "table" and report["stats"]["tt_size"] == states
 
 
 def test_memory_cap_bounds_puzzle_search(capsys):

@@ -261,7 +261,8 @@ def solve_with_moves(game: CompiledGame, state: Any, algorithm: str = "auto", li
                 solution.move_plies[str(move)] = 0.0
             elif deadline - time.perf_counter() > 0:
                 sub_limits = Limits(seconds=deadline - time.perf_counter(), nodes=limits.nodes,
-                                    table_entries=limits.table_entries)  # the same caps as the root search
+                                    table_entries=limits.table_entries, memory_bytes=limits.memory_bytes)
+                # (the same caps as the root search)
                 # (in C the value is quick and the walk for the distance is not: values first, for every move)
                 sub = search(game, child, algorithm, sub_limits, progress, plies=game.backend != "c")
                 nodes += sub.stats.nodes

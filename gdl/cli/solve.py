@@ -63,7 +63,9 @@ def add_solve_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-table", type=int, metavar="ENTRIES", help="memory cap: at most this many "
                    "states in the solver's tables")
     p.add_argument("--memory", type=finite_number, metavar="MB", help="memory cap in megabytes for the solver's "
-                   f"tables (about {BYTES_PER_ENTRY} bytes per state; combined with --max-table, the smaller wins)")
+                   "table, which each table turns into entries by the size of its own (a C transposition-table "
+                   "entry takes 24 bytes and the packed state, a Python state some hundreds: docs/solvers.md); "
+                   "combined with --max-table, the smaller wins")
     p.add_argument("--threads", type=int, metavar="N", help="with --backend c: the exact alpha-beta search uses N "
                    "threads sharing its table (lazy SMP), and the state graph is explored on N (default: every "
                    "core); the Python back end uses one")
@@ -75,8 +77,8 @@ def add_solve_options(p: argparse.ArgumentParser) -> None:
                    help="the value and one best move only: no other move's value, no distance to the end (quicker)")
 
 
-BYTES_PER_ENTRY = 400
-"""Rough memory per solved state (key tuple, value tuple, index, graph edges) for ``--memory``."""
+MOST_MEGABYTES = 1e12
+"""``--memory`` above this is taken as this (an exabyte: no table is that big, and 1e305 MB is no overflow)."""
 
 
 def solve_limits(args: argparse.Namespace) -> Limits:
@@ -98,15 +100,14 @@ def solve_limits(args: argparse.Namespace) -> Limits:
         raise UsageError("--max-nodes must be at least 1")
     if args.max_table is not None and args.max_table < 1:
         raise UsageError("--max-table must be at least 1")
-    entries = args.max_table
+    memory_bytes = None
     if args.memory is not None:
         if not args.memory > 0:
             raise UsageError("--memory must be positive (megabytes)")
-        by_memory = max(1, int(min(args.memory, 1e12) * 1e6 / BYTES_PER_ENTRY))  # 1e305 MB: no float overflow
-        entries = by_memory if entries is None else min(entries, by_memory)
+        memory_bytes = max(1, int(min(args.memory, MOST_MEGABYTES) * 1e6))  # (each table makes entries of it)
     threads = args.threads if args.threads is not None else os.cpu_count() or 1
-    return Limits(depth=args.depth, seconds=args.time, nodes=args.max_nodes, table_entries=entries,
-                  quiescence=args.quiescence, threads=threads)
+    return Limits(depth=args.depth, seconds=args.time, nodes=args.max_nodes, table_entries=args.max_table,
+                  quiescence=args.quiescence, threads=threads, memory_bytes=memory_bytes)
 
 
 STOP_REASONS = {"interrupt": "interrupted", "time": "out of time (--time)", "nodes": "out of nodes (--max-nodes)",

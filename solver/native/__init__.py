@@ -42,6 +42,7 @@ int gdl_py_heuristic(const int32_t *in, double *h, gdl_error *e);
 int gdl_py_key(const int32_t *in, int32_t *canon, uint64_t *hash, gdl_error *e);
 
 typedef struct ab_ctx ab_ctx;
+int64_t gdl_ab_entry_bytes(void);
 ab_ctx *gdl_ab_new(int64_t entries);
 ab_ctx *gdl_ab_new_helper(ab_ctx *owner, int32_t variant);
 void gdl_ab_free(ab_ctx *c);
@@ -70,6 +71,7 @@ void gdl_mc_error(mc_ctx *c, gdl_error *e);
 int gdl_mc_path(mc_ctx *c, int32_t *moves, int cap, int32_t *state);
 
 typedef struct gr_ctx gr_ctx;
+int64_t gdl_gr_state_bytes(int32_t vector);
 gr_ctx *gdl_gr_new(int64_t cap);
 void gdl_gr_free(gr_ctx *c);
 int gdl_gr_vector(gr_ctx *c);
@@ -109,6 +111,7 @@ int64_t gdl_pz_line(pz_ctx *c, int64_t i, int32_t *codes, int64_t cap);
 int gdl_gr_export(gr_ctx *c, int32_t *player, int64_t *first, double *vals, int32_t *cells, int32_t *succ,
                   int32_t *codes, double *probs);
 typedef struct ex_ctx ex_ctx;
+int64_t gdl_ex_entry_bytes(void);
 ex_ctx *gdl_ex_new(int32_t prune, int32_t probe, int32_t use_tt, int64_t cap, double low, double high,
                    int64_t (*check)(int64_t));
 void gdl_ex_free(ex_ctx *c);

@@ -107,6 +107,11 @@ int64_t gdl_ex_path(ex_ctx *c, int32_t *moves, int64_t cap) {
     return n;
 }
 
+/* The memory one entry costs at most (--memory: solver/expectimax.py divides the bytes allowed by it): the
+   table is kept at most half full and doubles, so an entry has up to four slots, and while the table doubles the
+   old table's two besides. */
+int64_t gdl_ex_entry_bytes(void) { return 6 * (int64_t)sizeof(ex_entry); }
+
 static inline uint64_t ex_hash(const uint64_t *key, int32_t depth) {
     return gdl_hash_words(key, G_KEY_WORDS) ^ gdl_mix64((uint64_t)(uint32_t)depth + 0x632be59bd9b4e019ULL);
 }

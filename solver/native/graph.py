@@ -34,7 +34,7 @@ from typing import Any
 
 from solver.auto import Algorithm, exact_method, is_deterministic_duel
 from solver.game import CHANCE, TERMINAL, Game, State
-from solver.graph import StateGraph, Values
+from solver.graph import STATE_BYTES, StateGraph, Values
 from solver.limits import TIE_TOLERANCE, Budget, Limits, SearchStopped, StopReason
 from solver.native import NativeHandle, dead_end_after, handle_of, next_slice
 from solver.native.search import lazy_table
@@ -84,8 +84,24 @@ def _explored(game: Game, root: State, budget: Budget, limits: Limits) -> _Graph
     """The C graph of ``game`` from ``root``, explored; None when its values turn out not to be scalar."""
     handle = handle_of(game)
     assert handle is not None
-    graph = _Graph(game, handle, limits.table_entries, limits.threads)
+    graph = _Graph(game, handle, most_states(game, handle, limits), limits.threads)
     return graph if graph.explore(root, budget) else None
+
+
+def most_states(game: Game, handle: NativeHandle, limits: Limits) -> int | None:
+    """The most states the C graph of ``game`` may keep: ``limits.table_entries``, or as many as
+    ``limits.memory_bytes`` holds at C's cost of a state (``gdl_gr_state_bytes``), the smaller; None: no cap."""
+    return limits.entries(_state_bytes(game, handle))
+
+
+def _state_bytes(game: Game, handle: NativeHandle) -> int:
+    return int(handle.lib.gdl_gr_state_bytes(1 if _vector(game) else 0))
+
+
+def _vector(game: Game) -> bool:
+    """Whether the graph keeps a value per player (max^n): not one player, nor two in a zero-sum game."""
+    players = len(game.players)
+    return not (players == 1 or (players == 2 and game.zero_sum))
 
 
 def solve_retrograde_native(game: Game, root: State, budget: Budget, limits: Limits, method: Algorithm,
@@ -107,7 +123,8 @@ def solve_retrograde_native(game: Game, root: State, budget: Budget, limits: Lim
     explored = budget.nodes
     check = method == Algorithm.AUTO
     if graph.retrograde(budget, check):
-        return graph.state_graph()[0] if budget.tt_size <= EXPORT_STATES else None
+        most = limits.entries(STATE_BYTES)  # (copied out, a state costs what a Python one does)
+        return graph.state_graph()[0] if budget.tt_size <= min(EXPORT_STATES, most or EXPORT_STATES) else None
     budget.nodes = explored
     method = Algorithm.RETROGRADE
     if plies and budget.tt_size <= PLIES_STATES:
@@ -153,12 +170,13 @@ def explored_in_c(game: Game, root: State, budget: Budget, limits: Limits) -> St
     (when the C retrograde analysis declined the game: values not scalar); None when the game has no C handle,
     or its graph is larger than :data:`EXPORT_STATES` (then the Python exploration runs).
 
-    :raises SearchStopped: ``limits.table_entries`` states were found (reason ``table``), or another budget.
+    :raises SearchStopped: the most states ``limits`` allow were found (reason ``table``; a state counted at its
+        cost in C and in Python, :data:`solver.graph.STATE_BYTES`), or another budget.
     """
     handle = handle_of(game)
     if handle is None:
         return None
-    cap = limits.table_entries
+    cap = limits.entries(_state_bytes(game, handle) + STATE_BYTES)  # (copied out, it is in both at once)
     graph = _Graph(game, handle, min(cap, EXPORT_STATES) if cap is not None else EXPORT_STATES, limits.threads)
     try:
         if not graph.explore(root, budget):
@@ -235,8 +253,7 @@ class _Graph:
         self.rm: Any = None  # the distance to the end (remoteness.c), once computed
         self.cells = ffi.new("int32_t[]", handle.state_len)
         self.row = ffi.new("double[]", len(game.players))
-        players = len(game.players)
-        if not (players == 1 or (players == 2 and game.zero_sum)) and lib.gdl_gr_vector(self.ctx) != 0:
+        if _vector(game) and lib.gdl_gr_vector(self.ctx) != 0:
             raise MemoryError("no memory for the state graph")
         # (a value per player, max^n; a two-player game whose every end pays (u, -u) is found to be scalar)
 

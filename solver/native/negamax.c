@@ -14,10 +14,14 @@
  * Table: buckets of two entries, found by the 64-bit hash and confirmed by the whole packed key (no
  * hash collision can give a wrong value; the entry keeps the key, not the hash). Slot 0 keeps the entry whose subtree cost the most work;
  * slot 1 takes whatever slot 0 refuses (depth-preferred + always-replace, Breuker et al. 1994).
- * The table starts small (AB_FIRST_BUCKETS) and grows eightfold, its entries moved over, each time it is half
- * full, up to the size asked for (`--memory`): a search of a few thousand states never pays for clearing a
- * table of millions. It grows only while one context uses it; a helper's arrival first grows it to its full
- * size, so a shared table never moves.
+ * The table starts small (at most AB_FIRST_BUCKETS) and grows eightfold, its entries moved over, each time it
+ * is half full, up to the size asked for (`--memory`): a search of a few thousand states never pays for
+ * clearing a table of millions. The sizes are the size asked for divided by 8, 64, ... (rounded up), so that
+ * while the last growth moves the entries over, the table it leaves is an eighth of the new one:
+ * gdl_ab_entry_bytes counts that eighth, and a table sized by it never holds more memory than it was given.
+ * Any number of buckets will do (a bucket is found by multiplying the hash, Lemire's "fastrange"), so the table
+ * takes all of it, not the power of two below. It grows only while one context uses it; a helper's arrival
+ * first grows it to its full size, so a shared table never moves.
  *
  * Threads (lazy SMP, Hyatt's "shared hash table" parallel search as in Stockfish): helper contexts made
  * by gdl_ab_new_helper share the owner's table and search the same root at the same time, each with its
@@ -138,12 +142,24 @@ static void ab_table_release(ab_table *t) { gdl_table_free(t->tt, t->mapped); }
 #define AB_FIRST_BUCKETS ((int64_t)1 << 12)
 #define AB_GROWTH 8
 
+/* The memory one entry costs (--memory: solver/native/search.py divides the bytes allowed by it): the entry,
+   and an eighth of one for the table it grew from, which is there too while its entries move over. */
+int64_t gdl_ab_entry_bytes(void) { return (int64_t)(sizeof(ab_entry) + sizeof(ab_entry) / AB_GROWTH); }
+
+/* The size the table grows to from `buckets`: the next of max, max / 8, max / 64, ... (rounded up) above it. */
+static int64_t ab_next_size(const ab_table *t) {
+    int64_t n = t->max_buckets;
+    while ((n + AB_GROWTH - 1) / AB_GROWTH > t->buckets) n = (n + AB_GROWTH - 1) / AB_GROWTH;
+    return n;
+}
+
+/* A search with a table of at most `entries` entries (buckets of two: an odd one is not used). */
 ab_ctx *gdl_ab_new(int64_t entries) {
     ab_table *t = calloc(1, sizeof(ab_table));
     ab_ctx *c = ab_ctx_new();
-    int64_t max_buckets = 1;
-    while (max_buckets * 2 * 2 <= entries) max_buckets *= 2;
-    int64_t buckets = max_buckets < AB_FIRST_BUCKETS ? max_buckets : AB_FIRST_BUCKETS;
+    int64_t max_buckets = entries / 2 < 1 ? 1 : entries / 2;
+    int64_t buckets = max_buckets;
+    while (buckets > AB_FIRST_BUCKETS) buckets = (buckets + AB_GROWTH - 1) / AB_GROWTH;
     if (t) t->tt = gdl_table_alloc((size_t)buckets * 2 * sizeof(ab_entry), AB_TOUCH_BYTES, &t->mapped);
     if (!t || !t->tt || !c) {
         if (t && t->tt) ab_table_release(t);
@@ -199,7 +215,14 @@ static inline void ab_unlock(ab_table *t, int64_t b) {
     if (t->locks) __atomic_store_n(&t->locks[(uint64_t)b % AB_LOCKS], 0, __ATOMIC_RELEASE);
 }
 
-static inline int64_t ab_bucket(ab_table *t, uint64_t h) { return (int64_t)(h & (uint64_t)(t->buckets - 1)) * 2; }
+/* The first slot of the bucket of hash h: h scaled to the number of buckets (the hash's high bits decide). */
+static inline int64_t ab_bucket(ab_table *t, uint64_t h) {
+#if defined(__SIZEOF_INT128__)
+    return (int64_t)(((unsigned __int128)h * (uint64_t)t->buckets) >> 64) * 2;
+#else
+    return (int64_t)((h >> 32) * (uint64_t)t->buckets >> 32) * 2; /* (fewer than 2^32 buckets) */
+#endif
+}
 
 static ab_entry *ab_probe(ab_ctx *c, uint64_t h, const uint64_t *key) {
     int64_t b = ab_bucket(c->t, h);
@@ -256,7 +279,7 @@ static void ab_store(ab_ctx *c, uint64_t h, const uint64_t *key, double lo, doub
     e->work = work;
     memcpy(e->key, key, 8 * G_KEY_WORDS);
     if (t->used >= t->buckets && t->buckets < t->max_buckets && __atomic_load_n(&t->sharers, __ATOMIC_RELAXED) == 1)
-        ab_table_grow(t, t->buckets * AB_GROWTH < t->max_buckets ? t->buckets * AB_GROWTH : t->max_buckets);
+        ab_table_grow(t, ab_next_size(t));
 }
 
 /* Puts a copy of an entry of the table being replaced into `t`, as ab_store would place it. */

@@ -5,8 +5,10 @@ null-window tests of the root moves, the principal variation and the solved tabl
 code; each ``negamax`` call runs in C, in slices of nodes between which the budget is checked (time,
 nodes, progress about every 0.1 s, and Ctrl-C, which Python sees when a slice returns).
 
-The transposition table is C's: a fixed number of entries (``table_entries``, else
-:data:`DEFAULT_ENTRIES`) with a replacement scheme, so a full table never stops the search.
+The transposition table is C's: a fixed number of entries with a replacement scheme, so a full table never stops
+the search. It has ``Limits.table_entries`` or as many as ``Limits.memory_bytes`` hold at C's size of an entry
+(``gdl_ab_entry_bytes``: 24 bytes and the packed key, and an eighth more for the growth), the smaller; with
+neither, :data:`DEFAULT_ENTRIES`.
 
 ``threads > 1``: lazy SMP (the shared-table parallel search of Stockfish and most engines since): while
 this thread searches, ``threads - 1`` helpers search the same position on other threads with the same
@@ -25,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 from solver.alphabeta import UNLIMITED_DEPTH, CycleFound, NegamaxSearch
 from solver.auto import Algorithm
 from solver.game import Game, State
-from solver.limits import Budget
+from solver.limits import Budget, Limits
 from solver.native import NativeHandle, dead_end_after, handle_of
 from solver.table import SolvedTable
 
@@ -33,8 +35,8 @@ if TYPE_CHECKING:
     from concurrent.futures import Future, ThreadPoolExecutor
 
 DEFAULT_ENTRIES = 1 << 20
-"""Table entries when the caller sets no ``table_entries`` (24 bytes and the packed key each). A bigger
-table costs more cache misses per probe; big solves set ``table_entries`` (``--memory``)."""
+"""Table entries when the caller sets neither ``table_entries`` nor ``memory_bytes`` (24 bytes and the packed key
+each). A bigger table costs more cache misses per probe; big solves set ``memory_bytes`` (``--memory``)."""
 HELPERS_AFTER = 1 << 16
 """Nodes this thread searches alone before the helper threads join (the table grows to its full size then)."""
 SLICE_SECONDS = 0.02
@@ -42,12 +44,21 @@ SLICE_SECONDS = 0.02
 AB_DONE, AB_SLICE, AB_DEAD_END, AB_CYCLE, AB_ERROR, AB_CHANCE, AB_MEMORY = range(7)
 
 
-def native_search(game: Game, budget: Budget, table_entries: int | None, threads: int = 1) -> NativeSearch | None:
-    """A C searcher for ``game`` if it has a native handle (a deterministic two-player zero-sum game), else None."""
+def native_search(game: Game, budget: Budget, limits: Limits) -> NativeSearch | None:
+    """A C searcher for ``game`` if it has a native handle (a deterministic two-player zero-sum game), else None.
+    Its table is sized by ``limits.table_entries`` and ``limits.memory_bytes``; it searches on ``limits.threads``."""
     handle = handle_of(game)
     if handle is None:
         return None
-    return NativeSearch(game, handle, budget, table_entries, threads)
+    return NativeSearch(game, handle, budget, table_entries(handle, limits), limits.threads)
+
+
+def table_entries(handle: NativeHandle, limits: Limits) -> int:
+    """The entries of the C table for ``limits``: its cap in entries, or as many as its memory cap holds at C's
+    size of an entry, the smaller (:data:`DEFAULT_ENTRIES` with neither). ``gdl_ab_new`` makes buckets of two of
+    them (an odd one is not used)."""
+    entries = limits.entries(int(handle.lib.gdl_ab_entry_bytes()))
+    return DEFAULT_ENTRIES if entries is None else max(4, min(entries, (1 << 62)))
 
 
 class NativeSearch(NegamaxSearch):
@@ -64,8 +75,7 @@ class NativeSearch(NegamaxSearch):
         del tested_seconds
         return max(0.5, 0.1 * value_seconds)
 
-    def __init__(self, game: Game, handle: NativeHandle, budget: Budget, table_entries: int | None,
-                 threads: int = 1) -> None:
+    def __init__(self, game: Game, handle: NativeHandle, budget: Budget, table_entries: int, threads: int = 1) -> None:
         self.game = game
         self.handle = handle
         self.budget = budget
@@ -78,7 +88,7 @@ class NativeSearch(NegamaxSearch):
         self.root_best: Any = None
         ffi, lib = handle.ffi, handle.lib
         self._ffi, self._lib = ffi, lib
-        ctx = lib.gdl_ab_new(max(4, table_entries or DEFAULT_ENTRIES))
+        ctx = lib.gdl_ab_new(table_entries)
         if ctx == ffi.NULL:
             raise MemoryError("no memory for the transposition table")
         self._ctx = ffi.gc(ctx, lib.gdl_ab_free)
@@ -129,7 +139,7 @@ class NativeSearch(NegamaxSearch):
 
     @property
     def table_capacity(self) -> int:
-        """The entries the C table has room for now (it grows up to ``table_entries``: ``negamax.c``)."""
+        """The entries the C table has room for now (it grows up to the entries it was made with: ``negamax.c``)."""
         return int(self._lib.gdl_ab_capacity(self._ctx))
 
     def _read_stats(self) -> Any:
