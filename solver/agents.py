@@ -119,7 +119,8 @@ class SearchAgent:
 PERFECT_SECONDS = 60.0
 """The perfect player's default time cap per move (``perfect:seconds=`` overrides it)."""
 PERFECT_TABLE = 500_000
-"""The perfect player's default cap on solved states kept (``perfect:tt=``; about 400 bytes each: 200 MB)."""
+"""The perfect player's default cap on solved states kept (``perfect:tt=``; about
+:data:`~solver.limits.PYTHON_ENTRY_BYTES` each: 250 MB)."""
 
 
 class PerfectAgent:

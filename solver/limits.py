@@ -66,9 +66,9 @@ class StopReason(str, Enum):
 class Limits:
     """The budget of one search. ``None`` means no limit of that kind.
 
-    >>> Limits(seconds=2.5, depth=6)
-    Limits(seconds=2.5, nodes=None, depth=6, table_entries=None, iterations=None, quiescence=0, threads=1, \
-memory_bytes=None)
+    >>> Limits(seconds=2.5, depth=6)  # doctest: +NORMALIZE_WHITESPACE
+    Limits(seconds=2.5, nodes=None, depth=6, table_entries=None, iterations=None, quiescence=0, threads=1,
+           memory_bytes=None)
     """
 
     seconds: float | None = None

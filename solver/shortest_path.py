@@ -105,7 +105,7 @@ def solve_puzzle(
     check_puzzle(game)
     limits = limits or Limits()
     native = handle_of(game)
-    table = limits.entries(PYTHON_ENTRY_BYTES if native is None else int(native.lib.gdl_gr_state_bytes(0)))
+    table = limits.entries(PYTHON_ENTRY_BYTES if native is None else int(native.lib.gdl_gr_state_bytes(0, 0)))
     # (in C the states are kept in graph.c's graph, which counts its edges too: it keeps none here)
     caps = [c for c in (limits.nodes, table, max_nodes) if c is not None]
     seconds = [c for c in (limits.seconds, max_seconds) if c is not None]

@@ -63,9 +63,9 @@ def add_solve_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-table", type=int, metavar="ENTRIES", help="memory cap: at most this many "
                    "states in the solver's tables")
     p.add_argument("--memory", type=finite_number, metavar="MB", help="memory cap in megabytes for the solver's "
-                   "table, which each table turns into entries by the size of its own (a C transposition-table "
-                   "entry takes 24 bytes and the packed state, a Python state some hundreds: docs/solvers.md); "
-                   "combined with --max-table, the smaller wins")
+                   "tables: each turns it into entries by the size of its own (a C alpha-beta entry is some 40 "
+                   "bytes, a C graph's state 130-250, a Python one 500-800: docs/solvers.md); combined with "
+                   "--max-table, the smaller wins")
     p.add_argument("--threads", type=int, metavar="N", help="with --backend c: the exact alpha-beta search uses N "
                    "threads sharing its table (lazy SMP), and the state graph is explored on N (default: every "
                    "core); the Python back end uses one")

@@ -71,7 +71,7 @@ void gdl_mc_error(mc_ctx *c, gdl_error *e);
 int gdl_mc_path(mc_ctx *c, int32_t *moves, int cap, int32_t *state);
 
 typedef struct gr_ctx gr_ctx;
-int64_t gdl_gr_state_bytes(int32_t vector);
+int64_t gdl_gr_state_bytes(int32_t vector, int32_t retrograde);
 gr_ctx *gdl_gr_new(int64_t cap);
 void gdl_gr_free(gr_ctx *c);
 int gdl_gr_vector(gr_ctx *c);

@@ -145,16 +145,19 @@ static void gr_free_all(gr_ctx *c) {
 
 /* The memory one state of a graph costs at most (--memory: solver/native/graph.py divides the bytes allowed by
    it), counted with GR_EDGES_PER_STATE edges: its packed key (with symmetries, and the state as first found),
-   turn, first edge, parent and move from it, value and distribution (a value per player too, `vector`); six
-   buckets of the table of indexes (it keeps two to four a state, and while it doubles, the old ones too) and
-   4 bytes an edge; the solve's marks (index, finished, feedback), the retrograde analysis's arrays and reversed
-   edges (retrograde.c) and the distance's per-state arrays (remoteness.c; its scratch for one component at a
-   time is not counted). The arrays grow by doubling, but the pages not yet written are not resident. */
-int64_t gdl_gr_state_bytes(int32_t vector) {
+   turn, first edge, parent and move from it, value and distribution (a value per player too, `vector`), and 4
+   bytes an edge; then, at the larger of two peaks, exploring: six buckets of the table of indexes (it keeps two
+   to four a state, and while it doubles, the old ones as well); or solving: four buckets, the solve's marks
+   (index, finished, feedback), the distance's per-state arrays (remoteness.c; its scratch for one component at
+   a time is not counted) and, `retrograde`, the retrograde analysis's arrays and reversed edges (retrograde.c).
+   The arrays grow by doubling, but the pages not yet written are not resident. */
+int64_t gdl_gr_state_bytes(int32_t vector, int32_t retrograde) {
     int64_t state = 8 * G_KEY_WORDS * (G_SYMMETRIC ? 2 : 1) + 1 + 8 + 4 + 4 + 8 + 4 + (vector ? 8 * G_PLAYERS : 0);
-    int64_t index = 6 * 8, edges = 4 * GR_EDGES_PER_STATE;
-    int64_t solve = 4 + 4 + 1, retrograde = 8 + 5 * 4 + 8 + 8 + 4 * GR_EDGES_PER_STATE, distance = 8 + 4 + 1 + 4;
-    return state + index + edges + solve + retrograde + distance;
+    int64_t edges = 4 * GR_EDGES_PER_STATE;
+    int64_t exploring = 6 * 8;
+    int64_t solving = 4 * 8 + (4 + 4 + 1) + (8 + 4 + 1 + 4)
+                      + (retrograde ? 8 + 5 * 4 + 8 + 8 + 4 * GR_EDGES_PER_STATE : 0);
+    return state + edges + (exploring > solving ? exploring : solving);
 }
 
 gr_ctx *gdl_gr_new(int64_t cap) {

@@ -80,22 +80,24 @@ def retrograde_fits(game: Game, method: Algorithm) -> bool:
             and handle_of(game) is not None)
 
 
-def _explored(game: Game, root: State, budget: Budget, limits: Limits) -> _Graph | None:
-    """The C graph of ``game`` from ``root``, explored; None when its values turn out not to be scalar."""
+def _explored(game: Game, root: State, budget: Budget, limits: Limits, retrograde: bool) -> _Graph | None:
+    """The C graph of ``game`` from ``root``, explored (for the retrograde analysis, or not); None when its values
+    turn out not to be scalar."""
     handle = handle_of(game)
     assert handle is not None
-    graph = _Graph(game, handle, most_states(game, handle, limits), limits.threads)
+    graph = _Graph(game, handle, most_states(game, handle, limits, retrograde), limits.threads)
     return graph if graph.explore(root, budget) else None
 
 
-def most_states(game: Game, handle: NativeHandle, limits: Limits) -> int | None:
-    """The most states the C graph of ``game`` may keep: ``limits.table_entries``, or as many as
-    ``limits.memory_bytes`` holds at C's cost of a state (``gdl_gr_state_bytes``), the smaller; None: no cap."""
-    return limits.entries(_state_bytes(game, handle))
+def most_states(game: Game, handle: NativeHandle, limits: Limits, retrograde: bool = False) -> int | None:
+    """The most states the C graph of ``game`` may keep (solved by the retrograde analysis, or not):
+    ``limits.table_entries``, or as many as ``limits.memory_bytes`` holds at C's cost of a state
+    (``gdl_gr_state_bytes``), the smaller; None: no cap."""
+    return limits.entries(_state_bytes(game, handle, retrograde))
 
 
-def _state_bytes(game: Game, handle: NativeHandle) -> int:
-    return int(handle.lib.gdl_gr_state_bytes(1 if _vector(game) else 0))
+def _state_bytes(game: Game, handle: NativeHandle, retrograde: bool = False) -> int:
+    return int(handle.lib.gdl_gr_state_bytes(1 if _vector(game) else 0, 1 if retrograde else 0))
 
 
 def _vector(game: Game) -> bool:
@@ -117,7 +119,7 @@ def solve_retrograde_native(game: Game, root: State, budget: Budget, limits: Lim
 
     :raises SearchStopped: a budget ran out (the table cap: reason ``table``).
     """
-    graph = _explored(game, root, budget, limits)
+    graph = _explored(game, root, budget, limits, retrograde=True)
     if graph is None:
         return None
     explored = budget.nodes
@@ -147,7 +149,7 @@ def solve_graph_native(game: Game, root: State, budget: Budget, limits: Limits, 
     :raises SearchStopped: a budget ran out (the table cap: reason ``table``).
     :raises ValueError: ``backward`` asked for a game with cycles.
     """
-    graph = _explored(game, root, budget, limits)
+    graph = _explored(game, root, budget, limits, retrograde=False)
     if graph is None:
         return None
     explored = budget.nodes
