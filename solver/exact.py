@@ -109,7 +109,8 @@ def solve(
     sharing its table (lazy SMP, :mod:`solver.native.search`), and its state graph is explored on that many
     (``solver/native/explore.c``: the same graph); the other paths use one.
 
-    ``limits`` may bound time, nodes and ``table_entries`` (states kept);
+    ``limits`` may bound time, nodes, ``table_entries`` (states kept) and ``memory_bytes`` (states kept, at
+    what each table's entries cost: :meth:`~solver.limits.Limits.entries`);
     ``limits.iterations`` bounds value-iteration sweeps. When a budget runs
     out (or on Ctrl-C) the result has ``stopped=True`` and ``exact=False``.
 

@@ -17,8 +17,8 @@ Backward induction over the reachable states (depth first, iterative, memoised b
   legal move has no choice; three or more players with a choice at one node are
   not supported (ValueError).
 
-``limits`` bound time, nodes (states expanded), ``table_entries`` (states kept)
-and ``depth`` (decision plies: a simultaneous node counts one; past it the game's
+``limits`` bound time, nodes (states expanded), ``table_entries`` and ``memory_bytes``
+(states kept) and ``depth`` (decision plies: a simultaneous node counts one; past it the game's
 heuristic, or 0, estimates the state and the result is not exact). A stopped
 solve (budget or Ctrl-C) returns ``stopped=True`` without a root value.
 
@@ -169,7 +169,8 @@ class _Search:
         return root_key
 
     def store(self, key: Hashable, solution: NodeSolution) -> None:
-        """Keep a solved state; a full table (``limits.table_entries``) stops the solve."""
+        """Keep a solved state; a full table (``limits.table_entries``, or ``memory_bytes`` at
+        :data:`~solver.limits.PYTHON_ENTRY_BYTES` an entry) stops the solve."""
         cap = self.limits.entries(PYTHON_ENTRY_BYTES)
         if cap is not None and len(self.table) >= cap:
             raise SearchStopped(StopReason.TABLE)
