@@ -273,6 +273,22 @@ def test_the_c_alphabeta_table_is_sized_by_its_own_entries(monkeypatch):
     assert native_search_module.table_entries(handle, replace(limits, table_entries=1000)) == 1000
 
 
+@pytest.mark.parametrize("backend", ["python", "c"])
+def test_expectimax_tables_are_sized_by_their_own_entries(backend):
+    """The expectimax table stores at most the entries the memory holds at its back end's entry size (C's:
+    gdl_ex_entry_bytes, six slots of a table kept at most half full), and the value is the uncapped search's."""
+    from solver.expectimax import expectimax
+    from solver.native import handle_of
+
+    game = gdl.load("pig", {"goal": "20"}, backend=backend)
+    handle = handle_of(game)
+    entry = PYTHON_ENTRY_BYTES if handle is None else int(handle.lib.gdl_ex_entry_bytes())
+    free = expectimax(game, limits=Limits(depth=8))
+    capped = expectimax(game, limits=Limits(depth=8, memory_bytes=200_000))
+    assert free.stats.tt_size > 200_000 // entry == capped.stats.tt_size
+    assert capped.value == free.value
+
+
 def test_the_c_graph_is_sized_by_its_own_states(capsys):
     """The C state graph keeps as many states as the memory holds at its cost of a state (graph.c's
     gdl_gr_state_bytes), or ``--max-table``'s, the smaller."""
