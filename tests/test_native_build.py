@@ -311,10 +311,10 @@ def test_a_second_game_does_not_compile_the_wrappers_again(tmp_path: Path, monke
     (wrappers,) = wrapper_objects(tmp_path)
     before = wrappers.stat()
     assert before.st_mode & 0o777 == 0o600
-    assert runs == [("game.c", "_gdl_c_module.c"), ()]  # (both units at once, then the link)
+    assert runs == [("game.c", "solvers.c", "_gdl_c_module.c"), ()]  # (the three units at once, then the link)
     runs.clear()
     assert _plays(native_build.build(C4_3X3)) == [0, 1, 2]  # (a column of three: 0 still open)
-    assert runs == [("game.c",), ()]
+    assert runs == [("game.c", "solvers.c"), ()]
     after = wrappers.stat()
     assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
     assert wrapper_objects(tmp_path) == [wrappers] and len(cached_files(tmp_path)) == 2
@@ -342,10 +342,10 @@ def test_a_bad_wrapper_object_is_compiled_again(tmp_path: Path, monkeypatch: pyt
         wrappers.symlink_to(elsewhere)
     runs = _compiler_runs(monkeypatch)
     assert _plays(native_build.build(C4_3X3)) == [0, 1, 2]
-    if damage == "garbage":  # the game, a failed link, the wrappers, the link
-        assert runs == [("game.c",), (), ("_gdl_c_module.c",), ()]
-    else:  # never linked: both units compiled at once
-        assert runs == [("game.c", "_gdl_c_module.c"), ()]
+    if damage == "garbage":  # the game's units, a failed link, the wrappers, the link
+        assert runs == [("game.c", "solvers.c"), (), ("_gdl_c_module.c",), ()]
+    else:  # never linked: the three units compiled at once
+        assert runs == [("game.c", "solvers.c", "_gdl_c_module.c"), ()]
     assert not wrappers.is_symlink() and wrappers.stat().st_mode & 0o777 == 0o600
     assert wrappers.read_bytes()[:4] == b"\x7fELF"
 

@@ -54,6 +54,7 @@ from types import ModuleType
 from typing import NamedTuple
 
 import solver.native as solver_native
+from solver.native import units
 
 CACHE_SUBDIR = "native"
 OPTIMISATION_LEVELS = ("-O0", "-O1", "-O2", "-O3", "-Os")
@@ -130,15 +131,15 @@ def compiler_missing_reason() -> str | None:
 
 
 def full_source(game_source: str) -> str:
-    """The whole translation unit: the ABI header, the game, the solvers."""
-    return "\n".join([solver_native.source_text(), game_source, solver_native.solver_text()])
+    """The whole module as one translation unit (a standalone program's): the ABI header, the game, the solvers."""
+    return units.one_unit(game_source)
 
 
 def digest(game_source: str, flags: tuple[str, ...] = DEFAULT_FLAGS) -> str:
     from gdl.version import __version__
 
     compiler = find_compiler()
-    parts = [full_source(game_source), solver_native.CDEF, __version__,
+    parts = [*units.split_units(game_source), solver_native.CDEF, __version__,
              compiler.path if compiler else "", compiler.version if compiler else "", " ".join(flags),
              sysconfig.get_config_var("EXT_SUFFIX") or "", sys.version]
     return hashlib.sha256("\0".join(parts).encode("utf-8")).hexdigest()
@@ -336,22 +337,24 @@ def _compile(name: str, game_source: str, flags: tuple[str, ...], workdir: str, 
             f.write(_shared_wrapper_source())
     else:
         _emit_wrappers(name, wrappers)
-    core = os.path.join(workdir, "game.c")
-    with open(core, "w", encoding="utf-8") as f:
-        f.write(full_source(game_source) + (_init_shim(name) if shared else ""))
+    game_unit, solver_unit = units.split_units(game_source)
+    cores = [os.path.join(workdir, "game.c"), os.path.join(workdir, "solvers.c")]
+    for path, text in zip(cores, [game_unit + (_init_shim(name) if shared else ""), solver_unit], strict=True):
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
     out = os.path.join(workdir, _filename(name))
-    compile_core = [compiler.path, *unit_flags, "-I", include, "-c", core, "-o", core + ".o"]
+    compile_cores = [[compiler.path, *unit_flags, "-I", include, "-c", core, "-o", core + ".o"] for core in cores]
     compile_wrappers = [compiler.path, *wrapper_flags, "-I", include, "-c", wrappers, "-o", wrappers + ".o"]
     # -Bsymbolic: the module's calls bind to its own functions (the shim's to its own wrappers, the wrappers' to
     # its own game), even where another module's were global (loaded with RTLD_GLOBAL)
-    link = [compiler.path, *flags, core + ".o", wrappers + ".o", "-o", out, "-lm", *_SYMBOLIC]
+    link = [compiler.path, *flags, *(core + ".o" for core in cores), wrappers + ".o", "-o", out, "-lm", *_SYMBOLIC]
     if cache is None or not shared:
-        _run_compilers([compile_core, compile_wrappers], compiler.path)
+        _run_compilers([*compile_cores, compile_wrappers], compiler.path)
         _run_compilers([link], compiler.path)
         return out
     cached = _wrapper_object_name(compiler, wrapper_flags)
     if _copy_cached_object(cache, cached, wrappers + ".o"):
-        _run_compilers([compile_core], compiler.path)
+        _run_compilers(compile_cores, compiler.path)
         try:
             _run_compilers([link], compiler.path)
             return out
@@ -360,7 +363,7 @@ def _compile(name: str, game_source: str, flags: tuple[str, ...], workdir: str, 
                 os.unlink(cached, dir_fd=cache)
         _run_compilers([compile_wrappers], compiler.path)
     else:
-        _run_compilers([compile_core, compile_wrappers], compiler.path)
+        _run_compilers([*compile_cores, compile_wrappers], compiler.path)
     _run_compilers([link], compiler.path)
     os.chmod(wrappers + ".o", 0o600)  # (the compiler's file follows the umask; the cache wants it ours alone)
     os.replace(wrappers + ".o", cached, dst_dir_fd=cache)

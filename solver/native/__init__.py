@@ -1,8 +1,9 @@
 """The solvers' inner loops in C, over the C game ABI (``gdl_abi.h``).
 
-A game that is compiled to C (by ``gdl.native``, or written by hand as in the tests) is one C
-translation unit: the game's functions, then the sources listed in :data:`SOURCES`, built as one
-cffi extension module whose C declarations are :data:`CDEF`. The game object exposes that module
+A game that is compiled to C (by ``gdl.native``, or written by hand as in the tests) is built with the
+sources listed in :data:`SOURCES` into one cffi extension module whose C declarations are :data:`CDEF`:
+as one C translation unit (the game's functions, then the sources), or as two compiled in parallel
+(:mod:`solver.native.units`). The game object exposes that module
 through :class:`SupportsNative` (a declared method, ``native()``), and the public searches
 (``solver.exact.solve``, ``solver.mcts.mcts``) run their inner loops in C when it returns a handle.
 Python keeps the orchestration: budgets, progress, Ctrl-C, results.
@@ -13,16 +14,12 @@ This package never imports ``gdl``: building and caching modules is the caller's
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
-from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from solver.game import DeadEndError, Game, dead_end
-
-HERE = Path(__file__).resolve().parent
-HEADER = "gdl_abi.h"
-SOURCES = ("glue.c", "memory.c", "negamax.c", "mcts.c", "graph.c", "explore.c", "retrograde.c", "remoteness.c",
-           "remoteness_chance.c", "puzzle.c", "expectimax.c")
-"""Solver sources appended (in this order) after a game's own C source."""
+from solver.native.units import HEADER as HEADER
+from solver.native.units import SOURCES as SOURCES
+from solver.native.units import header_text
 
 ERROR_CDEF = """
 typedef struct gdl_error { int32_t code; int32_t line; int32_t col; int32_t detail; } gdl_error;
@@ -129,12 +126,7 @@ CDEF = ERROR_CDEF + ENTRY_POINTS
 
 def source_text() -> str:
     """The ABI header, to put before a game's source."""
-    return (HERE / HEADER).read_text(encoding="utf-8")
-
-
-def solver_text() -> str:
-    """The solver sources, to put after a game's source."""
-    return "\n".join((HERE / name).read_text(encoding="utf-8") for name in SOURCES)
+    return header_text()
 
 
 class NativeHandle(Protocol):
