@@ -1,8 +1,10 @@
 """Building a game's C source into a loadable module, cached by a content hash.
 
 The module is the ABI header and the solver sources of :mod:`solver.native` around the game's
-source, compiled by the system C compiler with cffi's wrappers of its entry points (a second
-translation unit, compiled at the same time) into a cffi extension module. It is cached in the
+source, compiled by the system C compiler with cffi's wrappers of its entry points into a cffi
+extension module: three translation units compiled at the same time and linked, the game with the
+searches that call its rules, the solvers over the state graph alone (:mod:`solver.native.units`),
+and the wrappers. It is cached in the
 ``native`` directory of the user's gdl cache (``$GDL_CACHE_DIR``, else ``$XDG_CACHE_HOME/gdl``,
 else ``~/.cache/gdl``; an empty ``GDL_CACHE_DIR`` turns the cache off and builds into a fresh
 private temporary directory):
@@ -317,10 +319,13 @@ def _remove_temp(directory: int, temp: str) -> None:
 def _compile(name: str, game_source: str, flags: tuple[str, ...], workdir: str, cache: int | None = None) -> str:
     """Write the module's C into ``workdir`` and compile it there; returns the output file's path.
 
-    Two translation units, compiled at once by two compiler processes and then linked: the game with
-    the solvers (the hot code, at ``flags``' optimisation), and cffi's wrappers of the entry points
-    (called once per call from Python; an optimising compiler spends as long on them as on a small
-    game and its solvers, so they are compiled with ``-O1``). With ``cache`` (the cache directory's
+    Three translation units, compiled at once by three compiler processes and then linked: the game
+    with the searches that call its rules (``game.c``) and the solvers over the state graph alone
+    (``solvers.c``), the hot code, at ``flags``' optimisation (:func:`solver.native.units.split_units`:
+    on two cores the longer of the two, not their sum, is the build's critical path); and cffi's
+    wrappers of the entry points (called once per call from Python; an optimising compiler spends as
+    long on them as on a small game and its solvers, so they are compiled with ``-O1``, and at a lower
+    priority: they fit in the time the shorter unit leaves). With ``cache`` (the cache directory's
     descriptor; ``workdir`` is inside it) and :data:`SHARED_WRAPPERS`, the wrappers are the same for
     every game (:data:`WRAPPER_MODULE`): their object is taken from the cache when it is there, and put
     there after a link that used it succeeded.
@@ -349,7 +354,7 @@ def _compile(name: str, game_source: str, flags: tuple[str, ...], workdir: str, 
     # its own game), even where another module's were global (loaded with RTLD_GLOBAL)
     link = [compiler.path, *flags, *(core + ".o" for core in cores), wrappers + ".o", "-o", out, "-lm", *_SYMBOLIC]
     if cache is None or not shared:
-        _run_compilers([*compile_cores, compile_wrappers], compiler.path)
+        _run_compilers([*compile_cores, compile_wrappers], compiler.path, background=1)
         _run_compilers([link], compiler.path)
         return out
     cached = _wrapper_object_name(compiler, wrapper_flags)
@@ -363,7 +368,7 @@ def _compile(name: str, game_source: str, flags: tuple[str, ...], workdir: str, 
                 os.unlink(cached, dir_fd=cache)
         _run_compilers([compile_wrappers], compiler.path)
     else:
-        _run_compilers([*compile_cores, compile_wrappers], compiler.path)
+        _run_compilers([*compile_cores, compile_wrappers], compiler.path, background=1)
     _run_compilers([link], compiler.path)
     os.chmod(wrappers + ".o", 0o600)  # (the compiler's file follows the umask; the cache wants it ours alone)
     os.replace(wrappers + ".o", cached, dst_dir_fd=cache)
@@ -424,19 +429,26 @@ def _copy_cached_object(directory: int, name: str, destination: str) -> bool:
         os.close(fd)
 
 
-def _run_compilers(commands: list[list[str]], compiler: str) -> None:
+def _run_compilers(commands: list[list[str]], compiler: str, background: int = 0) -> None:
     """Run the compiler on each command at once, each in its own process group: on a failure, a timeout or
-    Ctrl-C every group is killed, each driver's `cc1` included (killing only the driver left it running)."""
+    Ctrl-C every group is killed, each driver's `cc1` included (killing only the driver left it running).
+
+    The last ``background`` commands run at a lower priority (``nice`` 10): cffi's wrappers, which a build compiles
+    beside the game's two units when they are not cached. Three compilers on two cores would otherwise share
+    them, and the game unit (the longest) finish last; so the wrappers take the time the shorter unit leaves."""
     import subprocess  # (here: a cache hit starts no process, and need not import it)
 
     processes: list[subprocess.Popen[str]] = []
     try:
-        for command in commands:
+        for i, command in enumerate(commands):
             try:
                 processes.append(subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                                   text=True, start_new_session=True))
             except OSError as error:
                 raise BuildError(f"the C compiler could not run: {error}") from None
+            if i >= len(commands) - background:
+                with contextlib.suppress(OSError, AttributeError):  # (the group: a `cc1` already started too)
+                    os.setpriority(os.PRIO_PGRP, processes[-1].pid, 10)
         deadline = time.monotonic() + BUILD_TIMEOUT
         for process in processes:
             try:
