@@ -289,9 +289,9 @@ def _compiler_runs(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, ...]]:
     runs: list[tuple[str, ...]] = []
     real = native_build._run_compilers
 
-    def counting(commands: list[list[str]], compiler: str, background: int = 0) -> None:
+    def counting(commands: list[list[str]], compiler: str) -> None:
         runs.append(tuple(Path(command[command.index("-c") + 1]).name for command in commands if "-c" in command))
-        real(commands, compiler, background)
+        real(commands, compiler)
 
     monkeypatch.setattr(native_build, "_run_compilers", counting)
     return runs

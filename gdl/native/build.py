@@ -324,11 +324,10 @@ def _compile(name: str, game_source: str, flags: tuple[str, ...], workdir: str, 
     (``solvers.c``), the hot code, at ``flags``' optimisation (:func:`solver.native.units.split_units`:
     on two cores the longer of the two, not their sum, is the build's critical path); and cffi's
     wrappers of the entry points (called once per call from Python; an optimising compiler spends as
-    long on them as on a small game and its solvers, so they are compiled with ``-O1``, and at a lower
-    priority: they fit in the time the shorter unit leaves). With ``cache`` (the cache directory's
-    descriptor; ``workdir`` is inside it) and :data:`SHARED_WRAPPERS`, the wrappers are the same for
-    every game (:data:`WRAPPER_MODULE`): their object is taken from the cache when it is there, and put
-    there after a link that used it succeeded.
+    long on them as on a small game and its solvers, so they are compiled with ``-O1``). With ``cache``
+    (the cache directory's descriptor; ``workdir`` is inside it) and :data:`SHARED_WRAPPERS`, the
+    wrappers are the same for every game (:data:`WRAPPER_MODULE`): their object is taken from the
+    cache when it is there, and put there after a link that used it succeeded.
     """
     compiler = find_compiler()
     assert compiler is not None
@@ -354,7 +353,7 @@ def _compile(name: str, game_source: str, flags: tuple[str, ...], workdir: str, 
     # its own game), even where another module's were global (loaded with RTLD_GLOBAL)
     link = [compiler.path, *flags, *(core + ".o" for core in cores), wrappers + ".o", "-o", out, "-lm", *_SYMBOLIC]
     if cache is None or not shared:
-        _run_compilers([*compile_cores, compile_wrappers], compiler.path, background=1)
+        _run_compilers([*compile_cores, compile_wrappers], compiler.path)
         _run_compilers([link], compiler.path)
         return out
     cached = _wrapper_object_name(compiler, wrapper_flags)
@@ -368,7 +367,7 @@ def _compile(name: str, game_source: str, flags: tuple[str, ...], workdir: str, 
                 os.unlink(cached, dir_fd=cache)
         _run_compilers([compile_wrappers], compiler.path)
     else:
-        _run_compilers([*compile_cores, compile_wrappers], compiler.path, background=1)
+        _run_compilers([*compile_cores, compile_wrappers], compiler.path)
     _run_compilers([link], compiler.path)
     os.chmod(wrappers + ".o", 0o600)  # (the compiler's file follows the umask; the cache wants it ours alone)
     os.replace(wrappers + ".o", cached, dst_dir_fd=cache)
@@ -429,26 +428,19 @@ def _copy_cached_object(directory: int, name: str, destination: str) -> bool:
         os.close(fd)
 
 
-def _run_compilers(commands: list[list[str]], compiler: str, background: int = 0) -> None:
+def _run_compilers(commands: list[list[str]], compiler: str) -> None:
     """Run the compiler on each command at once, each in its own process group: on a failure, a timeout or
-    Ctrl-C every group is killed, each driver's `cc1` included (killing only the driver left it running).
-
-    The last ``background`` commands run at a lower priority (``nice`` 10): cffi's wrappers, which a build compiles
-    beside the game's two units when they are not cached. Three compilers on two cores would otherwise share
-    them, and the game unit (the longest) finish last; so the wrappers take the time the shorter unit leaves."""
+    Ctrl-C every group is killed, each driver's `cc1` included (killing only the driver left it running)."""
     import subprocess  # (here: a cache hit starts no process, and need not import it)
 
     processes: list[subprocess.Popen[str]] = []
     try:
-        for i, command in enumerate(commands):
+        for command in commands:
             try:
                 processes.append(subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                                   text=True, start_new_session=True))
             except OSError as error:
                 raise BuildError(f"the C compiler could not run: {error}") from None
-            if i >= len(commands) - background:
-                with contextlib.suppress(OSError, AttributeError):  # (the group: a `cc1` already started too)
-                    os.setpriority(os.PRIO_PGRP, processes[-1].pid, 10)
         deadline = time.monotonic() + BUILD_TIMEOUT
         for process in processes:
             try:
