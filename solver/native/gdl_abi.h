@@ -1,8 +1,10 @@
 /* The C game ABI: what a game compiled to C provides to the native solvers.
  *
- * A game is one C translation unit that defines the macros and the static functions
- * below, then includes the solver sources (solver/native/ *.c): the solvers call the
- * game directly, so the compiler can inline the rules into the search loops.
+ * A game is C that defines the macros and the static functions below; the solver sources
+ * (solver/native/ *.c) follow it in the same translation unit: the solvers call the game
+ * directly, so the compiler can inline the rules into the search loops. (A built module is
+ * two such units, compiled in parallel: solver/native/units.py. The second has the game's
+ * text only for its declarations and tables, and none of its solvers calls the rules.)
  *
  * The state is a fixed-size array of G_STATE_LEN cells of type g_cell (a small signed
  * integer type the game picks). Every cell has a declared range g_lo[i]..g_hi[i]; states
@@ -44,7 +46,7 @@
  *       the packed canonical image of s (the smallest image under the declared symmetries, compared
  *       cell by cell as Python compares tuples; s itself without symmetries); equal keys, equal values
  * and the packing of a key: cell i takes g_pack_bits[i] bits at bit g_pack_shift[i] of word g_pack_word[i]
- * (its value minus g_lo[i]); glue.c's gdl_unpack inverts it.
+ * (its value minus g_lo[i]); cells.c's gdl_unpack inverts it.
  * The 64-bit hash of a state is gdl_hash(words) of its key.
  */
 #ifndef GDL_ABI_H
