@@ -11,6 +11,14 @@ static inline int gdl_none_eq(const g_cell *s, int first, int n, int64_t v) {
 static inline int gdl_any_eq(const g_cell *s, int first, int n, int64_t v) { return !gdl_none_eq(s, first, n, v); }
 /* kept out of its caller: an optimising compiler's time grows faster than a function's size */
 #define GDL_NOINLINE __attribute__((noinline))
+/* a function that may be compiled in the other unit of a split build (solver/native/units.py): there it has
+   external, hidden linkage, defined in the solver unit (GDL_SPLIT) and only declared in the game unit (GDL_SPLIT
+   and GDL_GAME_UNIT: the emitter skips its definition there); in one unit, a static function as any other */
+#if defined(GDL_SPLIT)
+#define GDL_APART __attribute__((visibility("hidden"))) GDL_NOINLINE
+#else
+#define GDL_APART static GDL_NOINLINE
+#endif
 /* checked operations: a failure records the rule file's position and jumps to the function's `fail` */
 #define GDL_CHECK(v, lo, hi, code, line, col) ({ int64_t _c = (v); \
     if (_c < (lo) || _c > (hi)) { gdl_fail(e, code, line, col, _c); goto fail; } _c; })

@@ -97,9 +97,12 @@ class CEmitter(ChanceEmitter):
                         for s in (reads.slots if not (reads.turn or reads.dynamic) else ())}) if self.p.ends else []
         # One small function per written slot, not one switch with every case in it: an optimising C
         # compiler's time grows faster than a function's size (Connect-Four's end tests took most of its build).
-        parts = [self.function(f"static GDL_NOINLINE int g_ends_{k}(g_cell *s, int64_t me, gdl_error *e)",
-                               ["  (void)me;", *self.end_tests(terms, k), "fail:", "  return GDL_ERROR;"])
-                 for k in slots]
+        # Each is called out of line anyway, so a split build compiles them in its other unit (GDL_APART).
+        signatures = [f"GDL_APART int g_ends_{k}(g_cell *s, int64_t me, gdl_error *e)" for k in slots]
+        bodies = [self.function(signature, ["  (void)me;", *self.end_tests(terms, k), "fail:", "  return GDL_ERROR;"])
+                  for k, signature in zip(slots, signatures, strict=True)]
+        parts = [*(f"{signature};" for signature in signatures),
+                 *(["#ifndef GDL_GAME_UNIT", *bodies, "#endif"] if bodies else [])]
         out = ["  switch (w) {", *(f"  case {k}: return g_ends_{k}(s, me, e);" for k in slots),
                "  default: break;", "  }"] if slots else []
         out.extend(self.end_tests(terms, None))

@@ -45,6 +45,12 @@ POISON = ("/* The rules are the game unit's: a solver here that called one would
 """After the game's text in the solver unit: a later use of a rule is a compile error (GCC and Clang)."""
 
 
+GAME_UNIT_MACROS = "#define GDL_SPLIT 1\n#define GDL_GAME_UNIT 1"
+SOLVER_UNIT_MACROS = "#define GDL_SPLIT 1"
+"""Before the game's text in each unit: a game's functions marked ``GDL_APART`` (gdl/native/c_runtime.py: the
+emitter's end tests, called out of line) are defined in the solver unit and only declared in the game unit."""
+
+
 def _read(names: tuple[str, ...]) -> list[str]:
     return [(HERE / name).read_text(encoding="utf-8") for name in names]
 
@@ -63,6 +69,6 @@ def split_units(game_source: str) -> tuple[str, str]:
     """The game unit and the solver unit (the module docstring): compiled apart, linked together."""
     header = header_text()
     shared = _read(SHARED_SOURCES)
-    game_unit = "\n".join([header, game_source, *shared, *_read(GAME_UNIT_SOURCES)])
-    solver_unit = "\n".join([header, game_source, POISON, *shared, *_read(SOLVER_UNIT_SOURCES)])
+    game_unit = "\n".join([header, GAME_UNIT_MACROS, game_source, *shared, *_read(GAME_UNIT_SOURCES)])
+    solver_unit = "\n".join([header, SOLVER_UNIT_MACROS, game_source, POISON, *shared, *_read(SOLVER_UNIT_SOURCES)])
     return game_unit, solver_unit
