@@ -23,7 +23,7 @@ THREADS = (2, 3, 5)
 
 @pytest.fixture(autouse=True)
 def _threads_from_the_start(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The workers from the first state on (by default a graph's first 4,096 states are explored on one thread),
+    """The workers from the first state on (by default a graph's first 65,536 states are explored on one thread),
     so that small graphs go through the threads' path too."""
     monkeypatch.setattr(solver.native.graph, "SERIAL_STATES", 0)
 
@@ -178,3 +178,15 @@ def test_random_graphs_are_the_same_on_any_number_of_threads(data: st.DataObject
     threads = data.draw(st.sampled_from(THREADS))
     graph, seen = _explored(game, threads, root=root, slices=(5, 16, 33))
     assert seen == one_seen and _export(graph) == _export(one)
+
+
+@pytest.mark.parametrize(("name", "params", "method"), [("pig", {"goal": "50"}, "value_iteration"),
+                                                        ("connect4", {"cols": "4", "rows": "4"}, "backward")])
+def test_after_the_serial_phase_the_threads_or_this_one_alone_give_the_one_thread_graph(
+        monkeypatch: pytest.MonkeyPatch, name: str, params: dict[str, str], method: str) -> None:
+    """With the default serial phase, the workers join or not by its timing (explore.c's gr_adding_dominates: Pig's
+    cheap rules, no; Connect-Four's, yes): either way the graph and the answer are one thread's."""
+    monkeypatch.setattr(solver.native.graph, "SERIAL_STATES", 4096)  # (both graphs are larger)
+    game = _load(name, params, "c")
+    one = exact.solve(game, method=method, plies=True, limits=Limits(threads=1))
+    _same_solution(exact.solve(game, method=method, plies=True, limits=Limits(threads=2)), one)

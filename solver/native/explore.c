@@ -31,6 +31,7 @@
 #define GR_AHEAD 2             /* blocks whose children's buckets are fetched ahead of the one being added */
 #define GR_WAKE 8              /* blocks left to expand for which sleeping workers are woken */
 #define GR_SPINS 512           /* checks for a block a worker is expanding before this thread expands it again */
+#define GR_MIN_SHARE 0.4       /* workers only if expanding states took at least this share of the serial phase */
 #define GR_IDLE 32             /* checks for a new block before a worker sleeps (spinning takes the caller's share) */
 
 typedef struct gr_rec { /* a state as a worker expanded it */
@@ -304,9 +305,21 @@ static int gr_take(gr_ctx *c, gr_slot *b) {
     return gr_insert(c, b->lo, b->lo + GR_BLOCK, counts, b->ckeys, b->hashes, b->moves, b->known, b->creps);
 }
 
+/* Whether adding the children took more than 1 - GR_MIN_SHARE of the serial phase's time: then workers, which only
+   expand states, would save less than the traffic between the cores costs (measured at 65,536 states, on two idle
+   cores: Pig goal 100 spends 0.31 of its time expanding, and its exploration took 0.83x one thread's time on two;
+   Connect-Four 5x4 0.47, 1.46x faster; m,n,k (4,4,4) 0.67, 1.53x faster: bench/explore_threads.py). */
+static int gr_adding_dominates(const gr_ctx *c) {
+    double expanding = c->serial_spent[0], adding = c->serial_spent[1];
+    return expanding < GR_MIN_SHARE * (expanding + adding);
+}
+
 /* gdl_gr_explore's loop on c->threads threads (see the top of this file). The workers, started once c->serial
-   states are expanded (a small graph needs none: they are explored as on one thread), sleep between calls; they are told to stop when the exploration ends, and
-   joined when the graph is freed (gr_par_free), so no call waits for a thread to be scheduled. */
+   states are expanded (a small graph needs none: they are explored as on one thread) unless the serial phase
+   found adding the children to be most of the work (gr_adding_dominates: then this thread explores alone), sleep
+   between calls; they are told to stop when the exploration ends, and joined when the graph is freed
+   (gr_par_free), so no call waits for a thread to be scheduled. A serial phase of 0 states starts them at once
+   (the tests). */
 static int gr_explore_threads(gr_ctx *c, int64_t slice) {
     struct gr_par *q = c->par;
     if (!q) {
@@ -324,9 +337,14 @@ static int gr_explore_threads(gr_ctx *c, int64_t slice) {
             break;
         }
         int64_t lo = c->expanded;
+        if (lo >= c->serial && c->serial > 0 && !q->published && gr_adding_dominates(c)) {
+            c->threads = 1; /* the rest on this thread alone, as gdl_gr_explore's serial loop: the same graph */
+            return gdl_gr_explore(c, NULL, slice - done);
+        }
         if (lo >= c->serial) gr_publish(c, q);
         if (q->taken == q->published) { /* a small graph so far, or fewer than GR_BLOCK states known ahead */
-            status = gr_block(c, lo, c->n < lo + GR_BLOCK ? c->n : lo + GR_BLOCK);
+            status = gr_block(c, lo, c->n < lo + GR_BLOCK ? c->n : lo + GR_BLOCK,
+                              lo < c->serial ? c->serial_spent : NULL);
             q->end = c->expanded;
         } else {
             gr_slot *b = gr_next_block(q);

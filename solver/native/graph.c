@@ -349,17 +349,32 @@ static int gr_insert(gr_ctx *c, int64_t lo, int64_t hi, const int *counts, const
     return GR_DONE;
 }
 
-/* Expands the states lo .. hi - 1 on this thread, then adds their children: GR_DONE or what stopped it. */
-static int gr_block(gr_ctx *c, int64_t lo, int64_t hi) {
+/* A monotonic clock in seconds (the threaded exploration's serial phase times its two halves). */
+static double gr_seconds(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* Expands the states lo .. hi - 1 on this thread, then adds their children: GR_DONE or what stopped it. With
+   `spent`, the seconds of each half are added to spent[0] and spent[1]. */
+static int gr_block(gr_ctx *c, int64_t lo, int64_t hi, double *spent) {
     int counts[GR_BLOCK];
     int64_t used = 0;
+    double started = spent ? gr_seconds() : 0.0;
     for (int64_t i = lo; i < hi; i++) {
         int n = gr_expand(c, i, used);
         if (n < 0) return -n;
         counts[i - lo] = n;
         used += n;
     }
-    return gr_insert(c, lo, hi, counts, c->scratch, c->hashes, c->moves, c->known, c->scratch_reps);
+    double expanded = spent ? gr_seconds() : 0.0;
+    int status = gr_insert(c, lo, hi, counts, c->scratch, c->hashes, c->moves, c->known, c->scratch_reps);
+    if (spent) {
+        spent[0] += expanded - started;
+        spent[1] += gr_seconds() - expanded;
+    }
+    return status;
 }
 
 static int gr_explore_threads(gr_ctx *c, int64_t slice); /* (explore.c: with gdl_gr_threads(c, n > 1)) */
@@ -385,7 +400,7 @@ int gdl_gr_explore(gr_ctx *c, const int32_t *root, int64_t slice) {
     for (int64_t done = 0; c->expanded < c->n; done += GR_BLOCK) {
         if (done >= slice) return GR_SLICE;
         int64_t lo = c->expanded, hi = c->n < lo + GR_BLOCK ? c->n : lo + GR_BLOCK;
-        int status = gr_block(c, lo, hi);
+        int status = gr_block(c, lo, hi, NULL);
         if (status != GR_DONE) return status;
     }
     return GR_DONE;

@@ -54,8 +54,10 @@ EXPORT_STATES = 2_000_000
 graph is acyclic after all, or the Python exploration's graph when the C analysis declines the game."""
 RG_FIRST_SLICE = 1 << 14
 """The retrograde analysis's first slice, in units of work (a state or an edge); the smallest slice too."""
-SERIAL_STATES = 4096
-"""With more than one thread, the exploration's first states are expanded on one (a small graph needs no other)."""
+SERIAL_STATES = 65_536
+"""With more than one thread, the exploration's first states are expanded on one (a small graph needs no other);
+their time decides whether the others join (explore.c's ``gr_adding_dominates``: not when adding the children to
+the graph was most of it, as in Pig, where a second thread made the exploration slower)."""
 PLIES_STATES = 0
 """The largest graph copied out and finished by the Python code (:func:`solver.solution.finish`,
 :mod:`solver.remoteness`) for its distance to the end; a larger one's is computed in C (``remoteness.c``). None

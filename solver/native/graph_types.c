@@ -5,6 +5,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <time.h>
 #if defined(__linux__)
 #include <sys/mman.h>
 #endif
@@ -58,6 +59,7 @@ typedef struct gr_ctx {
     int64_t bad;          /* the state of a dead end or an error */
     int threads;          /* exploring: this thread and threads - 1 workers (explore.c), */
     int64_t serial;       /* once this many states are expanded */
+    double serial_spent[2]; /* the serial phase's seconds expanding states and adding their children (explore.c) */
     struct gr_par *par;   /* explore.c's blocks and workers (NULL: not yet used) */
     /* solve: Tarjan's walk, resumable */
     uint32_t *index;      /* discovery number (0: not seen; GR_DONE_INDEX: in a solved component), | GR_ACTIVE on
