@@ -180,7 +180,7 @@ def test_random_graphs_are_the_same_on_any_number_of_threads(data: st.DataObject
     assert seen == one_seen and _export(graph) == _export(one)
 
 
-@pytest.mark.parametrize(("name", "params", "method"), [("pig", {"goal": "50"}, "value_iteration"),
+@pytest.mark.parametrize(("name", "params", "method"), [("pig", {"goal": "25"}, "value_iteration"),
                                                         ("connect4", {"cols": "4", "rows": "4"}, "backward")])
 def test_after_the_serial_phase_the_threads_or_this_one_alone_give_the_one_thread_graph(
         monkeypatch: pytest.MonkeyPatch, name: str, params: dict[str, str], method: str) -> None:
