@@ -278,6 +278,8 @@ def test_the_optimisation_level(tmp_path: Path, level: str | None, used: str) ->
 
 shared_wrappers = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="each build compiles its wrappers")
 C4_3X3 = source("connect4.c", {"C4_COLS": 3, "C4_ROWS": 3})
+UNITS = ("game.c", "solvers.c") if native_build.splits(native_build.DEFAULT_FLAGS) else ("game.c",)
+"""The units a build at the default flags compiles (the suite's builds, at -O0: one)."""
 
 
 def wrapper_objects(directory: Path) -> list[Path]:
@@ -311,10 +313,10 @@ def test_a_second_game_does_not_compile_the_wrappers_again(tmp_path: Path, monke
     (wrappers,) = wrapper_objects(tmp_path)
     before = wrappers.stat()
     assert before.st_mode & 0o777 == 0o600
-    assert runs == [("game.c", "solvers.c", "_gdl_c_module.c"), ()]  # (the three units at once, then the link)
+    assert runs == [(*UNITS, "_gdl_c_module.c"), ()]  # (the units at once, then the link)
     runs.clear()
     assert _plays(native_build.build(C4_3X3)) == [0, 1, 2]  # (a column of three: 0 still open)
-    assert runs == [("game.c", "solvers.c"), ()]
+    assert runs == [UNITS, ()]
     after = wrappers.stat()
     assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
     assert wrapper_objects(tmp_path) == [wrappers] and len(cached_files(tmp_path)) == 2
@@ -343,9 +345,9 @@ def test_a_bad_wrapper_object_is_compiled_again(tmp_path: Path, monkeypatch: pyt
     runs = _compiler_runs(monkeypatch)
     assert _plays(native_build.build(C4_3X3)) == [0, 1, 2]
     if damage == "garbage":  # the game's units, a failed link, the wrappers, the link
-        assert runs == [("game.c", "solvers.c"), (), ("_gdl_c_module.c",), ()]
+        assert runs == [UNITS, (), ("_gdl_c_module.c",), ()]
     else:  # never linked: the three units compiled at once
-        assert runs == [("game.c", "solvers.c", "_gdl_c_module.c"), ()]
+        assert runs == [(*UNITS, "_gdl_c_module.c"), ()]
     assert not wrappers.is_symlink() and wrappers.stat().st_mode & 0o777 == 0o600
     assert wrappers.read_bytes()[:4] == b"\x7fELF"
 
@@ -369,3 +371,33 @@ def test_two_games_with_the_shared_wrappers_in_one_process(tmp_path: Path, monke
     out = subprocess.run([sys.executable, "-c", script, str(HERE.parent.parent)], env=env, capture_output=True,
                          text=True, timeout=300, check=True).stdout
     assert out.strip() == "[[1, 2, 3, 4, 5, 6, 7, 8], [0, 1, 2]]"
+
+
+def test_an_optimising_build_compiles_two_units_and_an_unoptimised_one():
+    assert native_build.splits(("-O2", "-fPIC")) and native_build.splits(("-O0", "-O3"))
+    assert not native_build.splits(("-O0", "-fPIC")) and not native_build.splits(("-O2", "-O1"))
+    assert not native_build.splits(("-fPIC",))
+
+
+@pytest.mark.slow  # (three cold C builds)
+@pytest.mark.parametrize(("name", "params", "method"), [
+    ("tictactoe", {}, "retrograde"), ("pig", {"goal": "12"}, "auto"),
+    ("connect4", {"cols": "4", "rows": "3"}, "backward"),
+])
+def test_games_built_as_two_units_give_the_one_unit_answers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                            name: str, params: dict[str, str], method: str) -> None:
+    """The split build (the default, optimised) at the suite's -O0: the game unit's searches and the solver unit's
+    graph passes linked together, with the emitter's end tests compiled in the solver unit (GDL_APART)."""
+    import gdl
+    from solver.exact import solve
+
+    fresh(monkeypatch, tmp_path)
+    one = solve(gdl.load(name, params, backend="c"), method=method, plies=True)
+    runs = _compiler_runs(monkeypatch)
+    monkeypatch.setattr(native_build, "splits", lambda flags: True)
+    monkeypatch.setattr(native_build, "_loaded", {})
+    monkeypatch.setattr(native_build, "digest", lambda source, flags=native_build.DEFAULT_FLAGS: "split" + name)
+    two = solve(gdl.load(name, params, backend="c"), method=method, plies=True)
+    assert runs and runs[0][:2] == ("game.c", "solvers.c")
+    assert (two.value, two.plies, [str(m) for m in two.principal_variation]) == (
+        one.value, one.plies, [str(m) for m in one.principal_variation])
