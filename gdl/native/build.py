@@ -392,7 +392,7 @@ def _emit_wrappers(module: str, path: str) -> None:
 
     ffi = cffi.FFI()
     ffi.cdef(solver_native.CDEF)
-    ffi.set_source(module, solver_native.source_text() + solver_native.ENTRY_POINTS)
+    ffi.set_source(module, units.header_text() + solver_native.ENTRY_POINTS)
     with contextlib.redirect_stdout(io.StringIO()):  # cffi says "generating ..."
         ffi.emit_c_code(path)
 

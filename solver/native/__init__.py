@@ -1,9 +1,9 @@
 """The solvers' inner loops in C, over the C game ABI (``gdl_abi.h``).
 
 A game that is compiled to C (by ``gdl.native``, or written by hand as in the tests) is built with the
-sources listed in :data:`SOURCES` into one cffi extension module whose C declarations are :data:`CDEF`:
-as one C translation unit (the game's functions, then the sources), or as two compiled in parallel
-(:mod:`solver.native.units`). The game object exposes that module
+solver sources (:mod:`solver.native.units`, which lists them) into one cffi extension module whose C
+declarations are :data:`CDEF`: as one C translation unit (the game's functions, then the sources), or as
+two compiled in parallel. The game object exposes that module
 through :class:`SupportsNative` (a declared method, ``native()``), and the public searches
 (``solver.exact.solve``, ``solver.mcts.mcts``) run their inner loops in C when it returns a handle.
 Python keeps the orchestration: budgets, progress, Ctrl-C, results.
@@ -17,9 +17,6 @@ from collections.abc import Hashable, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from solver.game import DeadEndError, Game, dead_end
-from solver.native.units import HEADER as HEADER
-from solver.native.units import SOURCES as SOURCES
-from solver.native.units import header_text
 
 ERROR_CDEF = """
 typedef struct gdl_error { int32_t code; int32_t line; int32_t col; int32_t detail; } gdl_error;
@@ -122,11 +119,6 @@ int gdl_ex_value(ex_ctx *c, const int32_t *root, int32_t depth, int32_t limited,
 """The functions a native module exports to Python, as C declarations."""
 CDEF = ERROR_CDEF + ENTRY_POINTS
 """The cffi declarations of a native module: its error record and its entry points."""
-
-
-def source_text() -> str:
-    """The ABI header, to put before a game's source."""
-    return header_text()
 
 
 class NativeHandle(Protocol):
