@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, fields
 
 from gdl import ast
 from gdl.board import DIRECTION_NAMES
-from gdl.diagnostics import Span, source_lines
+from gdl.diagnostics import Span, source_lines, visible
 from gdl.highlight import BUILTIN_FUNCTIONS, CONSTANTS, KEYWORDS, QUANTIFIERS
 
 NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -352,18 +352,18 @@ class Index:
 
 
 def describe(symbol: Symbol, index: Index) -> str:
-    """A hover text (Markdown) for a declared name."""
-    line = index.first_line(symbol.decl)
-    code = f"```gdl\n{line}\n```"
+    """A hover text (Markdown) for a declared name; rule-file text in it is code, never Markdown."""
+    code = code_block(index.first_line(symbol.decl))
     if symbol.kind == "param":
         param = next(d for d in index.rules.decls if isinstance(d, ast.ParamDecl) and d.name == symbol.name)
-        domain = index.text(param.domain.span) if param.domain is not None else "any value"
-        return f"**parameter** `{symbol.name}`: {domain}, default {index.text(param.default.span)}\n\n{code}"
+        domain = code_span(index.text(param.domain.span)) if param.domain is not None else "any value"
+        return f"**parameter** `{symbol.name}`: {domain}, default {code_span(index.text(param.default.span))}\n\n{code}"
     if symbol.kind == "state":
         decl = next(d for d in index.rules.decls if isinstance(d, ast.StateDecl) and d.name == symbol.name)
-        typ = index.text(decl.type.span)
-        indexed = f" indexed by [{', '.join(index.text(i.span) for i in decl.indices)}]" if decl.indices else ""
-        init = f", initially {index.text(decl.init.span)}" if decl.init is not None else ""
+        typ = code_span(index.text(decl.type.span))
+        indices = ", ".join(index.text(i.span) for i in decl.indices)
+        indexed = f" indexed by {code_span(f'[{indices}]')}" if decl.indices else ""
+        init = f", initially {code_span(index.text(decl.init.span))}" if decl.init is not None else ""
         return f"**state variable** `{symbol.name}`{indexed}: {typ}{init}\n\n{code}"
     if symbol.kind == "player":
         players = next(d for d in index.rules.decls if isinstance(d, ast.PlayersDecl)).names
@@ -374,11 +374,37 @@ def describe(symbol: Symbol, index: Index) -> str:
     if symbol.kind == "local":
         what = {"let": "local (let)", "for": "loop variable", "chance": "chance variable",
                 "parameter": "parameter", "binder": "bound variable"}[symbol.how]
-        domain = f" = {symbol.domain}" if symbol.how == "let" else f" in {symbol.domain}" if symbol.domain else ""
+        text = code_span(symbol.domain)
+        domain = f" = {text}" if symbol.how == "let" else f" in {text}" if symbol.domain else ""
         if symbol.how == "parameter":
-            domain = f": {symbol.domain}"
+            domain = f": {text}"
         return f"**{what}** `{symbol.name}`{domain}\n\n{code}"
     return f"**{symbol.kind}** `{symbol.name}`\n\n{code}"
+
+
+def code_span(text: str) -> str:
+    """Rule-file text as a Markdown code span, so nothing in it is read as Markdown.
+
+    An expression's text may hold a comment (``1 + (2  # [link](url) ![image](url)``), and an editor
+    renders hover Markdown: inside a code span no link, image, emphasis or HTML is interpreted. Line
+    breaks and runs of spaces become one space (a blank line would end the span), control characters are
+    escaped (``\\x1b``), and the fence is longer than any run of backticks in the text.
+    """
+    text = visible(" ".join(text.split()))
+    fence = "`" * (_longest_backtick_run(text) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def code_block(line: str) -> str:
+    """One rule-file line as a fenced ``gdl`` block, its control characters escaped."""
+    line = visible(line)
+    fence = "`" * max(3, _longest_backtick_run(line) + 1)
+    return f"{fence}gdl\n{line}\n{fence}"
+
+
+def _longest_backtick_run(text: str) -> int:
+    return max((len(run) for run in re.findall("`+", text)), default=0)
 
 
 def _ordinal(n: int) -> str:

@@ -151,8 +151,8 @@ def test_hover_definition_references_completion_rename_symbols_on_kalah() -> Non
             return list((await within(c.text_document_rename_async(params))).changes[uri])
 
         # Hover: a parameter's range and default; a state variable's domain; a keyword's and a builtin's doc.
-        assert "**parameter** `pits`: 1..8, default 6" in await hover(find("def store", "pits"))
-        assert "**state variable** `board` indexed by [0..N-1]: 0..N*seeds, initially 0" in \
+        assert "**parameter** `pits`: `1..8`, default `6`" in await hover(find("def store", "pits"))
+        assert "**state variable** `board` indexed by `[0..N-1]`: `0..N*seeds`, initially `0`" in \
             await hover(find("    let n = board", "board"))
         assert "`terminal when C`" in await hover(find("terminal when", "terminal"))
         assert "`opponent(p)`" in await hover(find("        if pos == store(opp", "opponent"))

@@ -94,7 +94,7 @@ def test_hover_completion_outline_and_formatting_without_a_server() -> None:
     ix = index()
     line, column = position("move add", "k")
     hover = hover_at(ix, SOURCE, lsp.Position(line=line - 1, character=column - 1))
-    assert hover is not None and "**parameter** `k`: 1..3" in hover.contents.value
+    assert hover is not None and "**parameter** `k`: `1..3`" in hover.contents.value
     hover = hover_at(ix, SOURCE, lsp.Position(line=line - 1, character=0))
     assert hover is not None and "`move name(params) when guard: effects`" in hover.contents.value
     line, column = position("        total += twice", "twice")
