@@ -3,12 +3,20 @@
 from __future__ import annotations
 
 import asyncio
+import json
+import os
+import queue
+import subprocess
 import sys
+import threading
+import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
 
 pytest.importorskip("pygls")
 
@@ -223,3 +231,423 @@ def test_syntax_error_then_playout_error(tmp_path: Path) -> None:
         assert any("outside" in d.message and d.range.start.line == 3 for d in later)
 
     run_session(scenario)
+
+
+# ------------------------------------------------------------------ the protocol byte by byte (issue 29)
+
+
+class RawServer:
+    """``gdl lsp`` as a subprocess spoken to byte by byte: pygls' client cannot send a malformed frame.
+
+    A thread parses the server's frames into a queue; a reply is awaited for at most ``TIMEOUT`` (a bound
+    on a hang, not a speed measurement). The server runs under a 2 GiB address-space limit, so a
+    regression that reads ``/dev/zero`` ends in a MemoryError instead of taking the machine's memory.
+    """
+
+    def __init__(self) -> None:
+        self.process = subprocess.Popen([sys.executable, "-m", "gdl", "lsp"], stdin=subprocess.PIPE,
+                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT,
+                                        preexec_fn=_limit_memory)
+        self.messages: queue.Queue[dict[str, Any] | None] = queue.Queue()
+        self.seen: list[dict[str, Any]] = []  # every message that was not the reply waited for
+        self.stderr = b""
+        self._next_id = 1000
+        threading.Thread(target=self._read_frames, daemon=True).start()
+        threading.Thread(target=self._read_stderr, daemon=True).start()
+
+    def __enter__(self) -> RawServer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+        self.process.wait()
+
+    def _read_frames(self) -> None:
+        out = self.process.stdout
+        assert out is not None
+        while True:
+            length = None
+            while (line := out.readline()) not in (b"\r\n", b""):
+                name, _, value = line.decode("ascii").partition(":")
+                if name.lower() == "content-length":
+                    length = int(value)
+            if not line or length is None:
+                self.messages.put(None)
+                return
+            self.messages.put(json.loads(out.read(length)))
+
+    def _read_stderr(self) -> None:
+        assert self.process.stderr is not None
+        self.stderr = self.process.stderr.read()
+
+    def send(self, data: bytes | dict[str, Any]) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(frame(data) if isinstance(data, dict) else data)
+        self.process.stdin.flush()
+
+    def notify(self, method: str, params: Any) -> None:
+        self.send({"jsonrpc": "2.0", "method": method, "params": params})
+
+    def request(self, method: str, params: Any = None) -> dict[str, Any]:
+        """Send a request and return its reply (a result or an error)."""
+        self._next_id += 1
+        self.send({"jsonrpc": "2.0", "id": self._next_id, "method": method, "params": params})
+        return self.reply(self._next_id)
+
+    def reply(self, msg_id: int | str | None) -> dict[str, Any]:
+        """The reply to ``msg_id``; the messages before it go to ``seen``."""
+        while True:
+            try:
+                message = self.messages.get(timeout=TIMEOUT)
+            except queue.Empty:
+                raise AssertionError(f"no reply to {msg_id!r} within {TIMEOUT} s") from None
+            assert message is not None, f"the server closed its output before answering {msg_id!r}"
+            if "method" not in message and message.get("id") == msg_id:
+                return message
+            self.seen.append(message)
+
+    def initialize(self) -> None:
+        assert "result" in self.request("initialize", {"processId": None, "rootUri": None, "capabilities": {}})
+        self.notify("initialized", {})
+
+    def open(self, uri: str, text: str) -> None:
+        self.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "gdl", "version": 1,
+                                                              "text": text}})
+
+    def finish(self) -> tuple[int, str]:
+        """Close the input; the exit status and everything written on standard error."""
+        assert self.process.stdin is not None
+        self.process.stdin.close()
+        code = self.process.wait(TIMEOUT)
+        deadline = time.monotonic() + TIMEOUT
+        while not self.stderr and self.process.stderr is not None and not self.process.stderr.closed \
+                and time.monotonic() < deadline:
+            time.sleep(0.05)  # the reader thread has the last bytes once the pipe is at its end
+        return code, self.stderr.decode("utf-8", "replace")
+
+
+def frame(message: dict[str, Any]) -> bytes:
+    body = json.dumps(message).encode()
+    return b"Content-Length: %d\r\n\r\n" % len(body) + body
+
+
+def _limit_memory() -> None:
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
+
+
+def hover_params(uri: str, line: int = 0, character: int = 0) -> dict[str, Any]:
+    return {"textDocument": {"uri": uri}, "position": {"line": line, "character": character}}
+
+
+def assert_refused(reply: dict[str, Any], code: int, *words: str) -> str:
+    """An error reply of ``code`` whose one-line message holds ``words``, with no traceback anywhere."""
+    assert "error" in reply, reply
+    error = reply["error"]
+    assert error["code"] == code, error
+    assert "\n" not in error["message"] and "Traceback" not in json.dumps(reply), error
+    assert all(word in error["message"] for word in words), error
+    assert "data" not in error or not error["data"], error
+    return str(error["message"])
+
+
+@pytest.mark.slow
+def test_a_request_on_a_file_the_client_did_not_open_reads_only_a_regular_file(tmp_path: Path) -> None:
+    fifo = tmp_path / "fifo.gdl"
+    os.mkfifo(fifo)
+    with RawServer() as server:
+        server.initialize()
+        # A FIFO blocked the server for good; /dev/zero read until MemoryError; a missing file was an
+        # internal error with a traceback.
+        assert_refused(server.request("textDocument/hover", hover_params(fifo.as_uri())), -32803, "a FIFO")
+        assert_refused(server.request("textDocument/hover", hover_params("file:///dev/zero")), -32803,
+                       "/dev/zero", "character device")
+        assert_refused(server.request("textDocument/formatting", {"textDocument": {"uri": tmp_path.as_uri()},
+                                                                   "options": {"tabSize": 4, "insertSpaces": True}}),
+                       -32803, "is a directory")
+        assert_refused(server.request("textDocument/hover", hover_params((tmp_path / "gone.gdl").as_uri())),
+                       -32803, "no such file")
+        big = tmp_path / "big.gdl"
+        big.write_text("# " + "x" * 5_000_000 + "\n", encoding="utf-8")
+        assert_refused(server.request("textDocument/documentSymbol", {"textDocument": {"uri": big.as_uri()}}),
+                       -32803, "too large")
+        # A regular rule file is still read: hover on `pits` in kalah, which the client never opened.
+        line = next(i for i, text in enumerate(KALAH.read_text(encoding="utf-8").split("\n"))
+                    if text.startswith("param pits"))
+        reply = server.request("textDocument/hover", hover_params(KALAH.as_uri(), line, 6))
+        assert "**parameter** `pits`" in reply["result"]["contents"]["value"]
+        assert "result" in server.request("shutdown")
+
+
+@pytest.mark.slow
+def test_did_save_of_a_file_the_client_did_not_open_reads_nothing(tmp_path: Path) -> None:
+    secret = tmp_path / "secret.gdl"
+    secret.write_text("root:x:0:0:the secret line\n", encoding="utf-8")
+    fifo = tmp_path / "fifo.gdl"
+    os.mkfifo(fifo)
+    opened = (tmp_path / "counter.gdl").as_uri()
+    with RawServer() as server:
+        server.initialize()
+        server.notify("textDocument/didSave", {"textDocument": {"uri": secret.as_uri()}})
+        server.request("textDocument/hover", hover_params("file:///nowhere.gdl"))  # didSave has been handled
+        # The file was read and its first token came back in a syntax error: "unexpected `root`".
+        assert "0:0:the secret line" not in json.dumps(server.seen) and "`root`" not in json.dumps(server.seen)
+        assert not any(m.get("method") == "textDocument/publishDiagnostics" for m in server.seen)
+        server.notify("textDocument/didSave", {"textDocument": {"uri": fifo.as_uri()}})  # blocked the server
+        server.open(opened, TYPO)
+        server.notify("textDocument/didSave", {"textDocument": {"uri": opened}})  # an open document is checked
+        assert "result" in server.request("shutdown")
+        published = [m["params"] for m in server.seen if m.get("method") == "textDocument/publishDiagnostics"]
+        assert {p["uri"] for p in published} == {opened} and len(published) >= 2  # didOpen, didSave (playouts?)
+
+
+@pytest.mark.slow
+def test_every_request_gets_a_reply() -> None:
+    with RawServer() as server:
+        server.initialize()
+        # Params that do not fit the method: no reply at all before.
+        assert_refused(server.request("textDocument/hover", {"textDocument": {"uri": "file:///x.gdl"}}), -32602,
+                       "textDocument/hover", "position")
+        assert_refused(server.request("textDocument/hover", {"textDocument": {"uri": "file:///x.gdl"},
+                                                             "position": {"line": "one", "character": 0}}),
+                       -32602, "line")
+        assert_refused(server.request("textDocument/rename", [1, 2]), -32602, "textDocument/rename")
+        assert_refused(server.request("textDocument/completion"), -32602)
+        # Not JSON-RPC 2.0, or not JSON: an Invalid Request (-32600) or a parse error (-32700).
+        server.send({"jsonrpc": "1.0", "id": 7, "method": "shutdown"})
+        assert_refused(server.reply(7), -32600, "JSON-RPC 2.0")
+        server.send({"id": 8, "method": "shutdown"})
+        assert_refused(server.reply(8), -32600, "JSON-RPC 2.0")
+        for body, code in ((b"[1, 2]", -32600), (b'"text"', -32600), (b"null", -32600), (b"{not json", -32700),
+                           (b"\xff\xfe\xfd", -32700), (b"[" * 100_000, -32700)):
+            server.send(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+            assert_refused(server.reply(None), code)
+        assert_refused(server.request("no/such/method", {}), -32601)
+        assert "result" in server.request("shutdown")
+
+
+@pytest.mark.slow
+def test_requests_before_initialize_or_after_shutdown_are_refused() -> None:
+    with RawServer() as server:
+        # An internal error with a traceback before; no reply at all after shutdown.
+        assert_refused(server.request("textDocument/hover", hover_params("file:///x.gdl")), -32002, "initialize")
+        server.initialize()
+        assert "result" in server.request("shutdown")
+        assert_refused(server.request("textDocument/hover", hover_params("file:///x.gdl")), -32600, "shutdown")
+        server.notify("exit", None)
+        assert server.process.wait(TIMEOUT) == 0
+
+
+@pytest.mark.slow
+def test_a_malformed_header_is_skipped_and_later_messages_are_answered() -> None:
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "shutdown"}).encode()
+    malformed = [
+        b"Content-Length: abc\r\n\r\n" + body,  # stopped every later answer
+        b"Content-Length: -5\r\n\r\n" + body,
+        b"Content-Length: 99999999999999999999\r\n\r\n" + body,  # waited for bytes that never come
+        b"Content-Length: 5e3\r\n\r\n" + body,
+        b"Content-Type: application/vscode-jsonrpc\r\n\r\n" + body,  # no length at all
+        b"Content-Length: %d\r\nContent-Length: 3\r\n\r\n" % len(body) + body,
+        b"not a header\r\n\r\n" + body,
+        b"X" * 5000 + b"\r\n",
+        b"\x00\xff garbage without a line break",
+    ]
+    with RawServer() as server:
+        server.initialize()
+        for junk in malformed:
+            server.send(junk)
+            reply = server.request("textDocument/hover", hover_params("file:///nowhere.gdl"))
+            assert_refused(reply, -32803, "no such file")
+        # Header names are case-insensitive (as in HTTP), a Content-Type is accepted, a stray line break skipped.
+        message = json.dumps({"jsonrpc": "2.0", "id": 2, "method": "textDocument/hover",
+                              "params": hover_params("file:///nowhere.gdl")}).encode()
+        server.send(b"\r\ncontent-length: %d\r\nContent-Type: application/vscode-jsonrpc; charset=utf-8\r\n\r\n"
+                    % len(message) + message)
+        assert_refused(server.reply(2), -32803)
+        assert not any(m.get("id") == 1 for m in server.seen)  # the skipped shutdowns were never handled
+        assert "result" in server.request("shutdown")
+        server.notify("exit", None)
+        code, err = server.finish()
+        assert code == 0 and "Traceback" not in err and "skipped a message" in err
+
+
+@pytest.mark.slow
+def test_refusals_are_errors_of_one_line_without_a_traceback() -> None:
+    uri = KALAH.as_uri()
+    lines = KALAH.read_text(encoding="utf-8").split("\n")
+    line = next(i for i, text in enumerate(lines) if text.startswith("def side_empty"))
+    with RawServer() as server:
+        server.initialize()
+        server.open(uri, KALAH.read_text(encoding="utf-8"))
+        position = {"line": line, "character": 4}
+        rename = {"textDocument": {"uri": uri}, "position": position}
+        # Both were internal errors (-32603) with a Python traceback.
+        message = assert_refused(server.request("textDocument/rename", {**rename, "newName": "store"}), -32803,
+                                 "`store` is already declared at line")
+        assert message.startswith("`store`")
+        assert_refused(server.request("textDocument/rename", {**rename, "newName": "move"}), -32602,
+                       "`move` is not a valid name")
+        assert_refused(server.request("textDocument/hover", hover_params("file:///nowhere/at/all.gdl")), -32803,
+                       "/nowhere/at/all.gdl: no such file")
+        assert "result" in server.request("shutdown")
+        server.notify("exit", None)
+        code, err = server.finish()
+        assert code == 0 and "Traceback" not in err, err
+
+
+@pytest.mark.slow
+def test_shutdown_then_exit_exits_0_silently_and_exit_alone_exits_1() -> None:
+    with RawServer() as server:
+        server.initialize()
+        assert server.request("shutdown") == {"jsonrpc": "2.0", "id": server._next_id, "result": None}
+        server.notify("exit", None)
+        assert server.finish() == (0, "")  # was 1 and `ValueError: I/O operation on closed file`
+    with RawServer() as server:
+        server.initialize()
+        server.notify("exit", None)
+        assert server.finish() == (1, "")  # the LSP spec: exit without shutdown is an error
+
+
+HOSTILE_HOVER = """game G
+players A
+param p: 0..3 = 1 + (0  # [click](http://evil.example) ![x](http://evil.example/x.png) <b>bold</b>
+    )
+state s: 0..9 = 0
+move m when s < 3:
+    let t = s + (1  # **strong** <img src=x> \x1b]52;c;aGk=\x07 ``` `tick`
+        )
+    s += t
+win A when s == 3
+"""
+
+
+@pytest.mark.slow
+def test_hover_shows_rule_file_text_as_code_not_markdown() -> None:
+    markdown_it = pytest.importorskip("markdown_it")
+    uri = "file:///hostile.gdl"
+    lines = HOSTILE_HOVER.split("\n")
+    with RawServer() as server:
+        server.initialize()
+        server.open(uri, HOSTILE_HOVER)
+        for line, start, shown in ((2, "param p", "click"), (6, "    let t", "\\x1b]52;c;aGk=\\x07"),
+                                   (8, "    s += t", "**strong**")):
+            character = lines[line].index(start) + len(start) - 1
+            reply = server.request("textDocument/hover", hover_params(uri, line, character))
+            value = reply["result"]["contents"]["value"]
+            html = markdown_it.MarkdownIt("commonmark").render(value)
+            # Before, the comments inside the expressions were Markdown: a link, an image, HTML, a control.
+            assert "<a " not in html and "<img" not in html and "<b>" not in html and "<strong>strong" not in html
+            assert "\x1b" not in value and "\x07" not in value
+            assert shown in html  # the text is shown, as code
+        assert "result" in server.request("shutdown")
+
+
+# ------------------------------------------------------------------ malformed messages, generated
+
+REQUESTS = ("textDocument/hover", "textDocument/definition", "textDocument/references", "textDocument/rename",
+            "textDocument/completion", "textDocument/documentSymbol", "textDocument/formatting",
+            "textDocument/codeAction", "textDocument/prepareRename")
+JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
+                    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+                    max_leaves=12)
+# The shapes each example mixes: the recoverable malformed frames (a header without a usable length, a
+# stray or over-long line, a body shorter than its length: the rest runs into the next header), bodies that
+# are not JSON-RPC, requests with params that do not fit, requests and didSave on hostile paths (a FIFO,
+# /dev/zero, /dev/stdin: the server's own input, a directory, a missing file), responses nobody asked for.
+# A length longer than the body is left out: no server can tell it from a slow client.
+MALFORMED_SHAPES = ("bad-length", "no-length", "garbage-line", "long-line", "stray-breaks", "short-body",
+                    "not-json", "json-value", "wrong-version", "invalid-params", "hostile-path", "did-save",
+                    "unknown-method", "response", "bad-notification")
+
+
+@st.composite
+def malformed(draw: st.DrawFn, paths: list[str]) -> tuple[bytes, str | None]:
+    """One hostile chunk of input and the id of the request in it that must be answered (None if none)."""
+    shape = draw(st.sampled_from(MALFORMED_SHAPES))
+    msg_id = f"j{draw(st.integers(0, 10**9))}"
+    request = {"jsonrpc": "2.0", "id": msg_id, "method": draw(st.sampled_from(REQUESTS)),
+               "params": hover_params(draw(st.sampled_from(paths)))}
+    body = json.dumps(request).encode()
+    if shape == "bad-length":
+        value = draw(st.sampled_from([b"abc", b"-5", b"", b"+3", b"1e3", b"0x10", b"0", b"10" * 20,
+                                      b"%d" % (2 << 30)]) | st.binary(max_size=20).filter(lambda v: b"\n" not in v))
+        return b"Content-Length: " + value + b"\r\n\r\n" + body, None
+    if shape == "no-length":
+        return b"Content-Type: application/vscode-jsonrpc\r\n\r\n" + body, None
+    if shape == "garbage-line":
+        line = draw(st.binary(min_size=1, max_size=300).filter(lambda v: b"\n" not in v and b"length" not in v.lower()))
+        return line + b"\r\n", None
+    if shape == "long-line":
+        return b"X" * draw(st.integers(1001, 5000)) + b"\r\n", None
+    if shape == "stray-breaks":
+        return draw(st.sampled_from([b"\r\n", b"\n"])) * draw(st.integers(1, 5)), None
+    if shape == "short-body":
+        return b"Content-Length: %d\r\n\r\n" % draw(st.integers(1, len(body) - 1)) + body, None
+    if shape == "not-json":
+        junk = draw(st.binary(min_size=1, max_size=200).filter(lambda v: not _is_json(v)))
+        return b"Content-Length: %d\r\n\r\n" % len(junk) + junk, None
+    if shape == "json-value":
+        return frame_bytes(json.dumps(draw(JSON)).encode()), None
+    if shape == "wrong-version":
+        return frame({**request, "jsonrpc": draw(st.sampled_from(["1.0", "2", "", None]))}), msg_id
+    if shape == "invalid-params":
+        return frame({**request, "params": draw(JSON)}), msg_id
+    if shape in ("hostile-path", "unknown-method"):
+        method = request["method"] if shape == "hostile-path" else draw(st.sampled_from(["gdl/x", "", "$/x"]))
+        return frame({**request, "method": method}), msg_id
+    if shape == "did-save":
+        return frame({"jsonrpc": "2.0", "method": "textDocument/didSave", "params": request["params"]}), None
+    if shape == "response":
+        return frame({"jsonrpc": "2.0", "id": msg_id, "result": draw(JSON)}), None
+    return frame({"jsonrpc": "2.0", "method": draw(st.sampled_from(["textDocument/didOpen",
+                                                                     "textDocument/didChange"])),
+                  "params": draw(JSON)}), None
+
+
+def frame_bytes(body: bytes) -> bytes:
+    return b"Content-Length: %d\r\n\r\n" % len(body) + body
+
+
+def _is_json(data: bytes) -> bool:
+    try:
+        json.loads(data)
+    except (ValueError, RecursionError):
+        return False
+    return True
+
+
+@pytest.mark.slow
+def test_the_server_keeps_answering_after_malformed_messages(tmp_path: Path) -> None:
+    fifo = tmp_path / "fifo.gdl"
+    os.mkfifo(fifo)
+    paths = [fifo.as_uri(), "file:///dev/zero", "file:///dev/stdin", "file:///dev/urandom", tmp_path.as_uri(),
+             (tmp_path / "missing.gdl").as_uri(), KALAH.as_uri(), "untitled:Untitled-1", "file:///proc/self/status"]
+    with RawServer() as server:
+        server.initialize()
+
+        # One server for every example (a start per example would take minutes), so no shrinking: once it
+        # stops answering, every smaller example would wait out TIMEOUT too.
+        @settings(max_examples=200, deadline=None, derandomize=True, database=None, phases=[Phase.generate],
+                  suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+        @given(st.lists(malformed(paths), min_size=1, max_size=5))
+        def keeps_answering(chunks: list[tuple[bytes, str | None]]) -> None:
+            for data, _ in chunks:
+                server.send(data)
+            sentinel = server.request("textDocument/hover", hover_params((tmp_path / "missing.gdl").as_uri()))
+            assert_refused(sentinel, -32803, "no such file")
+            answered = {m.get("id"): m for m in server.seen if "method" not in m}
+            for _, msg_id in chunks:
+                if msg_id is not None:
+                    assert msg_id in answered, (msg_id, chunks)
+            for reply in answered.values():
+                assert reply.get("error", {}).get("code") != -32603, reply  # an internal error is a bug
+                assert "Traceback" not in json.dumps(reply), reply
+            server.seen.clear()
+
+        keeps_answering()
+        assert "result" in server.request("shutdown")
+        server.notify("exit", None)
+        code, err = server.finish()
+        assert code == 0 and "Traceback" not in err, err[-3000:]
