@@ -290,12 +290,14 @@ def build_server() -> Any:
     def source(uri: str) -> str:
         """The text of a document: the client's copy if it opened it, else the file as ``gdl check`` reads it
         (:func:`gdl.loader.read_source`: a regular file, without blocking, at most 5 MB, UTF-8)."""
+        from pygls.uris import to_fs_path
+
         doc = opened(uri)
         if doc is not None:
             return str(doc.source)
-        path = server.workspace.get_text_document(uri).path
+        path = to_fs_path(uri)  # (not the document's `path`: pygls makes one of any URI's path, http: too)
         if not path:
-            raise Refusal(f"{_shown_text(uri)} is not open and not a file")
+            raise Refusal(f"{_shown_text(uri)}: the document is not open and its URI is not a file: URI")
         try:
             return read_source(path)
         except GdlError as error:
@@ -761,6 +763,8 @@ def _log_to_stderr() -> None:
     """Warnings and errors to standard error (an editor shows it as the server's log), one line each."""
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(_LogFormat("gdl lsp: %(levelname)s: %(message)s"))
+    # pygls' own line for params that do not fit says only that; the protocol logs which member is wrong
+    handler.addFilter(lambda record: not str(record.msg).startswith("Unable to deserialize message"))
     root = logging.getLogger()
     root.addHandler(handler)
     root.setLevel(logging.WARNING)

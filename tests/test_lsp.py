@@ -369,6 +369,11 @@ def test_a_request_on_a_file_the_client_did_not_open_reads_only_a_regular_file(t
                        -32803, "is a directory")
         assert_refused(server.request("textDocument/hover", hover_params((tmp_path / "gone.gdl").as_uri())),
                        -32803, "no such file")
+        # pygls read the path of any URI: http://host/path and untitled:name (relative to the server's directory).
+        assert_refused(server.request("textDocument/hover", hover_params("http://example.com" + KALAH.as_posix())),
+                       -32803, "not a file: URI")
+        assert_refused(server.request("textDocument/hover", hover_params("untitled:games/kalah.gdl")), -32803,
+                       "not a file: URI")
         big = tmp_path / "big.gdl"
         big.write_text("# " + "x" * 5_000_000 + "\n", encoding="utf-8")
         assert_refused(server.request("textDocument/documentSymbol", {"textDocument": {"uri": big.as_uri()}}),
