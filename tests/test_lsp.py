@@ -560,7 +560,8 @@ JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | st
 # The shapes each example mixes: the recoverable malformed frames (a header without a usable length, a
 # stray or over-long line, a body shorter than its length: the rest runs into the next header), bodies that
 # are not JSON-RPC, requests with params that do not fit, requests and didSave on hostile paths (a FIFO,
-# /dev/zero, /dev/stdin: the server's own input, a directory, a missing file), responses nobody asked for.
+# /dev/zero, /dev/stdin: the server's own input, a directory, a missing file, an http: URI), responses
+# nobody asked for.
 # A length longer than the body is left out: no server can tell it from a slow client.
 MALFORMED_SHAPES = ("bad-length", "no-length", "garbage-line", "long-line", "stray-breaks", "short-body",
                     "not-json", "json-value", "wrong-version", "invalid-params", "hostile-path", "did-save",
@@ -628,7 +629,8 @@ def test_the_server_keeps_answering_after_malformed_messages(tmp_path: Path) -> 
     fifo = tmp_path / "fifo.gdl"
     os.mkfifo(fifo)
     paths = [fifo.as_uri(), "file:///dev/zero", "file:///dev/stdin", "file:///dev/urandom", tmp_path.as_uri(),
-             (tmp_path / "missing.gdl").as_uri(), KALAH.as_uri(), "untitled:Untitled-1", "file:///proc/self/status"]
+             (tmp_path / "missing.gdl").as_uri(), KALAH.as_uri(), "untitled:Untitled-1", "file:///proc/self/status",
+             "http://example.com" + KALAH.as_posix()]
     with RawServer() as server:
         server.initialize()
 
