@@ -9,7 +9,6 @@ import queue
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -253,7 +252,8 @@ class RawServer:
         self.stderr = b""
         self._next_id = 1000
         threading.Thread(target=self._read_frames, daemon=True).start()
-        threading.Thread(target=self._read_stderr, daemon=True).start()
+        self._stderr_reader = threading.Thread(target=self._read_stderr, daemon=True)
+        self._stderr_reader.start()
 
     def __enter__(self) -> RawServer:
         return self
@@ -320,10 +320,7 @@ class RawServer:
         assert self.process.stdin is not None
         self.process.stdin.close()
         code = self.process.wait(TIMEOUT)
-        deadline = time.monotonic() + TIMEOUT
-        while not self.stderr and self.process.stderr is not None and not self.process.stderr.closed \
-                and time.monotonic() < deadline:
-            time.sleep(0.05)  # the reader thread has the last bytes once the pipe is at its end
+        self._stderr_reader.join(TIMEOUT)  # it has every byte once the pipe is at its end
         return code, self.stderr.decode("utf-8", "replace")
 
 
