@@ -21,6 +21,7 @@ sys.path.insert(0, str(ROOT))
 import gdl  # noqa: E402
 from gdl.native.select import c_backend_or_reason  # noqa: E402
 from solver.exact import solve  # noqa: E402
+from solver.files import replace_text  # noqa: E402
 
 GAMES: list[tuple[str, dict[str, str]]] = [
     ("tictactoe", {}), ("connect4", {"cols": "4", "rows": "4"}), ("connect4", {"cols": "5", "rows": "4"}),
@@ -71,7 +72,7 @@ def main() -> None:
     text = "\n".join(rows)
     print(text)
     if args.out:
-        Path(args.out).write_text(text + "\n")
+        replace_text(args.out, text + "\n", "a benchmark report")  # only over a regular file
     if args.results:
         write_section(text, time.perf_counter() - started)
 

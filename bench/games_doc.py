@@ -25,6 +25,7 @@ sys.path.insert(0, str(ROOT))
 
 import gdl  # noqa: E402
 from solver.exact import solve  # noqa: E402
+from solver.files import replace_text  # noqa: E402
 from solver.limits import Limits  # noqa: E402
 from solver.shortest_path import solve_puzzle  # noqa: E402
 from solver.simultaneous import solve_simultaneous  # noqa: E402
@@ -225,7 +226,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.output == "-":
         print("\n".join(solved_table(rows)))
         return 0
-    Path(args.output).write_text(document(rows, args.cap), encoding="utf-8")
+    replace_text(args.output, document(rows, args.cap), "a games document")  # only over a regular file
     return 0
 
 

@@ -39,6 +39,7 @@ sys.path.insert(0, str(ROOT))
 import gdl  # noqa: E402
 from bench.ref.run import build as build_ref  # noqa: E402
 from solver.exact import solve  # noqa: E402
+from solver.files import replace_text  # noqa: E402
 from solver.limits import Limits  # noqa: E402
 from solver.mcts import mcts  # noqa: E402
 
@@ -264,7 +265,7 @@ def replace_section(results: Path, begin: str, end: str, section: str) -> None:
         text = text[:text.index(begin)] + section + text[text.index(end) + len(end) + 1:]
     else:
         text = text.rstrip("\n") + "\n\n" + section
-    results.write_text(text, encoding="utf-8")
+    replace_text(results, text, "a results file")  # only over a regular file (solver/files.py)
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from solver.files import TargetError, check_target, replace_text
 from solver.game import CHANCE, TERMINAL, Game, MoveError
 
 FORMAT = "gdl-record"
@@ -107,15 +108,16 @@ def game_entry(game: Game, moves: Sequence[str], agents: Mapping[str, str], end:
 
 
 def write_record(record: Mapping[str, Any], path: str | os.PathLike[str]) -> None:
-    """Write ``record`` to ``path`` atomically (a Ctrl-C while writing leaves the previous file)."""
-    target = Path(path)
-    temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    """Write ``record`` to ``path`` atomically (a Ctrl-C while writing leaves the previous file), only over a
+    regular file or a link (:func:`solver.files.replace_text`).
+
+    :raises RecordError: ``path`` is a directory, a device, a FIFO or a socket.
+    :raises OSError: the file could not be written.
+    """
     try:
-        temporary.write_text(dumps(record), encoding="utf-8")
-        os.replace(temporary, target)
-    finally:
-        if temporary.exists():
-            temporary.unlink()
+        replace_text(path, dumps(record), "a game record", prefix=".gdl-record-")
+    except TargetError as error:
+        raise RecordError(f"--record: {error}") from None
 
 
 def dumps(record: Mapping[str, Any]) -> str:
@@ -132,11 +134,14 @@ def dumps(record: Mapping[str, Any]) -> str:
 def check_writable(path: str) -> None:
     """Fail now, before a game is played, if ``path`` cannot be written.
 
-    :raises RecordError: a directory, a missing folder, no permission.
+    :raises RecordError: a directory, a device, a FIFO or a socket (:func:`solver.files.check_target`), a
+        missing folder, no permission.
     """
+    try:
+        check_target(path, "a game record")
+    except TargetError as error:
+        raise RecordError(f"--record: {error}") from None
     target = Path(path)
-    if target.is_dir():
-        raise RecordError(f"--record: {path!r} is a directory")
     folder = target.parent if str(target.parent) else Path(".")
     if not folder.is_dir():
         raise RecordError(f"--record: no such folder {str(folder)!r}")

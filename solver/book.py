@@ -26,12 +26,10 @@ table: ``table=BOOK`` probes its values inside a search.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import sqlite3
 import stat
-import tempfile
 import time
 import urllib.parse
 from collections.abc import Callable, Hashable, Iterator, Mapping
@@ -42,6 +40,7 @@ from solver import table as tables
 from solver.alphabeta import CycleFound, NegamaxSearch, TooDeep
 from solver.auto import check_players, heuristic_search, is_two_player_zero_sum
 from solver.exact import solve
+from solver.files import TargetError, replace_file
 from solver.game import TERMINAL, Game, State, candidate_moves
 from solver.graph import StateGraph
 from solver.limits import (
@@ -376,22 +375,15 @@ def _search_for(game: Game) -> Callable[[State, Limits, Callable[[SearchStats], 
 
 
 def save_book(book: Book, path: str | os.PathLike[str]) -> None:
-    """Write ``book`` to ``path`` atomically (a temporary file, then :func:`os.replace`), as a solved table is.
+    """Write ``book`` to ``path`` atomically (:func:`solver.files.replace_file`), as a solved table is.
 
     :raises TableError: ``path`` is a directory, a device, a FIFO or a socket (only regular files are written).
     :raises ValueError: a state key cannot be written as JSON.
     """
-    path = os.fspath(path)
-    check_target(path)
-    fd, temp = tempfile.mkstemp(prefix=".gdl-book-", suffix=".tmp", dir=os.path.dirname(os.path.abspath(path)))
-    os.close(fd)
     try:
-        _write(book, temp)
-        os.replace(temp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.remove(temp)
-        raise
+        replace_file(path, lambda temporary: _write(book, temporary), "a book", prefix=".gdl-book-")
+    except TargetError as error:
+        raise TableError(str(error)) from None
 
 
 def check_target(path: str | os.PathLike[str]) -> None:
@@ -399,10 +391,7 @@ def check_target(path: str | os.PathLike[str]) -> None:
 
     :raises TableError: the path is a directory, a device, a FIFO or a socket.
     """
-    try:
-        tables._check_save_target(os.fspath(path))
-    except TableError as error:
-        raise TableError(str(error).replace("a solved table is saved", "a book is saved")) from None
+    tables.check_save_target(path, "a book")
 
 
 def _write(book: Book, path: str) -> None:

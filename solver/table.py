@@ -22,18 +22,17 @@ game, other parameters or other rules (:class:`StaleTableError`).
 
 from __future__ import annotations
 
-import contextlib
 import json
 import math
 import os
 import stat
-import tempfile
 import urllib.parse
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
+from solver.files import TargetError, check_target, replace_file
 from solver.game import TERMINAL, Game
 from solver.limits import TIE_TOLERANCE
 
@@ -202,39 +201,28 @@ def _tuples(value: Any) -> Any:
 
 
 def save_table(table: SolvedTable, path: str | os.PathLike[str]) -> None:
-    """Write ``table`` to ``path`` atomically (temporary file, then :func:`os.replace`).
+    """Write ``table`` to ``path`` atomically (:func:`solver.files.replace_file`: a temporary file, then
+    :func:`os.replace`), only over a regular file or a link.
 
+    :raises TableError: ``path`` is a directory, a device, a FIFO or a socket.
     :raises ValueError: a state key cannot be written as JSON.
     """
-    path = os.fspath(path)
-    _check_save_target(path)
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, temp = tempfile.mkstemp(prefix=".gdl-table-", suffix=".tmp", dir=directory)
-    os.close(fd)
     try:
-        _write(table, temp)
-        os.replace(temp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.remove(temp)
-        raise
+        replace_file(path, lambda temporary: _write(table, temporary), "a solved table", prefix=".gdl-table-")
+    except TargetError as error:
+        raise TableError(str(error)) from None
 
 
-def _check_save_target(path: str) -> None:
-    """Saving replaces a regular file or a symbolic link (the link, never what it points to), nothing else.
+def check_save_target(path: str | os.PathLike[str], what: str) -> None:
+    """:func:`solver.files.check_target` with its refusal as a :class:`TableError` (``what``: a solved table,
+    a book).
 
     :raises TableError: the path is a directory, a device, a FIFO or a socket.
     """
     try:
-        mode = os.lstat(path).st_mode
-    except FileNotFoundError:
-        return
-    if stat.S_ISREG(mode) or stat.S_ISLNK(mode):
-        return
-    kind = ("a directory" if stat.S_ISDIR(mode) else "a character device" if stat.S_ISCHR(mode)
-            else "a block device" if stat.S_ISBLK(mode) else "a FIFO" if stat.S_ISFIFO(mode)
-            else "a socket" if stat.S_ISSOCK(mode) else "not a regular file")
-    raise TableError(f"{path!r} is {kind}; a solved table is saved only as a regular file (or in place of a link)")
+        check_target(path, what)
+    except TargetError as error:
+        raise TableError(str(error)) from None
 
 
 def _write(table: SolvedTable, path: str) -> None:

@@ -305,6 +305,87 @@ def test_save_replaces_a_symlink_not_its_target(tmp_path):
     assert not link.is_symlink() and load_table(link).game == "Nim"
 
 
+# Every writer of the CLI, as the arguments that make it write FILE (issue 29: `--record` replaced a FIFO or,
+# as root, /dev/null; solver/files.py is now the one check of them all).
+WRITERS = {
+    "solve --save": ["solve", "nim", "--save", "{}"],
+    "book --save": ["book", "nim", "--plies", "2", "--save", "{}"],
+    "play --record": ["play", "nim", "--as", "none", "--vs", "random", "--seed", "1", "--record", "{}"],
+    "match --record": ["match", "nim", "random", "random", "--games", "1", "--record", "{}"],
+    "new --force": ["new", "{}", "--force"],
+    "fmt": ["fmt", "{}"],
+}
+
+
+def _writer(name: str, path: Path) -> list[str]:
+    return [str(path) if arg == "{}" else arg for arg in WRITERS[name]]
+
+
+def _run_in_process(capsys: pytest.CaptureFixture[str], argv: list[str]) -> tuple[int, str, str]:
+    with alarm(HANG * 4):  # a writer that opened the FIFO would block here for good
+        code = main(argv)
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+@pytest.mark.parametrize("writer", list(WRITERS))
+def test_no_writer_replaces_a_fifo_or_a_directory(tmp_path, capsys, writer):
+    fifo = tmp_path / "target.gdl"
+    os.mkfifo(fifo)
+    directory = tmp_path / "folder.gdl"
+    directory.mkdir()
+    for path, still, word in [(fifo, stat.S_ISFIFO, "FIFO"), (directory, stat.S_ISDIR, "directory")]:
+        line = one_line_error(_run_in_process(capsys, _writer(writer, path)), 2)
+        assert word in line, line
+        assert still(os.lstat(path).st_mode), (writer, path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["folder.gdl", "target.gdl"]  # no file left behind
+
+
+@pytest.mark.parametrize("writer", list(WRITERS))
+def test_a_link_to_a_fifo_is_replaced_or_refused_never_written_through(tmp_path, capsys, writer):
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    link = tmp_path / "link.gdl"
+    link.symlink_to(fifo)
+    code, out, err = _run_in_process(capsys, _writer(writer, link))
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+    if writer == "fmt":  # a rule file to rewrite is read first: a FIFO is no rule file
+        assert "FIFO" in one_line_error((code, out, err), 2)
+        assert link.is_symlink()
+    else:  # the link is replaced by the file, as --save always did
+        assert code == 0, err
+        assert not link.is_symlink() and stat.S_ISREG(os.lstat(link).st_mode)
+
+
+@pytest.mark.parametrize("writer", ["play --record", "match --record"])
+def test_record_refuses_dev_null_without_touching_it(monkeypatch, capsys, writer):
+    _never_replace(monkeypatch)  # even a broken check could not replace the device
+    monkeypatch.setattr(os, "rename", os.replace)
+    line = one_line_error(_run_in_process(capsys, _writer(writer, Path("/dev/null"))), 2)
+    assert "character device" in line and "regular file" in line
+    assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
+
+
+def test_fmt_rewrites_the_file_a_link_points_to_and_keeps_its_mode(tmp_path, capsys):
+    rules = write(tmp_path / "rules.gdl", COUNTER.replace("n += 1", "n  +=  1"))
+    rules.chmod(0o640)
+    link = tmp_path / "link.gdl"
+    link.symlink_to(rules)
+    code, _, err = _run_in_process(capsys, ["fmt", str(link)])
+    assert code == 0, err
+    assert link.is_symlink() and "n += 1" in rules.read_text()
+    assert stat.S_IMODE(rules.stat().st_mode) == 0o640
+
+
+@needs_gdl
+def test_record_through_the_executable_leaves_a_fifo_alone(tmp_path):
+    fifo = tmp_path / "game.json"
+    os.mkfifo(fifo)
+    result = gdl_run("play", "nim", "--as", "none", "--vs", "random", "--record", str(fifo), timeout=HANG * 4)
+    assert "FIFO" in one_line_error(result, 2)
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+
+
 @pytest.mark.parametrize("name", ["h#frag.sqlite", "pct%41.sqlite", "X?mode=rwc&x=.sqlite", "sp ace?.sqlite"])
 def test_table_paths_are_paths_not_uris(tmp_path, nim_table, name):
     path = tmp_path / name

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import os
 import sys
-from pathlib import Path
 from typing import Any
 
 from rich.text import Text
@@ -15,6 +15,7 @@ from gdl.cli.args import add_command
 from gdl.cli.errors import EXIT_OK, EXIT_PROBLEM, EXIT_USAGE, UsageError
 from gdl.console import make_console, plural, print_diagnostics
 from gdl.diagnostics import GdlError, RuleFileError
+from solver.files import TargetError, replace_text
 
 EXAMPLES = """examples:
   gdl fmt games/*.gdl                     # rewrite the files in the canonical layout
@@ -71,7 +72,13 @@ def cmd_fmt(args: argparse.Namespace) -> int:
         elif args.check:
             out.print(f"would reformat {name}")
         else:
-            Path(name).write_text(result, encoding="utf-8")
+            try:
+                _rewrite(name, result)
+            except (OSError, TargetError) as error:
+                err.print(Text(f"error: {name}: ", style="bold red") + Text(getattr(error, "strerror", None)
+                                                                            or str(error)))
+                usage += 1
+                continue
             out.print(f"reformatted {name}")
     if usage:
         return EXIT_USAGE
@@ -84,3 +91,9 @@ def cmd_fmt(args: argparse.Namespace) -> int:
         unchanged = len(args.files) - len(changed)
         out.print(Text(f"{plural(len(changed), 'file')} reformatted, {unchanged} unchanged", style="dim"))
     return EXIT_OK
+
+
+def _rewrite(name: str, text: str) -> None:
+    """Replace the rule file ``name`` with ``text`` atomically; through a link, the file it points to is
+    rewritten (the link stays), and only if that is a regular file (:func:`solver.files.replace_text`)."""
+    replace_text(os.path.realpath(name), text, "a rule file")

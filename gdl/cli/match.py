@@ -93,6 +93,8 @@ def cmd_match(args: argparse.Namespace) -> int:
                     records.write_record(record, args.record)
                 except OSError as error:  # a full disk mid-match: stop with a one-line error
                     raise UsageError(f"--record: cannot write {args.record!r}: {error.strerror or error}") from None
+                except records.RecordError as error:  # a FIFO put at the path since the check before the match
+                    raise UsageError(str(error)) from None
             progress.update(number + 1)
 
         result = match.play_match(game, agents, args.games, seed=args.seed, max_moves=args.max_moves,

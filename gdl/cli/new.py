@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +12,7 @@ from rich.text import Text
 from gdl.cli.args import add_command
 from gdl.cli.errors import EXIT_OK, UsageError
 from gdl.console import make_console
+from solver.files import TargetError, check_target, replace_text
 
 EXAMPLES = """examples:
   gdl new mygame                          # mygame.gdl from the board template
@@ -36,15 +38,17 @@ def cmd_new(args: argparse.Namespace) -> int:
     if args.template not in TEMPLATES:
         raise UsageError(f"--template {args.template}: no such template; choose one of {', '.join(TEMPLATES)}")
     path = Path(args.name if args.name.endswith(".gdl") else args.name + ".gdl")
-    if path.is_dir():
-        raise UsageError(f"{path}: is a directory")
-    if path.exists() and not args.force:
+    try:
+        check_target(path, "a rule file")  # a FIFO, a device or a directory: even --force never replaces one
+    except TargetError as error:
+        raise UsageError(str(error)) from None
+    if os.path.lexists(path) and not args.force:  # (a dangling link too: it is what --force would replace)
         raise UsageError(f"{path} already exists (use --force to overwrite it)")
     name = game_name(path.stem)
     try:
-        path.write_text(render(args.template, name), encoding="utf-8")
-    except OSError as error:
-        raise UsageError(f"{path}: {error.strerror or error}") from None
+        replace_text(path, render(args.template, name), "a rule file")
+    except (OSError, TargetError) as error:
+        raise UsageError(f"{path}: {getattr(error, 'strerror', None) or error}") from None
     out = make_console()
     out.print(f"wrote {path} (game {name}, {args.template} template)")
     out.print(Text(f"next: gdl check {path} && gdl solve {path}", style="dim"))

@@ -64,6 +64,9 @@ def _write_play_record(args: argparse.Namespace, seen: dict[str, Any], end: matc
     record["games"].append(entry)
     try:
         records.write_record(record, args.record)
+    except records.RecordError as error:  # a FIFO put at the path since the check before the game
+        make_console(stderr=True).print(Text("error: ", style="bold red") + Text(str(error)))
+        return
     except OSError as error:
         make_console(stderr=True).print(Text("error: ", style="bold red")
                                         + Text(f"--record: cannot write {args.record!r}: {error.strerror or error}"))
