@@ -37,6 +37,7 @@ GDL = shutil.which("gdl")
 needs_gdl = pytest.mark.skipif(GDL is None, reason="the gdl console script is not installed (pip install -e .)")
 ENV = {**os.environ, "NO_COLOR": "1", "COLUMNS": "100"}
 HANG = 5.0  # seconds: a case that takes longer is taken to hang
+ROOT_GAMES = Path(__file__).resolve().parent.parent / "games"
 
 
 def gdl_run(*args: str, env: dict[str, str] | None = None, timeout: float = 60, stdin: str | None = None,
@@ -538,6 +539,23 @@ def test_user_text_reaches_the_terminal_as_text(tmp_path, colour):
     info = gdl_run("info", str(path), "--playouts", "0").stdout
     assert "[/]" in info and "[link=http://evil.example]click[/link]" in info  # shown, not parsed as markup
     assert "\\x1b]52;c;aGVsbG8=" in info  # escaped, visibly
+
+
+@needs_gdl
+def test_show_on_a_pipe_escapes_control_characters(tmp_path):
+    # `gdl show FILE | cat` wrote a rule file's escape sequences raw (in strings and comments)
+    path = evil_game(tmp_path)
+    source = path.read_text(encoding="utf-8") + f"# a comment {EVIL}\n"
+    write(path, source.replace("\n", "\r\n"))
+    result = subprocess.run([GDL or "gdl", "show", str(path)], capture_output=True, env=ENV, timeout=60)
+    assert result.returncode == 0, result.stderr
+    shown = result.stdout.decode("utf-8")  # (bytes: text mode would turn \r\n into \n)
+    assert_no_raw_controls(shown.replace("\r\n", "\n"))
+    assert "\\x1b]52;c;aGVsbG8=\\x07" in shown and "[link=http://evil.example]click[/link]" in shown
+    lines = shown.split("\r\n")  # the line breaks of the file are kept: a line for a line
+    assert len(lines) == source.count("\n") + 1 and lines[-1] == ""
+    clean = gdl_run("show", "tictactoe").stdout  # a file without control characters is written as it is
+    assert clean == (ROOT_GAMES / "tictactoe.gdl").read_text(encoding="utf-8")
 
 
 @needs_gdl

@@ -10,7 +10,7 @@ from gdl.check import read_rule_file
 from gdl.cli.args import add_command
 from gdl.cli.errors import EXIT_OK, UsageError
 from gdl.console import make_console
-from gdl.diagnostics import GdlError
+from gdl.diagnostics import GdlError, visible
 
 EXAMPLES = """examples:
   gdl show kalah                          # a bundled game, highlighted
@@ -38,8 +38,21 @@ def cmd_show(args: argparse.Namespace) -> int:
         raise UsageError(str(error)) from None
     out = make_console()
     if not out.is_terminal and not args.line_numbers:
-        sys.stdout.write(source if source.endswith("\n") or not source else source + "\n")
+        sys.stdout.write(plain_text(source))
         return EXIT_OK
     out.print(Syntax(source.rstrip("\n"), GdlLexer(), theme="ansi_dark", background_color="default",
                      line_numbers=args.line_numbers, word_wrap=False))
     return EXIT_OK
+
+
+def plain_text(source: str) -> str:
+    r"""A rule file as ``gdl show`` writes it where there is no terminal: as it is, but with control characters
+    escaped (``\x1b``: :func:`gdl.diagnostics.visible`, as everywhere rule-file text is printed), the line
+    breaks kept (``\r\n`` too) and a line break at the end.
+
+    >>> plain_text('game G "\x1b]52;c;aGk=\x07"\r\nplayers A')
+    'game G "\\x1b]52;c;aGk=\\x07"\r\nplayers A\n'
+    """
+    lines = source.split("\n")
+    shown = "\n".join(visible(line[:-1]) + "\r" if line.endswith("\r") else visible(line) for line in lines)
+    return shown if shown.endswith("\n") or not shown else shown + "\n"
