@@ -48,15 +48,15 @@ def resolve(game: str) -> Path:
     :raises GameNotFoundError: with the bundled names as a hint.
     """
     path = Path(game)
-    if path.is_file():
+    if os.path.isfile(path):  # (os.path's, not Path's: a name too long for the system is just not a file)
         return path
-    if path.exists() and not path.is_dir():  # a FIFO or a device: read_source says why it is not read
+    if os.path.exists(path) and not path.is_dir():  # a FIFO or a device: read_source says why it is not read
         try:
             read_source(path)
         except GdlError as error:
             raise GameNotFoundError(str(error)) from None
     bundled = games_dir() / (game if game.endswith(SUFFIX) else game + SUFFIX)
-    if "/" not in game and bundled.is_file():
+    if "/" not in game and os.path.isfile(bundled):
         return bundled
     names = [p.stem for p in bundled_games()]
     import difflib
@@ -71,29 +71,13 @@ def read_source(path: str | Path) -> str:
     """The text of a rule file: the one reader of the CLI and :func:`load` (a byte-order mark is dropped).
 
     Only regular files are read (a FIFO would block, ``/dev/zero`` never ends), and at most
-    :data:`MAX_FILE_BYTES`: the file is opened without blocking, checked with ``fstat`` on the open
-    descriptor, and read with a cap, so a file that grows meanwhile is still refused.
+    :data:`MAX_FILE_BYTES` (:func:`read_regular_file`).
 
     :raises GdlError: missing, a directory or another non-regular file, unreadable, too large,
         not UTF-8 or binary (a one-line message).
     """
     path = Path(path)
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    except FileNotFoundError:
-        raise GdlError(f"{path}: no such file") from None
-    except OSError as error:
-        raise GdlError(f"{path}: {error.strerror or error}") from None
-    try:
-        _check_regular(path, os.fstat(fd))
-        with os.fdopen(fd, "rb", closefd=False) as file:
-            data = file.read(MAX_FILE_BYTES + 1)
-    except OSError as error:
-        raise GdlError(f"{path}: {error.strerror or error}") from None
-    finally:
-        os.close(fd)
-    if len(data) > MAX_FILE_BYTES:
-        raise GdlError(f"{path}: more than {MAX_FILE_BYTES} bytes is too large for a rule file")
+    data = read_regular_file(path, MAX_FILE_BYTES, "rule file")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
@@ -105,16 +89,46 @@ def read_source(path: str | Path) -> str:
     return text.removeprefix("\ufeff")
 
 
-def _check_regular(path: Path, info: os.stat_result) -> None:
+def read_regular_file(path: str | Path, max_bytes: int, what: str) -> bytes:
+    """The bytes of a file the user named (a rule file, a game record): the one safe reader of them.
+
+    Only regular files are read: the file is opened without blocking (a FIFO cannot block), checked with
+    ``fstat`` on the open descriptor (a FIFO, ``/dev/zero`` or a directory is refused), and read with a cap
+    of ``max_bytes``, so a file that grows meanwhile is still refused. ``what`` names the file in the
+    messages (``"rule file"``).
+
+    :raises GdlError: missing, a directory or another non-regular file, unreadable, too large (one line).
+    """
+    path = Path(path)
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except FileNotFoundError:
+        raise GdlError(f"{path}: no such file") from None
+    except OSError as error:
+        raise GdlError(f"{path}: {error.strerror or error}") from None
+    try:
+        _check_regular(path, os.fstat(fd), max_bytes, what)
+        with os.fdopen(fd, "rb", closefd=False) as file:
+            data = file.read(max_bytes + 1)
+    except OSError as error:
+        raise GdlError(f"{path}: {error.strerror or error}") from None
+    finally:
+        os.close(fd)
+    if len(data) > max_bytes:
+        raise GdlError(f"{path}: more than {max_bytes} bytes is too large for a {what}")
+    return data
+
+
+def _check_regular(path: Path, info: os.stat_result, max_bytes: int, what: str) -> None:
     if stat.S_ISDIR(info.st_mode):
-        raise GdlError(f"{path}: is a directory, not a rule file")
+        raise GdlError(f"{path}: is a directory, not a {what}")
     if not stat.S_ISREG(info.st_mode):
         kind = ("a FIFO" if stat.S_ISFIFO(info.st_mode) else "a character device" if stat.S_ISCHR(info.st_mode)
                 else "a block device" if stat.S_ISBLK(info.st_mode) else "a socket" if stat.S_ISSOCK(info.st_mode)
                 else "not a regular file")
-        raise GdlError(f"{path}: {kind}, not a regular file; rule files are read only from regular files")
-    if info.st_size > MAX_FILE_BYTES:
-        raise GdlError(f"{path}: {info.st_size} bytes is too large for a rule file (at most {MAX_FILE_BYTES})")
+        raise GdlError(f"{path}: {kind}, not a regular file; {what}s are read only from regular files")
+    if info.st_size > max_bytes:
+        raise GdlError(f"{path}: {info.st_size} bytes is too large for a {what} (at most {max_bytes})")
 
 
 def load_source(

@@ -33,7 +33,7 @@ def check_target(path: str | os.PathLike[str], what: str) -> None:
     """
     try:
         mode = os.lstat(path).st_mode
-    except (FileNotFoundError, NotADirectoryError):
+    except OSError:  # nothing there yet, or a path the system refuses (too long...): the write says why
         return
     if stat.S_ISREG(mode) or stat.S_ISLNK(mode):
         return

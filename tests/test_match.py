@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
+import os
+import signal
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -243,3 +247,169 @@ def test_bad_records_are_one_line_errors(capsys, tmp_path: Path, content: str, m
     assert code == 2 and message in err and "Traceback" not in out + err
     code, _, err = run(capsys, "replay", str(tmp_path / "missing.json"))
     assert code == 2 and "no such record file" in err
+
+
+# ---------------------------------------------------------------- records of simultaneous games (issue 29)
+
+
+@pytest.mark.parametrize("name", ["rps", "goofspiel"])
+def test_records_of_simultaneous_games_replay(capsys, tmp_path: Path, name: str) -> None:
+    # `gdl replay` failed with IndexError on every record of a simultaneous game, from play and from match
+    played, matched = tmp_path / "play.json", tmp_path / "match.json"
+    code, _, err = run(capsys, "play", name, "--as", "none", "--vs", "random", "--vs", "random", "--seed", "3",
+                       "--record", str(played))
+    assert code == 0, err
+    code, _, err = run(capsys, "match", name, "random", "random", "--games", "2", "--record", str(matched))
+    assert code == 0, err
+    for path in (played, matched):
+        record = json.loads(path.read_text())
+        moves = record["games"][-1]["moves"]
+        assert moves and all(m["simultaneous"] is True and "player" not in m for m in moves)
+        code, out, err = run(capsys, "replay", str(path), "--game", str(len(record["games"])))
+        assert code == 0, err
+        first, second = record["players"]
+        for number, ply in enumerate(moves, 1):
+            mine, theirs = ply["move"].split("|")
+            assert f"{number}. {first} {mine}, {second} {theirs}" in out
+        assert "finished: utilities" in out
+    code, out, err = run(capsys, "solve", name, "--moves", f"@{matched}#2:1", "--json")
+    assert code == 0, err
+    assert json.loads(out)["moves"] == [json.loads(matched.read_text())["games"][1]["moves"][0]["move"]]
+
+
+# ---------------------------------------------------------------- hostile records (issue 29)
+
+
+@contextlib.contextmanager
+def no_hang(seconds: float = 20.0) -> Iterator[None]:
+    """Fail (rather than hang) when the block runs longer than ``seconds`` (a FIFO opened for reading)."""
+    def expired(signum: int, frame: object) -> None:
+        raise TimeoutError(f"still running after {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _record(tmp_path: Path, **fields: object) -> dict[str, object]:
+    record: dict[str, object] = {"format": "gdl-record", "version": 1, "command": "play", "game": "Nim",
+                                 "source": "nim", "parameter_args": [], "players": ["First", "Second"],
+                                 "seed": 1, "games": [{"agents": {}, "moves": [{"ply": 1, "move": "take(0,1)"}]}]}
+    record["parameters"] = json.loads((tmp_path / "nim-parameters.json").read_text())
+    record.update(fields)
+    return record
+
+
+@pytest.fixture
+def nim_parameters(tmp_path: Path, capsys) -> None:
+    path = tmp_path / "real.json"
+    assert run(capsys, "match", "nim", "random", "random", "--games", "1", "--record", str(path))[0] == 0
+    (tmp_path / "nim-parameters.json").write_text(json.dumps(json.loads(path.read_text())["parameters"]))
+
+
+HOSTILE_RECORDS = {
+    "deep nesting": ('{"format": "gdl-record", "version": 1, "games": ' + "[" * 100_000 + "]" * 100_000 + "}",
+                     "nested more than 32 levels"),
+    "nesting past the cap": ('{"format": "gdl-record", "version": 1, "x": ' + "[" * 40 + "]" * 40 + ', "games": []}',
+                             "nested more than 32 levels"),
+    "a 5,000-digit integer": ('{"format": "gdl-record", "version": 1, "seed": ' + "7" * 5000 + ', "games": []}',
+                              "5,000 digits"),
+    "a number past a float": ('{"format": "gdl-record", "version": 1, "seed": 1e999, "games": []}', "too large"),
+    "NaN": ('{"format": "gdl-record", "version": NaN, "games": []}', "NaN"),
+}
+
+
+@pytest.mark.parametrize("shape", list(HOSTILE_RECORDS))
+def test_hostile_json_in_a_record_is_a_one_line_error(capsys, tmp_path: Path, shape: str) -> None:
+    text, message = HOSTILE_RECORDS[shape]
+    path = tmp_path / "hostile.json"
+    path.write_text(text)
+    for argv in (["replay", str(path)], ["solve", "nim", "--moves", f"@{path}"]):
+        code, out, err = run(capsys, *argv)
+        assert code == 2 and message in err and "Traceback" not in out + err, (argv, err[-800:])
+        assert len(err.strip().splitlines()) == 1, err[-800:]
+
+
+@pytest.mark.parametrize("kind", ["FIFO", "/dev/zero", "directory", "too large"])
+def test_a_record_that_is_no_regular_file_is_refused_without_blocking(capsys, tmp_path: Path, kind: str) -> None:
+    path = tmp_path / "record.json"
+    if kind == "FIFO":
+        os.mkfifo(path)
+    elif kind == "directory":
+        path.mkdir()
+    elif kind == "too large":
+        with path.open("wb") as file:  # a sparse file: its size is refused before it is read
+            file.truncate(33_000_000)
+    else:
+        path = Path("/dev/zero")
+    word = {"/dev/zero": "character device"}.get(kind, kind)
+    for argv in (["replay", str(path)], ["solve", "nim", "--moves", f"@{path}"]):
+        with no_hang():
+            code, out, err = run(capsys, *argv)
+        assert code == 2 and word in err and "Traceback" not in out + err, (argv, err[-800:])
+
+
+SECRET = "root:$6$do-not-print-me:19000:0:99999:7:::"
+
+
+@pytest.mark.usefixtures("nim_parameters")
+@pytest.mark.parametrize("source", ["secret", "secret.gdl", "/etc/shadow", "nim\x00.gdl", "missing.gdl"])
+def test_a_records_source_cannot_choose_a_file_to_open_or_quote(capsys, tmp_path: Path, source: str) -> None:
+    # a record's `source` chose the rule file gdl replay opened, and the error quoted its first line
+    for name in ("secret", "secret.gdl"):
+        (tmp_path / name).write_text(SECRET + "\n")
+    chosen = str(tmp_path / source) if source.startswith(("secret", "missing")) else source
+    path = tmp_path / "record.json"
+    path.write_text(json.dumps(_record(tmp_path, source=chosen)))
+    code, out, err = run(capsys, "replay", str(path))
+    assert code == 2 and "Traceback" not in out + err, err
+    assert "do-not-print-me" not in out + err and "--rules FILE" in err
+    assert len(err.strip().splitlines()) == 1, err
+    # the user may name the rules: then they are the user's file, and used
+    code, out, err = run(capsys, "replay", str(path), "--rules", "nim")
+    assert code == 0 and "1. First: take(0,1)" in out, err
+
+
+@pytest.mark.usefixtures("nim_parameters")
+def test_a_records_source_may_name_a_bundled_game_or_a_gdl_file(capsys, tmp_path: Path) -> None:
+    from gdl.loader import games_dir
+
+    copy = tmp_path / "mynim.gdl"
+    copy.write_text((games_dir() / "nim.gdl").read_text())
+    (tmp_path / "nim").write_text(SECRET + "\n")  # a file named as the bundled game: not the one used
+    for source in ("nim", str(copy)):
+        path = tmp_path / "record.json"
+        path.write_text(json.dumps(_record(tmp_path, source=source)))
+        code, out, err = run(capsys, "replay", str(path))
+        assert code == 0 and "1. First: take(0,1)" in out, err
+
+
+@pytest.mark.usefixtures("nim_parameters")
+@pytest.mark.parametrize(("fields", "message"), [
+    ({"games": [{"moves": [], "agents": ["random"]}]}, "\"agents\" must map players"),
+    ({"games": [{"moves": [], "result": {"end": "finished", "utilities": [1, -1]}}]}, "\"result\" must hold"),
+    ({"games": [{"moves": [], "result": "finished"}]}, "\"result\" must hold"),
+    ({"games": [{"moves": [{"move": "x" * 5000}]}]}, "every move must be"),
+    ({"parameter_args": [7]}, "\"parameter_args\" must be a list of strings"),
+    ({"parameters": [1]}, "\"parameters\" must be an object"),
+    ({"seed": "7"}, "\"seed\" must be a whole number"),
+    ({"game": "N" * 5000}, "\"game\" and \"source\" must be strings"),
+])
+def test_a_record_with_fields_of_the_wrong_type_is_a_one_line_error(capsys, tmp_path: Path, fields, message) -> None:
+    path = tmp_path / "record.json"
+    path.write_text(json.dumps(_record(tmp_path, **fields)))
+    for argv in (["replay", str(path)], ["solve", "nim", "--moves", f"@{path}"]):
+        code, out, err = run(capsys, *argv)
+        assert code == 2 and message in err and "Traceback" not in out + err, (argv, err[-800:])
+
+
+def test_a_name_too_long_for_the_system_is_a_one_line_error(capsys) -> None:
+    name = "a" * 5000
+    for argv in (["replay", name], ["solve", "nim", "--moves", f"@{name}#{'9' * 5000}"], ["check", name],
+                 ["info", name], ["new", name], ["solve", "nim", "--save", name]):
+        code, out, err = run(capsys, *argv)
+        assert code in (1, 2) and "Traceback" not in out + err, (argv[0], err[-800:])

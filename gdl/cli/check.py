@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import math
+import os
 from pathlib import Path
 from typing import Any
 
@@ -84,11 +85,12 @@ def cmd_check(args: argparse.Namespace) -> int:
     with DelayedProgress(err, "checking", total_work, enabled=not args.json) as progress:
         for number, name in enumerate(args.files):
             path = Path(name)
-            if not path.exists() and "/" not in name and not name.endswith(".gdl"):
+            # (os.path's exists, not Path's: a name too long for the system is just missing, not a traceback)
+            if not os.path.exists(path) and "/" not in name and not name.endswith(".gdl"):
                 with contextlib.suppress(GameNotFoundError):
                     path = resolve(name)  # a bundled game's name
-            if not path.exists() or path.is_dir():
-                what = "is a directory, not a rule file" if path.is_dir() else "no such file"
+            if not os.path.exists(path) or os.path.isdir(path):
+                what = "is a directory, not a rule file" if os.path.isdir(path) else "no such file"
                 err.print(Text("error", style="bold red") + Text(f": {name}: {what}"))
                 usage_problems += 1
                 continue

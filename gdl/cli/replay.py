@@ -11,16 +11,17 @@ from rich.text import Text
 from gdl import records
 from gdl.cli.args import add_command, load_game, parse_params
 from gdl.cli.backend import add_backend_option
-from gdl.cli.errors import EXIT_OK, UsageError
+from gdl.cli.errors import EXIT_OK, Problem, UsageError
 from gdl.cli.output import game_label
 from gdl.cli.render import board_text
 from gdl.console import format_number, make_console
 from gdl.diagnostics import GdlError
-from solver.game import CHANCE, MoveError
+from solver.game import CHANCE, SIMULTANEOUS, MoveError
 
 EXAMPLES = """examples:
   gdl replay games.json
   gdl replay games.json --game 3
+  gdl replay games.json --rules mygame.gdl # the rules to replay with, in place of the record's source
   gdl solve tictactoe --moves @games.json:4"""
 
 
@@ -36,6 +37,8 @@ def add_replay_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", metavar="FILE.json", help="a record written by `gdl play --record` or "
                    "`gdl match --record`")
     p.add_argument("--game", type=int, default=1, metavar="N", help="which game of a match record (default 1)")
+    p.add_argument("--rules", metavar="GAME", help="the rule file (or bundled game) to replay the record with, "
+                   "instead of the one its `source` names (a bundled game or a .gdl file)")
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
@@ -46,7 +49,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
         names = records.move_names(entry, args.file)
     except records.RecordError as error:
         raise UsageError(str(error)) from None
-    game = load_game(record["source"], parse_params(record.get("parameter_args") or []), backend=args.backend)
+    game = _load(args, record)
     try:
         records.check_fits(record, game, args.file)
     except records.RecordError as error:
@@ -67,9 +70,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
             state = game.apply(state, game.parse_move(state, name))
         except (MoveError, GdlError) as error:  # a hand-edited record or changed rules: say where
             raise UsageError(f"{args.file}: move {number} {name!r}: {error}") from None
-        who = "chance" if mover == CHANCE else game.players[mover]
         out.print()
-        out.print(Text(f"{number}. {who}: ", style="bold") + Text(name, style="bold cyan"))
+        out.print(Text(f"{number}. ", style="bold") + _who_played(game, mover, name))
         if game.to_move(state) != CHANCE:  # a chance state is the next line, its outcome
             out.print(board_text(game, state))
     result = entry.get("result") or {}
@@ -81,6 +83,44 @@ def cmd_replay(args: argparse.Namespace) -> int:
     else:
         out.print(Text(f"{ended} after {len(names)} moves (no result)", style="bold"))
     return EXIT_OK
+
+
+def _load(args: argparse.Namespace, record: dict[str, Any]) -> Any:
+    """The game of the record: the rules ``--rules`` names, else those its ``source`` names
+    (:func:`gdl.records.source_rules`). A rule file the record chose is not one the user named: an error
+    of it is one line that quotes nothing of the file (it may not be a rule file at all)."""
+    params = parse_params(record.get("parameter_args") or [])
+    if args.rules:
+        return load_game(args.rules, params, backend=args.backend)
+    try:
+        rules, bundled = records.source_rules(record, args.file)
+    except records.RecordError as error:
+        raise UsageError(str(error)) from None
+    if bundled:  # our own rule file: its errors (a bad -p of the record's) are shown as they are
+        return load_game(str(rules), params, backend=args.backend)
+    hint = "; name the rule file with --rules FILE"
+    if not rules.is_file():
+        raise UsageError(f"{args.file}: the record's rule file {rules} is missing or not a regular file{hint}")
+    try:
+        return load_game(str(rules), params, backend=args.backend)
+    except (UsageError, Problem):
+        raise UsageError(f"{args.file}: the record's rule file {rules} does not load (`gdl check {rules}` "
+                         f"says why){hint}") from None
+
+
+def _who_played(game: Any, mover: int, name: str) -> Text:
+    """``chance: d=3``, ``X: place(b2)``, or for a simultaneous round every player's move: ``Row play(rock),
+    Column play(paper)``."""
+    if mover == SIMULTANEOUS:
+        parts = name.split("|")
+        if len(parts) == len(game.players):
+            text = Text()
+            for seat, (player, part) in enumerate(zip(game.players, parts, strict=True)):
+                text += Text(", " if seat else "") + Text(f"{player} ", style="bold") + Text(part, style="bold cyan")
+            return text
+        return Text(f"{', '.join(game.players)}: ", style="bold") + Text(name, style="bold cyan")
+    who = "chance" if mover == CHANCE else game.players[mover]
+    return Text(f"{who}: ", style="bold") + Text(name, style="bold cyan")
 
 
 def _next(number: int, total: int) -> bool:
