@@ -1,10 +1,16 @@
-"""The README's promises: its Python session runs as shown, and its Quick start matches CI."""
+"""The README's promises: its Python session runs as shown, its `gdl list` and `gdl info` samples are what
+those commands print, and its Quick start matches CI."""
 
 from __future__ import annotations
 
 import doctest
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -46,3 +52,34 @@ def test_quick_start_tests_the_way_ci_does() -> None:
 
 def blocks_in(text: str, language: str) -> list[str]:
     return [m.group(2) for m in FENCE.finditer(text) if m.group(1) == language]
+
+
+SAMPLE_COLUMNS = "96"
+"""The width the README's command samples were pasted at (its "A session with each command" says so)."""
+CHECKED_SAMPLES = ("gdl list", "gdl info games/pig.gdl")
+"""The samples whose output does not depend on the machine (no timings): each is run and compared."""
+
+
+def sample(command: str) -> str:
+    """The output the README shows for ``$ command`` (the rest of its console block)."""
+    block = next(b for b in blocks("console") if b.startswith(f"$ {command}\n"))
+    return block.split("\n", 1)[1]
+
+
+@pytest.mark.parametrize("command", CHECKED_SAMPLES)
+def test_command_samples_are_what_the_command_prints(command: str) -> None:
+    # the README showed 14 games of 18 and another path than `gdl info` prints: samples are checked now
+    argv = command.split()[1:]
+    if argv[0] == "info":
+        argv += ["--time", "3600"]  # (the sample's 200 playouts, however busy the machine: the default is 10 s)
+    env = {**os.environ, "COLUMNS": SAMPLE_COLUMNS, "NO_COLOR": "1"}
+    env.pop("FORCE_COLOR", None)
+    result = subprocess.run([sys.executable, "-m", "gdl", *argv], capture_output=True, text=True, cwd=ROOT,
+                            env=env, timeout=300)
+    assert result.returncode == 0, result.stderr
+    printed = "\n".join(line.rstrip() for line in result.stdout.splitlines()) + "\n"
+    assert printed == sample(command), f"README.md's `{command}` sample differs from what it prints"
+
+
+def test_the_readme_says_the_width_of_its_samples() -> None:
+    assert f"{SAMPLE_COLUMNS} columns wide" in README
