@@ -20,6 +20,10 @@ With ``--generator grammar`` the cases come from ``grammars/gdl.lark`` itself, t
 * ``grammar-spliced``: a bundled game with 1 or 2 expressions replaced by expressions derived from
   the grammar's ``expr`` rule over the game's names (these often get through the checks).
 
+With ``--generator files`` the cases are hostile game records (a FIFO, ``/dev/zero``, deep JSON, huge integers,
+a ``source`` that points elsewhere...) read by ``gdl replay`` and ``--moves @FILE``, and FIFOs, sockets,
+directories and links at the target of every writer (``bench/fuzz_files.py``, with its properties).
+
 With ``--generator hostile`` the cases are the shapes that once hung or crashed (issue 12), with random
 sizes around the limits, sometimes mutated: huge number literals, deeply nested `if`s, `for`s and
 parentheses, defs that call the previous def twice, long chains of defs, repeated squaring of a
@@ -78,6 +82,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 sys.setrecursionlimit(max(sys.getrecursionlimit(), 1000))
 
+import fuzz_files  # noqa: E402
 import fuzz_tables  # noqa: E402
 import grammar_strategy  # noqa: E402
 
@@ -509,7 +514,7 @@ def hostile(rng: random.Random) -> tuple[str, str]:
     return f"hostile-{shape}", text
 
 
-GENERATORS = ("mixed", "grammar", "hostile", "tables")
+GENERATORS = ("mixed", "grammar", "hostile", "tables", "files")
 
 
 def make_case(seed: int, generator: str = "mixed") -> tuple[str, str]:
@@ -517,6 +522,8 @@ def make_case(seed: int, generator: str = "mixed") -> tuple[str, str]:
     describes the mutations of the table (:func:`fuzz_tables.make_table` writes the file)."""
     if generator == "tables":
         return fuzz_tables.describe_table(seed)
+    if generator == "files":
+        return fuzz_files.describe_files(seed)
     rng = random.Random(seed)
     if generator == "hostile":
         return hostile(rng)
@@ -710,7 +717,7 @@ def check_seed(args: tuple[int, float] | tuple[int, float, str]) -> tuple[int, s
     """(seed, kind, signature or None, traceback or None) of ``(seed, timeout[, generator])``."""
     seed, timeout = args[0], args[1]
     generator = args[2] if len(args) > 2 else "mixed"
-    kind, text = ("tables", "") if generator == "tables" else make_case(seed, generator)
+    kind, text = (generator, "") if generator in ("tables", "files") else make_case(seed, generator)
     # CPU time, not wall time: on a machine shared with other work a case may wait for a core (a case that
     # waits without using the CPU is caught by run_all's stuck-worker check)
     signal.signal(signal.SIGPROF, _alarm)
@@ -718,6 +725,8 @@ def check_seed(args: tuple[int, float] | tuple[int, float, str]) -> tuple[int, s
     try:
         if generator == "tables":
             kind = fuzz_tables.run_table_case(seed, timeout)
+        elif generator == "files":
+            kind = fuzz_files.run_files_case(seed)
         elif generator == "grammar":
             run_grammar_case(text, seed)
         else:
@@ -796,6 +805,9 @@ def write_reproducer(out: Path, sig: str, seed: int, kind: str, generator: str, 
         text = f"{sig}\nseed {seed} ({kind}); {command}\n{replay}\n"
         (out / f"{digest}.txt").write_text(text + described + f"\n{trace or ''}", encoding="utf-8")
         return digest
+    if generator == "files":  # the case is made again by its seed: the note says how
+        (out / f"{digest}.txt").write_text(f"{sig}\nseed {seed} ({kind}); {command}\n\n{trace or ''}", encoding="utf-8")
+        return digest
     text = make_case(seed, generator)[1]
     header = f"# fuzz crash: {sig}\n# seed {seed} ({kind}); {command}\n"
     (out / f"{digest}.gdl").write_text(header + text, encoding="utf-8")
@@ -813,7 +825,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--generator", choices=GENERATORS, default="mixed",
                         help="mixed: structured games and mutated bundled games; grammar: files derived from "
                              "grammars/gdl.lark (tests/grammar_strategy.py); hostile: the shapes that once hung "
-                             "or crashed, and hostile text; tables: mutated solved tables (bench/fuzz_tables.py)")
+                             "or crashed, and hostile text; tables: mutated solved tables (bench/fuzz_tables.py); "
+                             "files: hostile game records and write targets (bench/fuzz_files.py)")
     args = parser.parse_args(argv)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -831,7 +844,7 @@ def main(argv: list[str] | None = None) -> int:
             if first:
                 digest = write_reproducer(out, sig, seed, kind, args.generator, trace)
                 print(f"[{done}] new crash {digest}: {sig} (seed {seed})", flush=True)
-        if done % 5000 == 0 or (args.generator in ("tables", "hostile") and done % 500 == 0):
+        if done % 5000 == 0 or (args.generator in ("tables", "hostile", "files") and done % 500 == 0):
             rate = done / (time.perf_counter() - started)
             print(f"[{done}/{args.cases}] {rate:.1f} cases/s, {len(found)} signatures", flush=True)
     seconds = time.perf_counter() - started

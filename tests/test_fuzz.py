@@ -166,6 +166,60 @@ def test_more_mutated_tables_are_read_or_refused_cleanly(seed: int) -> None:
     assert sig is None, f"{kind}: {sig}\n{trace}"
 
 
+# ------------------------------------------------------- the files generator (bench/fuzz_files.py)
+
+
+def _one_seed_per_files_shape() -> list[int]:
+    import fuzz_files
+
+    firsts: dict[str, int] = {}
+    for seed in range(400):
+        firsts.setdefault(fuzz_files.shape_of(seed), seed)
+    return [firsts[shape] for shape in fuzz_files.SHAPES]
+
+
+def test_the_files_generator_has_every_hostile_shape_of_issue_29() -> None:
+    import fuzz_files
+
+    # a FIFO, /dev/zero, deep JSON, huge integers, a `source` that points elsewhere, and the writers' targets
+    assert {"fifo", "dev-zero", "deep-json", "huge-integer", "source-elsewhere", "simultaneous",
+            "write-fifo", "write-link"} <= set(fuzz_files.SHAPES)
+    assert len(_one_seed_per_files_shape()) == len(fuzz_files.SHAPES)  # each shape within 400 seeds
+    assert set(fuzz_files.WRITERS) == {"solve --save", "book --save", "play --record", "match --record",
+                                       "new --force", "fmt"}
+
+
+@pytest.mark.parametrize("seed", _one_seed_per_files_shape())
+def test_hostile_files_are_refused_cleanly(seed: int) -> None:
+    _, kind, sig, trace = fuzz.check_seed((seed, 20.0, "files"))
+    assert sig is None, f"{kind}: {sig}\n{trace}"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(400, 600))
+def test_more_hostile_files_are_refused_cleanly(seed: int) -> None:
+    _, kind, sig, trace = fuzz.check_seed((seed, 20.0, "files"))
+    assert sig is None, f"{kind}: {sig}\n{trace}"
+
+
+def test_the_files_property_sees_a_record_that_quotes_its_source(monkeypatch, tmp_path) -> None:
+    # the property is not vacuous: with the record's `source` trusted again (loaded as a rule file the user
+    # named, its diagnostics shown) the planted secret is printed, and the case fails
+    import json
+
+    import fuzz_files
+
+    from gdl.cli import replay
+
+    monkeypatch.setattr(replay, "_load", lambda args, record: replay.load_game(record["source"], {}))
+    record = json.loads(fuzz_files.base_record("nim").read_text(encoding="utf-8"))
+    record["source"] = fuzz_files.plant_secrets(tmp_path)["rules"]
+    path = tmp_path / "record.json"
+    path.write_text(json.dumps(record), encoding="utf-8")
+    with pytest.raises(fuzz_files.FilesViolation, match="printed the secret"):
+        fuzz_files.check_record("source-elsewhere", str(path), random.Random(0))
+
+
 # ------------------------------------------------------- hostile shapes and hostile text (bench/fuzz.py)
 
 
