@@ -71,7 +71,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
         except (MoveError, GdlError) as error:  # a hand-edited record or changed rules: say where
             raise UsageError(f"{args.file}: move {number} {name!r}: {error}") from None
         out.print()
-        out.print(Text(f"{number}. ", style="bold") + _who_played(game, mover, name))
+        out.print(_played(game, number, mover, name))
         if game.to_move(state) != CHANCE:  # a chance state is the next line, its outcome
             out.print(board_text(game, state))
     result = entry.get("result") or {}
@@ -108,19 +108,20 @@ def _load(args: argparse.Namespace, record: dict[str, Any]) -> Any:
                          f"says why){hint}") from None
 
 
-def _who_played(game: Any, mover: int, name: str) -> Text:
-    """``chance: d=3``, ``X: place(b2)``, or for a simultaneous round every player's move: ``Row play(rock),
-    Column play(paper)``."""
+def _played(game: Any, number: int, mover: int, name: str) -> Text:
+    """``3. chance: d=3``, ``1. X: place(b2)``, or for a simultaneous round every player's move: ``1. Row
+    play(rock), Column play(paper)``."""
     if mover == SIMULTANEOUS:
         parts = name.split("|")
         if len(parts) == len(game.players):
-            text = Text()
+            text = Text(f"{number}. ", style="bold")
             for seat, (player, part) in enumerate(zip(game.players, parts, strict=True)):
-                text += Text(", " if seat else "") + Text(f"{player} ", style="bold") + Text(part, style="bold cyan")
+                text += Text(f"{', ' if seat else ''}{player} ", style="bold") + Text(part, style="bold cyan")
             return text
-        return Text(f"{', '.join(game.players)}: ", style="bold") + Text(name, style="bold cyan")
-    who = "chance" if mover == CHANCE else game.players[mover]
-    return Text(f"{who}: ", style="bold") + Text(name, style="bold cyan")
+        who = ", ".join(game.players)
+    else:
+        who = "chance" if mover == CHANCE else game.players[mover]
+    return Text(f"{number}. {who}: ", style="bold") + Text(name, style="bold cyan")
 
 
 def _next(number: int, total: int) -> bool:
