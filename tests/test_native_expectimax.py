@@ -274,7 +274,8 @@ static int64_t drv_check(int64_t nodes) { drv_calls++; return nodes >= 200000 ? 
 int main(void) {
     gdl_error e = {0, 0, 0, 0};
     g_cell s[G_STATE_LEN];
-    int32_t root[G_STATE_LEN], path[64];
+    int64_t root[G_STATE_LEN];
+    int32_t path[64];
     g_setup();
     if (g_initial(s, &e) < 0) return 1;
     gdl_export(s, root);

@@ -36,7 +36,7 @@ def _explored(game: gdl.CompiledGame, threads: int, root: Any = None, cap: int |
     assert handle is not None
     graph = _Graph(game, handle, cap, threads)
     lib, ffi = graph.lib, graph.ffi
-    start = ffi.new("int32_t[]", list(handle.cells(game.initial_state() if root is None else root)))
+    start = ffi.new("int64_t[]", list(handle.cells(game.initial_state() if root is None else root)))
     seen: list[tuple[int, ...]] = []
     status, sizes = GR_SLICE, list(slices)
     while status == GR_SLICE:
@@ -54,7 +54,7 @@ def _export(graph: _Graph) -> tuple[Any, ...]:
     n, edges, width = int(stats[0]), int(stats[2]), graph.handle.state_len
     players = len(graph.game.players)
     player, first, vals = ffi.new("int32_t[]", n), ffi.new("int64_t[]", n + 1), ffi.new("double[]", n * players)
-    cells = ffi.new("int32_t[]", n * width)
+    cells = ffi.new("int64_t[]", n * width)
     succ, codes, probs = ffi.new("int32_t[]", edges), ffi.new("int32_t[]", edges), ffi.new("double[]", edges)
     assert lib.gdl_gr_export(graph.ctx, player, first, vals, cells, succ, codes, probs) == 0
     via = ffi.new("int32_t *")

@@ -31,6 +31,9 @@ static inline int gdl_any_eq(const g_cell *s, int first, int n, int64_t v) { ret
 #define GDL_MUL(a, b, line, col) ({ int64_t _r; if (__builtin_mul_overflow((int64_t)(a), (int64_t)(b), &_r)) \
     { gdl_fail(e, GDL_E_OVERFLOW, line, col, 0); goto fail; } _r; })
 #define GDL_NEG(a, line, col) GDL_SUB(0, a, line, col)
+/* |a|: of the smallest int64 it is 2^63, past 64 bits (a rule error, not the negative number it wraps to) */
+#define GDL_ABS(a, line, col) ({ int64_t _x = (a); \
+    if (_x == INT64_MIN) { gdl_fail(e, GDL_E_OVERFLOW, line, col, 0); goto fail; } _x < 0 ? -_x : _x; })
 /* Python's floor division and modulo; a zero divisor is a rule error */
 #define GDL_FLOORDIV(a, b, line, col) ({ int64_t _a = (a), _b = (b); \
     if (_b == 0) { gdl_fail(e, GDL_E_DIVISION, line, col, 0); goto fail; } \

@@ -510,7 +510,8 @@ class ExpressionEmitter(FractionEmitter):
             return f"({{ const int64_t *_sq = K_EMPTY; int64_t _sn = 0; {choose} (void)_sq; _sn; }})"
         args = [self.ex(a) for a in node.args]
         if node.name == "abs" and len(args) == 1:
-            return f"({{ int64_t _x = {args[0]}; _x < 0 ? -_x : _x; }})"
+            line, col = _pos(node.span)
+            return f"GDL_ABS({args[0]}, {line}, {col})"
         if node.name in ("min", "max") and len(args) >= 2:
             op = "<" if node.name == "min" else ">"  # (the first of equal ones, as Python's min and max)
             steps = " ".join(f"{{ int64_t _y = {a}; if (!(_x {op}= _y)) _x = _y; }}" for a in args[1:])

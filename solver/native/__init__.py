@@ -25,15 +25,15 @@ ENTRY_POINTS = """
 void gdl_setup(void);
 int gdl_info(int64_t *info, int n);
 double gdl_bound(int which);
-void gdl_ranges(int32_t *lo, int32_t *hi);
-int gdl_py_initial(int32_t *out, gdl_error *e);
-int gdl_py_to_move(const int32_t *in, gdl_error *e);
-int gdl_py_legal(const int32_t *in, int32_t *moves, gdl_error *e);
-int gdl_py_chance(const int32_t *in, int32_t *outcomes, double *probs, gdl_error *e);
-int gdl_py_apply(int32_t *inout, int32_t move, gdl_error *e);
-int gdl_py_utilities(const int32_t *in, double *u, gdl_error *e);
-int gdl_py_heuristic(const int32_t *in, double *h, gdl_error *e);
-int gdl_py_key(const int32_t *in, int32_t *canon, uint64_t *hash, gdl_error *e);
+void gdl_ranges(int64_t *lo, int64_t *hi);
+int gdl_py_initial(int64_t *out, gdl_error *e);
+int gdl_py_to_move(const int64_t *in, gdl_error *e);
+int gdl_py_legal(const int64_t *in, int32_t *moves, gdl_error *e);
+int gdl_py_chance(const int64_t *in, int32_t *outcomes, double *probs, gdl_error *e);
+int gdl_py_apply(int64_t *inout, int32_t move, gdl_error *e);
+int gdl_py_utilities(const int64_t *in, double *u, gdl_error *e);
+int gdl_py_heuristic(const int64_t *in, double *h, gdl_error *e);
+int gdl_py_key(const int64_t *in, int64_t *canon, uint64_t *hash, gdl_error *e);
 
 typedef struct ab_ctx ab_ctx;
 int64_t gdl_ab_entry_bytes(void);
@@ -41,18 +41,18 @@ ab_ctx *gdl_ab_new(int64_t entries);
 ab_ctx *gdl_ab_new_helper(ab_ctx *owner, int32_t variant);
 void gdl_ab_free(ab_ctx *c);
 int64_t gdl_ab_capacity(ab_ctx *c);
-int gdl_ab_start(ab_ctx *c, const int32_t *root, double alpha, double beta);
+int gdl_ab_start(ab_ctx *c, const int64_t *root, double alpha, double beta);
 int gdl_ab_run(ab_ctx *c, int64_t slice);
 void gdl_ab_stats(ab_ctx *c, int64_t *out);
 double gdl_ab_result(ab_ctx *c);
 void gdl_ab_error(ab_ctx *c, gdl_error *e);
-int64_t gdl_ab_path(ab_ctx *c, int32_t *moves, int64_t cap, int32_t *state);
-int gdl_ab_lookup(ab_ctx *c, const int32_t *cells, double *lo, double *hi, int32_t *move, int32_t *side);
-int64_t gdl_ab_entries(ab_ctx *c, int64_t start, int64_t cap, int32_t *cells, double *lo, double *hi,
+int64_t gdl_ab_path(ab_ctx *c, int32_t *moves, int64_t cap, int64_t *state);
+int gdl_ab_lookup(ab_ctx *c, const int64_t *cells, double *lo, double *hi, int32_t *move, int32_t *side);
+int64_t gdl_ab_entries(ab_ctx *c, int64_t start, int64_t cap, int64_t *cells, double *lo, double *hi,
                        int32_t *moves, int32_t *sides, int64_t *count);
 
 typedef struct mc_ctx mc_ctx;
-mc_ctx *gdl_mc_new(const int32_t *root, double exploration, int32_t max_rollout, int32_t solver, uint64_t seed,
+mc_ctx *gdl_mc_new(const int64_t *root, double exploration, int32_t max_rollout, int32_t solver, uint64_t seed,
                    int64_t heuristic_rollout, gdl_error *e);
 void gdl_mc_free(mc_ctx *c);
 int gdl_mc_run(mc_ctx *c, int64_t iterations, int64_t stop_nodes);
@@ -62,7 +62,7 @@ int gdl_mc_children(mc_ctx *c, int64_t node, int32_t *moves, int64_t *visits, do
                     int cap);
 int gdl_mc_line(mc_ctx *c, int32_t *moves, int cap);
 void gdl_mc_error(mc_ctx *c, gdl_error *e);
-int gdl_mc_path(mc_ctx *c, int32_t *moves, int cap, int32_t *state);
+int gdl_mc_path(mc_ctx *c, int32_t *moves, int cap, int64_t *state);
 
 typedef struct gr_ctx gr_ctx;
 int64_t gdl_gr_state_bytes(int32_t vector, int32_t retrograde);
@@ -71,17 +71,17 @@ void gdl_gr_free(gr_ctx *c);
 int gdl_gr_vector(gr_ctx *c);
 int gdl_gr_threads(gr_ctx *c, int32_t threads, int64_t serial);
 int gdl_gr_values(gr_ctx *c, int64_t i, double *out);
-int gdl_gr_explore(gr_ctx *c, const int32_t *root, int64_t slice);
+int gdl_gr_explore(gr_ctx *c, const int64_t *root, int64_t slice);
 int gdl_gr_solve(gr_ctx *c, double tolerance, int64_t max_sweeps, int64_t slice);
 void gdl_gr_stats(gr_ctx *c, int64_t *out);
 void gdl_gr_error(gr_ctx *c, gdl_error *e);
-int64_t gdl_gr_find(gr_ctx *c, const int32_t *cells);
+int64_t gdl_gr_find(gr_ctx *c, const int64_t *cells);
 int64_t gdl_gr_node(gr_ctx *c, int64_t i, double *value, int32_t *player, int32_t *codes, int64_t *children,
                     int64_t cap);
 int64_t gdl_gr_parent(gr_ctx *c, int64_t i, int32_t *via);
 int gdl_gr_levels(gr_ctx *c, int64_t *sizes, int cap, int32_t *complete);
-int gdl_gr_cells(gr_ctx *c, int64_t i, int32_t *cells);
-void gdl_gr_states(gr_ctx *c, int32_t *cells);
+int gdl_gr_cells(gr_ctx *c, int64_t i, int64_t *cells);
+void gdl_gr_states(gr_ctx *c, int64_t *cells);
 typedef struct rg_ctx rg_ctx;
 rg_ctx *gdl_rg_new(gr_ctx *g, int32_t check_cycles);
 void gdl_rg_free(rg_ctx *r);
@@ -97,12 +97,12 @@ void gdl_rm_stats(rm_ctx *r, int64_t *out);
 int gdl_rm_plies(rm_ctx *r, int64_t start, int64_t count, double *out);
 int64_t gdl_rm_fastest(rm_ctx *r, int64_t i, int32_t *positions, int64_t cap);
 typedef struct pz_ctx pz_ctx;
-pz_ctx *gdl_pz_new(const int32_t *root, int32_t astar, int32_t has_target, double target, gdl_error *e);
+pz_ctx *gdl_pz_new(const int64_t *root, int32_t astar, int32_t has_target, double target, gdl_error *e);
 void gdl_pz_free(pz_ctx *c);
 int gdl_pz_run(pz_ctx *c, int64_t slice, gdl_error *e);
 void gdl_pz_stats(pz_ctx *c, int64_t *out, double *best_utility);
 int64_t gdl_pz_line(pz_ctx *c, int64_t i, int32_t *codes, int64_t cap);
-int gdl_gr_export(gr_ctx *c, int32_t *player, int64_t *first, double *vals, int32_t *cells, int32_t *succ,
+int gdl_gr_export(gr_ctx *c, int32_t *player, int64_t *first, double *vals, int64_t *cells, int32_t *succ,
                   int32_t *codes, double *probs);
 typedef struct ex_ctx ex_ctx;
 int64_t gdl_ex_entry_bytes(void);
@@ -112,7 +112,7 @@ void gdl_ex_free(ex_ctx *c);
 void gdl_ex_stats(ex_ctx *c, int64_t *out);
 void gdl_ex_error(ex_ctx *c, gdl_error *e);
 int64_t gdl_ex_path(ex_ctx *c, int32_t *moves, int64_t cap);
-int gdl_ex_value(ex_ctx *c, const int32_t *root, int32_t depth, int32_t limited, double alpha, double beta,
+int gdl_ex_value(ex_ctx *c, const int64_t *root, int32_t depth, int32_t limited, double alpha, double beta,
                  int64_t next_check, double *out);
 
 """

@@ -1,5 +1,5 @@
 /* Moving states across the game's boundary: the generic key packing, and the checked import of cells from
- * outside (int32 arrays from Python, or a solver's root) and their export.
+ * outside (int64 arrays from Python, or a solver's root) and their export.
  *
  * Static helpers, in every translation unit of a split build (solver/native/units.py): each unit that uses
  * them compiles its own copy. A state from outside is checked cell by cell against g_lo/g_hi before the
@@ -21,7 +21,7 @@ static inline void gdl_unpack(const uint64_t *w, g_cell *s) {
     }
 }
 
-static int gdl_import(const int32_t *in, g_cell *s, gdl_error *e) {
+static int gdl_import(const int64_t *in, g_cell *s, gdl_error *e) {
     for (int i = 0; i < G_STATE_LEN; i++) {
         if (in[i] < g_lo[i] || in[i] > g_hi[i]) return gdl_fail(e, GDL_E_STATE, 0, 0, i);
         s[i] = (g_cell)in[i];
@@ -29,6 +29,6 @@ static int gdl_import(const int32_t *in, g_cell *s, gdl_error *e) {
     return 0;
 }
 
-static void gdl_export(const g_cell *s, int32_t *out) {
+static void gdl_export(const g_cell *s, int64_t *out) {
     for (int i = 0; i < G_STATE_LEN; i++) out[i] = s[i];
 }

@@ -405,7 +405,7 @@ static int ex_value(ex_ctx *c, int L, const g_cell *s, int32_t depth, double alp
 /* Searches the state `root` (cells from Python, checked) with `depth` plies left (unlimited if `limited` is 0)
    in the window (alpha, beta); the budget is checked when the node count reaches next_check. EX_OK and *out,
    or what stopped it (EX_ERROR: gdl_ex_error; EX_DEAD_END / EX_ERROR: gdl_ex_path gives the moves). */
-int gdl_ex_value(ex_ctx *c, const int32_t *root, int32_t depth, int32_t limited, double alpha, double beta,
+int gdl_ex_value(ex_ctx *c, const int64_t *root, int32_t depth, int32_t limited, double alpha, double beta,
                  int64_t next_check, double *out) {
     g_cell s[G_STATE_LEN];
     c->err.code = 0;

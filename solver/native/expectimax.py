@@ -41,7 +41,7 @@ class NativeExpectimax:
         self._ctx = ffi.gc(ctx, lib.gdl_ex_free)
         self._stats = ffi.new("int64_t[4]")
         self._out = ffi.new("double *")
-        self._cells = ffi.new("int32_t[]", handle.state_len)
+        self._cells = ffi.new("int64_t[]", handle.state_len)
 
     def _on_check(self, nodes: int) -> int:
         try:

@@ -6,11 +6,14 @@
  * two such units, compiled in parallel: solver/native/units.py. The second has the game's
  * text only for its declarations and tables, and none of its solvers calls the rules.)
  *
- * The state is a fixed-size array of G_STATE_LEN cells of type g_cell (a small signed
- * integer type the game picks). Every cell has a declared range g_lo[i]..g_hi[i]; states
+ * The state is a fixed-size array of G_STATE_LEN cells of type g_cell (a signed integer
+ * type of 8, 16, 32 or 64 bits that holds every cell's range: the game picks it). Every
+ * cell has a declared range g_lo[i]..g_hi[i] (int64_t, or any integer type that holds them); states
  * are made only by g_initial and g_apply, which keep every cell in its range (checked
  * where it is written), or come from Python through the checked entry points of glue.c.
- * So a game may use a cell as an index once its range proves the index in bounds.
+ * So a game may use a cell as an index once its range proves the index in bounds. Outside the
+ * game (Python, a solver's root or its exported states) a state is an array of G_STATE_LEN
+ * int64_t: every cell fits, whatever g_cell is.
  *
  * Errors: a rule that fails at run time (an index out of range, a value outside its
  * domain, a division by zero, more moves than G_MAX_MOVES) never crashes: the function

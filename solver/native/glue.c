@@ -1,6 +1,6 @@
 /* The checked entry points Python calls (one per ABI function).
  *
- * Included after the game's definitions and cells.c. States from Python arrive as int32 arrays and are
+ * Included after the game's definitions and cells.c. States from Python arrive as int64 arrays and are
  * checked cell by cell against g_lo/g_hi (cells.c's gdl_import) before the game sees them; a move from
  * Python is applied only if g_legal (or g_chance) lists it. So no value from outside reaches the
  * rules unchecked, and the rules' own range proofs hold.
@@ -21,14 +21,14 @@ int gdl_info(int64_t *info, int n) {
 
 double gdl_bound(int which) { return which ? (double)(G_UTIL_HIGH) : (double)(G_UTIL_LOW); }
 
-void gdl_ranges(int32_t *lo, int32_t *hi) {
+void gdl_ranges(int64_t *lo, int64_t *hi) {
     for (int i = 0; i < G_STATE_LEN; i++) {
         lo[i] = g_lo[i];
         hi[i] = g_hi[i];
     }
 }
 
-int gdl_py_initial(int32_t *out, gdl_error *e) {
+int gdl_py_initial(int64_t *out, gdl_error *e) {
     e->code = 0; /* a def call tests e->code: a failure left by an earlier call must not fail this one */
     g_cell s[G_STATE_LEN];
     memset(s, 0, sizeof s);
@@ -37,14 +37,14 @@ int gdl_py_initial(int32_t *out, gdl_error *e) {
     return 0;
 }
 
-int gdl_py_to_move(const int32_t *in, gdl_error *e) {
+int gdl_py_to_move(const int64_t *in, gdl_error *e) {
     e->code = 0; /* a def call tests e->code: a failure left by an earlier call must not fail this one */
     g_cell s[G_STATE_LEN];
     if (gdl_import(in, s, e) < 0) return GDL_ERROR;
     return g_to_move(s, e);
 }
 
-int gdl_py_legal(const int32_t *in, int32_t *moves, gdl_error *e) {
+int gdl_py_legal(const int64_t *in, int32_t *moves, gdl_error *e) {
     e->code = 0; /* a def call tests e->code: a failure left by an earlier call must not fail this one */
     g_cell s[G_STATE_LEN];
     if (gdl_import(in, s, e) < 0) return GDL_ERROR;
@@ -54,7 +54,7 @@ int gdl_py_legal(const int32_t *in, int32_t *moves, gdl_error *e) {
     return g_legal(s, moves, e);
 }
 
-int gdl_py_chance(const int32_t *in, int32_t *outcomes, double *probs, gdl_error *e) {
+int gdl_py_chance(const int64_t *in, int32_t *outcomes, double *probs, gdl_error *e) {
     e->code = 0; /* a def call tests e->code: a failure left by an earlier call must not fail this one */
     g_cell s[G_STATE_LEN];
     if (gdl_import(in, s, e) < 0) return GDL_ERROR;
@@ -65,7 +65,7 @@ int gdl_py_chance(const int32_t *in, int32_t *outcomes, double *probs, gdl_error
 }
 
 /* Applies `move` to the state in place if it is one of the state's moves (or outcomes). */
-int gdl_py_apply(int32_t *inout, int32_t move, gdl_error *e) {
+int gdl_py_apply(int64_t *inout, int32_t move, gdl_error *e) {
     e->code = 0; /* a def call tests e->code: a failure left by an earlier call must not fail this one */
     g_cell s[G_STATE_LEN];
     int32_t moves[G_MAX_MOVES > G_MAX_OUTCOMES ? G_MAX_MOVES : G_MAX_OUTCOMES];
@@ -84,14 +84,14 @@ int gdl_py_apply(int32_t *inout, int32_t move, gdl_error *e) {
     return 0;
 }
 
-int gdl_py_utilities(const int32_t *in, double *u, gdl_error *e) {
+int gdl_py_utilities(const int64_t *in, double *u, gdl_error *e) {
     e->code = 0; /* a def call tests e->code: a failure left by an earlier call must not fail this one */
     g_cell s[G_STATE_LEN];
     if (gdl_import(in, s, e) < 0) return GDL_ERROR;
     return g_utilities(s, u, e);
 }
 
-int gdl_py_heuristic(const int32_t *in, double *h, gdl_error *e) {
+int gdl_py_heuristic(const int64_t *in, double *h, gdl_error *e) {
     e->code = 0; /* a def call tests e->code: a failure left by an earlier call must not fail this one */
     g_cell s[G_STATE_LEN];
     if (gdl_import(in, s, e) < 0) return GDL_ERROR;
@@ -99,7 +99,7 @@ int gdl_py_heuristic(const int32_t *in, double *h, gdl_error *e) {
 }
 
 /* The canonical image (cells) and the 64-bit hash of a state's key. */
-int gdl_py_key(const int32_t *in, int32_t *canon, uint64_t *hash, gdl_error *e) {
+int gdl_py_key(const int64_t *in, int64_t *canon, uint64_t *hash, gdl_error *e) {
     e->code = 0; /* a def call tests e->code: a failure left by an earlier call must not fail this one */
     g_cell s[G_STATE_LEN];
     uint64_t w[G_KEY_WORDS];

@@ -383,7 +383,7 @@ static int gr_explore_threads(gr_ctx *c, int64_t slice); /* (explore.c: with gdl
    (GR_DONE) or about `slice` states were expanded in this call (GR_SLICE). States are expanded a block at a
    time, then their children added in order: the table's buckets are fetched while the block is expanded.
    With more threads (gdl_gr_threads), explore.c's loop: the same states, numbers and slices. */
-int gdl_gr_explore(gr_ctx *c, const int32_t *root, int64_t slice) {
+int gdl_gr_explore(gr_ctx *c, const int64_t *root, int64_t slice) {
     g_cell s[G_STATE_LEN];
     uint64_t key[G_KEY_WORDS];
     c->err.code = 0;
@@ -421,7 +421,7 @@ int gdl_gr_values(gr_ctx *c, int64_t i, double *out) {
 void gdl_gr_error(gr_ctx *c, gdl_error *e) { *e = c->err; }
 
 /* The index of a state (its key's), or -1 when the graph does not hold it (or the state is invalid). */
-int64_t gdl_gr_find(gr_ctx *c, const int32_t *cells) {
+int64_t gdl_gr_find(gr_ctx *c, const int64_t *cells) {
     g_cell s[G_STATE_LEN];
     uint64_t key[G_KEY_WORDS];
     gdl_error e = {0, 0, 0, 0};
@@ -485,7 +485,7 @@ int gdl_gr_levels(gr_ctx *c, int64_t *sizes, int cap, int32_t *complete) {
 
 /* The cells of every state as first found (n * G_STATE_LEN): with symmetries, what gdl_gr_cells's canonical
    images stand for, and whose moves gdl_gr_node and gdl_gr_export give. */
-void gdl_gr_states(gr_ctx *c, int32_t *cells) {
+void gdl_gr_states(gr_ctx *c, int64_t *cells) {
     g_cell s[G_STATE_LEN];
     for (int64_t i = 0; i < c->n; i++) {
         gr_state(c, i, s);
@@ -494,7 +494,7 @@ void gdl_gr_states(gr_ctx *c, int32_t *cells) {
 }
 
 /* The cells of state i (its canonical image). */
-int gdl_gr_cells(gr_ctx *c, int64_t i, int32_t *cells) {
+int gdl_gr_cells(gr_ctx *c, int64_t i, int64_t *cells) {
     g_cell s[G_STATE_LEN];
     if (i < 0 || i >= c->n) return -1;
     gdl_unpack(c->keys + i * G_KEY_WORDS, s);
@@ -506,7 +506,7 @@ int gdl_gr_cells(gr_ctx *c, int64_t i, int32_t *cells) {
    turn, first edge (n + 1 entries), values (n * G_PLAYERS) and cells (n * G_STATE_LEN: its canonical image;
    with symmetries the state itself is gdl_gr_states's); per edge its child, its move code (the
    moves made again: they are not kept) and probability (0 at a decision). 0, or -1 if moves differ. */
-int gdl_gr_export(gr_ctx *c, int32_t *player, int64_t *first, double *vals, int32_t *cells, int32_t *succ,
+int gdl_gr_export(gr_ctx *c, int32_t *player, int64_t *first, double *vals, int64_t *cells, int32_t *succ,
                   int32_t *codes, double *probs) {
     g_cell s[G_STATE_LEN];
     int32_t moves[G_MAX_MOVES > G_MAX_OUTCOMES ? G_MAX_MOVES : G_MAX_OUTCOMES];

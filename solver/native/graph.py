@@ -255,7 +255,7 @@ class _Graph:
         self.converged = True
         self.rg: Any = None  # the retrograde analysis (retrograde.c), once run
         self.rm: Any = None  # the distance to the end (remoteness.c), once computed
-        self.cells = ffi.new("int32_t[]", handle.state_len)
+        self.cells = ffi.new("int64_t[]", handle.state_len)
         self.row = ffi.new("double[]", len(game.players))
         if _vector(game) and lib.gdl_gr_vector(self.ctx) != 0:
             raise MemoryError("no memory for the state graph")
@@ -271,7 +271,7 @@ class _Graph:
         if self.symmetric:
             self.game.key(root)  # the game's check of its declared symmetries, before C relies on them (as Python's
             # exploration, whose first act is this call)
-        start = [ffi.new("int32_t[]", list(self.handle.cells(root)))]
+        start = [ffi.new("int64_t[]", list(self.handle.cells(root)))]
 
         def run(size: int) -> int:
             status = lib.gdl_gr_explore(ctx, start[0] if start else ffi.NULL, size)
@@ -455,7 +455,7 @@ class _Graph:
 
         def fill() -> SolvedTable:
             table = SolvedTable.for_game(game, method, complete=True)
-            cells, positions = ffi.new("int32_t[]", width), ffi.new("int32_t[]", 64)
+            cells, positions = ffi.new("int64_t[]", width), ffi.new("int32_t[]", 64)
             plies = self.plies() if self.rm is not None else []
             for i in range(int(self._read()[0])):
                 lib.gdl_gr_cells(self.ctx, i, cells)
@@ -616,7 +616,7 @@ class _Graph:
         n, edges, width = int(stats[0]), int(stats[2]), handle.state_len
         width_v = len(game.players)
         player, first, val = ffi.new("int32_t[]", n), ffi.new("int64_t[]", n + 1), ffi.new("double[]", n * width_v)
-        cells = ffi.new("int32_t[]", n * width)
+        cells = ffi.new("int64_t[]", n * width)
         succ, codes, probs = ffi.new("int32_t[]", edges), ffi.new("int32_t[]", edges), ffi.new("double[]", edges)
         if self.lib.gdl_gr_export(self.ctx, player, first, val, cells, succ, codes, probs) != 0:
             raise RuntimeError("the state graph's moves changed between two calls")  # (the rules are pure)
@@ -626,7 +626,7 @@ class _Graph:
                                                    ffi.unpack(probs, edges))
         found = flat  # each state as first found: its key's image, but with symmetries
         if self.symmetric:
-            states = ffi.new("int32_t[]", n * width)
+            states = ffi.new("int64_t[]", n * width)
             self.lib.gdl_gr_states(self.ctx, states)
             found = ffi.unpack(states, n * width)
         values: Values = []
@@ -654,7 +654,7 @@ class _Graph:
         def fill() -> SolvedTable:
             table = SolvedTable.for_game(game, method, complete=True)
             n = int(self._read()[0])
-            cells, row = ffi.new("int32_t[]", width), ffi.new("double[]", players)
+            cells, row = ffi.new("int64_t[]", width), ffi.new("double[]", players)
             value, player = ffi.new("double *"), ffi.new("int32_t *")
             cap = 1 << 12
             codes, children = ffi.new("int32_t[]", cap), ffi.new("int64_t[]", cap)

@@ -96,7 +96,7 @@ void gdl_mc_free(mc_ctx *c) {
     free(c->nodes); free(c->totals); free(c->proof); free(c->states); free(c->played); free(c);
 }
 
-mc_ctx *gdl_mc_new(const int32_t *root, double exploration, int32_t max_rollout, int32_t solver, uint64_t seed,
+mc_ctx *gdl_mc_new(const int64_t *root, double exploration, int32_t max_rollout, int32_t solver, uint64_t seed,
                    int64_t heuristic_rollout, gdl_error *e) {
     e->code = 0; /* (a def call tests e->code: no failure left from an earlier call) */
     mc_ctx *c = calloc(1, sizeof(mc_ctx));
@@ -414,7 +414,7 @@ void gdl_mc_error(mc_ctx *c, gdl_error *e) { *e = c->err; }
 
 /* Where an error or dead end happened: the tree's moves from the root, then the playout's; their count
    (at most cap). *in_playout: whether the state is a playout's (then state is written), else a tree node's. */
-int gdl_mc_path(mc_ctx *c, int32_t *moves, int cap, int32_t *state) {
+int gdl_mc_path(mc_ctx *c, int32_t *moves, int cap, int64_t *state) {
     int32_t tree[4096];
     int n = 0;
     for (int64_t node = c->err_node; node > 0 && n < 4096; node = c->nodes[node].parent) tree[n++] = c->nodes[node].move;

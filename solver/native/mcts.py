@@ -76,7 +76,7 @@ def _new_tree(handle: NativeHandle, root: State, exploration: float, max_rollout
               rng: random.Random, rollout: str) -> Any:
     ffi, lib = handle.ffi, handle.lib
     error = ffi.new("gdl_error *")
-    cells = ffi.new("int32_t[]", list(handle.cells(root)))
+    cells = ffi.new("int64_t[]", list(handle.cells(root)))
     ctx = lib.gdl_mc_new(cells, exploration, max(1, max_rollout), int(solver), rng.getrandbits(64),
                          int(rollout == "heuristic"), error)
     if ctx == ffi.NULL:
@@ -181,7 +181,7 @@ def _fail(game: Game, handle: NativeHandle, ctx: Any, status: int, root: State) 
     ffi, lib = handle.ffi, handle.lib
     cap = 1 << 16
     codes = ffi.new("int32_t[]", cap)
-    cells = ffi.new("int32_t[]", handle.state_len)
+    cells = ffi.new("int64_t[]", handle.state_len)
     n = lib.gdl_mc_path(ctx, codes, cap, cells)
     line = [handle.move(int(c)) for c in codes[0:n]]
     if status == MC_ERROR:

@@ -383,7 +383,7 @@ static int ab_on_path(ab_ctx *c, uint64_t h, const uint64_t *key) {
 }
 
 /* Starts a search of `root` (player `player` to move) with the window (alpha, beta) for that side. */
-int gdl_ab_start(ab_ctx *c, const int32_t *root, double alpha, double beta) {
+int gdl_ab_start(ab_ctx *c, const int64_t *root, double alpha, double beta) {
     c->depth = -1;
     memset(c->pathset, 0, sizeof c->pathset);
     c->err.code = 0;
@@ -590,7 +590,7 @@ double gdl_ab_result(ab_ctx *c) { return c->result; }
 void gdl_ab_error(ab_ctx *c, gdl_error *e) { *e = c->err; }
 
 /* The moves from the root to the frame where the search stopped (a dead end, cycle or error); their count. */
-int64_t gdl_ab_path(ab_ctx *c, int32_t *moves, int64_t cap, int32_t *state) {
+int64_t gdl_ab_path(ab_ctx *c, int32_t *moves, int64_t cap, int64_t *state) {
     int64_t n = c->err_depth < cap ? c->err_depth : cap;
     for (int64_t d = 0; d < n; d++) moves[d] = F_HDR(c, d)->cur_move;
     gdl_export(F_STATE(F_HDR(c, c->err_depth)), state);
@@ -598,7 +598,7 @@ int64_t gdl_ab_path(ab_ctx *c, int32_t *moves, int64_t cap, int32_t *state) {
 }
 
 /* The table entry of a state (by its cells; the key is made here): 1 and its fields, or 0. */
-int gdl_ab_lookup(ab_ctx *c, const int32_t *cells, double *lo, double *hi, int32_t *move, int32_t *side) {
+int gdl_ab_lookup(ab_ctx *c, const int64_t *cells, double *lo, double *hi, int32_t *move, int32_t *side) {
     g_cell s[G_STATE_LEN];
     uint64_t key[G_KEY_WORDS];
     gdl_error e;
@@ -614,7 +614,7 @@ int gdl_ab_lookup(ab_ctx *c, const int32_t *cells, double *lo, double *hi, int32
 
 /* Entries from slot `start` on, at most `cap`: canonical cells, bounds, moves, sides; returns the next slot
    (or -1 at the end) and the number written in *count. */
-int64_t gdl_ab_entries(ab_ctx *c, int64_t start, int64_t cap, int32_t *cells, double *lo, double *hi,
+int64_t gdl_ab_entries(ab_ctx *c, int64_t start, int64_t cap, int64_t *cells, double *lo, double *hi,
                        int32_t *moves, int32_t *sides, int64_t *count) {
     int64_t n = 0, i = start, total = c->t->buckets * 2;
     g_cell s[G_STATE_LEN];

@@ -87,7 +87,7 @@ static double pz_estimate(const g_cell *s, gdl_error *e, int *failed) {
 
 /* A search from `root`: A* if `astar` (then `target` is the goal's utility), else breadth-first (`has_target`:
    stop at the first state whose utility reaches `target`; else visit every state). NULL: no memory. */
-pz_ctx *gdl_pz_new(const int32_t *root, int32_t astar, int32_t has_target, double target, gdl_error *e) {
+pz_ctx *gdl_pz_new(const int64_t *root, int32_t astar, int32_t has_target, double target, gdl_error *e) {
     g_cell s[G_STATE_LEN];
     uint64_t key[G_KEY_WORDS];
     e->code = 0;

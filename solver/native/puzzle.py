@@ -41,7 +41,7 @@ def native_puzzle_search(game: Game, handle: NativeHandle, start: State, astar: 
     """
     ffi, lib = handle.ffi, handle.lib
     error = ffi.new("gdl_error *")
-    root = ffi.new("int32_t[]", list(handle.cells(start)))
+    root = ffi.new("int64_t[]", list(handle.cells(start)))
     ctx = lib.gdl_pz_new(root, int(astar), int(target is not None), float(target or 0.0), error)
     if ctx == ffi.NULL:
         raise MemoryError("no memory for the puzzle search")

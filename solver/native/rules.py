@@ -34,14 +34,14 @@ class NativeRules:
         self.bounds = (lib.gdl_bound(0), lib.gdl_bound(1)) if self.info["has_bounds"] else None
         self._raise_error = raise_error
         self._err = ffi.new("gdl_error *")
-        self._cells = ffi.new("int32_t[]", self.state_len)
-        self._canon = ffi.new("int32_t[]", self.state_len)
+        self._cells = ffi.new("int64_t[]", self.state_len)
+        self._canon = ffi.new("int64_t[]", self.state_len)
         self._hash = ffi.new("uint64_t *")
         self._moves = ffi.new("int32_t[]", max(self.info["max_moves"], self.info["max_outcomes"]))
         self._probs = ffi.new("double[]", self.info["max_outcomes"])
         self._values = ffi.new("double[]", self.players)
-        lo = ffi.new("int32_t[]", self.state_len)
-        hi = ffi.new("int32_t[]", self.state_len)
+        lo = ffi.new("int64_t[]", self.state_len)
+        hi = ffi.new("int64_t[]", self.state_len)
         lib.gdl_ranges(lo, hi)
         self.ranges = tuple(zip(lo, hi, strict=True))
 

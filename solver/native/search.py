@@ -167,7 +167,7 @@ class NativeSearch(NegamaxSearch):
         """The fail-soft value of ``state`` for the side to move, searched to the end in the window (alpha, beta)."""
         del depth, ply, k  # exact only; the key is made in C
         ffi, lib, ctx, budget = self._ffi, self._lib, self._ctx, self.budget
-        root = ffi.new("int32_t[]", list(self.handle.cells(state)))
+        root = ffi.new("int64_t[]", list(self.handle.cells(state)))
         status = lib.gdl_ab_start(ctx, root, alpha, beta)
         if status != AB_DONE:
             self._fail(status, state)
@@ -229,7 +229,7 @@ class NativeSearch(NegamaxSearch):
             raise MemoryError("the alpha-beta search ran out of memory for its stack")
         cap = 1 << 20
         moves = ffi.new("int32_t[]", cap)
-        cells = ffi.new("int32_t[]", handle.state_len)
+        cells = ffi.new("int64_t[]", handle.state_len)
         n = lib.gdl_ab_path(self._ctx, moves, cap, cells)
         line = [handle.move(int(m)) for m in moves[0:n]]
         if status == AB_ERROR:
@@ -254,7 +254,7 @@ class NativeTable:
     def __init__(self, search: NativeSearch) -> None:
         self.search = search
         handle = search.handle
-        self._cells = search._ffi.new("int32_t[]", handle.state_len)
+        self._cells = search._ffi.new("int64_t[]", handle.state_len)
         self._out = search._ffi.new("double[2]")
         self._move = search._ffi.new("int32_t[2]")
 
@@ -281,7 +281,7 @@ class NativeTable:
         ffi, lib, handle = search._ffi, search._lib, search.handle
         batch = 4096
         n = handle.state_len
-        cells = ffi.new("int32_t[]", batch * n)
+        cells = ffi.new("int64_t[]", batch * n)
         lo, hi = ffi.new("double[]", batch), ffi.new("double[]", batch)
         moves, sides = ffi.new("int32_t[]", batch), ffi.new("int32_t[]", batch)
         count = ffi.new("int64_t *")

@@ -13,7 +13,7 @@ static uint32_t drv_next(void) {
 #define DRV_CHECK(cond) do { if (!(cond)) { fprintf(stderr, "check failed: %s (line %d)\n", #cond, __LINE__); return 1; } } while (0)
 
 /* The state graph explored on `threads` threads (from its first state, in slices of `slice`): its status. */
-static int drv_explore(gr_ctx *g, const int32_t *root, int threads, int64_t slice) {
+static int drv_explore(gr_ctx *g, const int64_t *root, int threads, int64_t slice) {
     gdl_gr_threads(g, threads, 0);
     int gs = gdl_gr_explore(g, root, slice);
     while (gs == GR_SLICE) gs = gdl_gr_explore(g, NULL, slice);
@@ -54,7 +54,7 @@ static int drv_playout(void) {
     int32_t moves[G_MAX_MOVES > G_MAX_OUTCOMES ? G_MAX_MOVES : G_MAX_OUTCOMES];
     double probs[G_MAX_OUTCOMES], u[G_PLAYERS];
     uint64_t key[G_KEY_WORDS];
-    int32_t cells[G_STATE_LEN], canon[G_STATE_LEN];
+    int64_t cells[G_STATE_LEN], canon[G_STATE_LEN];
     uint64_t hash;
     DRV_CHECK(g_initial(s, &e) == 0);
     for (int ply = 0; ply < 10000; ply++) {
@@ -74,9 +74,9 @@ static int drv_playout(void) {
         DRV_CHECK(n >= 0 && n <= (p == GDL_CHANCE ? G_MAX_OUTCOMES : G_MAX_MOVES));
         if (n == 0) return 0;
         /* outside values through the checked entry points: refused, never crash */
-        int32_t bad[G_STATE_LEN];
+        int64_t bad[G_STATE_LEN];
         memcpy(bad, cells, sizeof bad);
-        bad[drv_next() % G_STATE_LEN] = (int32_t)drv_next();
+        bad[drv_next() % G_STATE_LEN] = (int64_t)(((uint64_t)drv_next() << 32) | drv_next());
         int32_t out[G_MAX_MOVES];
         gdl_error e2 = {0, 0, 0, 0};
         (void)gdl_py_legal(bad, out, &e2);
@@ -95,7 +95,7 @@ int main(int argc, char **argv) {
         if (drv_playout()) return 1;
     gdl_error e = {0, 0, 0, 0};
     g_cell s[G_STATE_LEN];
-    int32_t root[G_STATE_LEN];
+    int64_t root[G_STATE_LEN];
     g_initial(s, &e);
     gdl_export(s, root);
     if (!G_HAS_CHANCE) {
