@@ -589,3 +589,130 @@ def test_gdl_check_backend_c_goes_on_past_a_file_c_does_not_translate(capsys: py
     out = capsys.readouterr().out
     assert f"error[backend-untranslated]: --backend c: {NOT_YET}" in out
     assert "nim.gdl: the C and Python back ends agree along 2,000 playouts" in out
+
+
+# ------------------------------------------------------------------ issue 29: where C's integers end
+
+WIDE_CELLS = str(ROOT / "tests" / "interp_cases" / "wide_cells.gdl")
+"""Cells whose ranges pass 32 bits: a counter crossing 2^31, values past 2^32 and below -2^32, an array of them."""
+ABS_SMALLEST = """game AbsSmallest "abs of the smallest 64-bit integer"
+players A, B
+state m: -2097152..-2097150 = -2097152
+state n: 0..2 = 0
+move go() when n == 0:
+    n = 1 if abs(m * m * m) > 0 else 2
+win A when n == 1
+win B when n == 2
+"""
+"""``m * m * m`` is -2^63, the smallest 64-bit integer: its ``abs`` is 2^63, one past C's int64 (it wrapped to
+-2^63, and B won in C where A wins in Python)."""
+SIMULTANEOUS_OVERFLOW = """game SimultaneousOverflow "a round whose product passes 64 bits"
+players Row, Column
+simultaneous
+state m: 99999..100000 = 100000
+state shown[player]: 0..2 = 0
+move play(h: 1..2) when shown[mover] == 0:
+    shown[mover] = 1 if m * m * m * m * h > 0 else 2
+def done = shown[Row] != 0 and shown[Column] != 0
+win Row when done and shown[Row] == 1 and shown[Column] == 1
+draw when done
+"""
+"""10^20 in a round of a simultaneous game: past 64 bits in C (a traceback from ``gdl solve``), a number in Python."""
+
+
+def _solve_json(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, dict[str, object]]:
+    import json
+
+    code = main(["solve", *argv, "--json"])
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.err
+    return code, json.loads(captured.out)
+
+
+@pytest.mark.parametrize("algorithm", ["auto", "alphabeta", "backward", "retrograde", "value_iteration"])
+def test_cells_past_32_bits_solve_as_in_python(capsys: pytest.CaptureFixture[str], algorithm: str) -> None:
+    """C stored every cell in 32 bits: this file's solve was a traceback (a range check on the cut cell)."""
+    answers = [_solve_json(capsys, WIDE_CELLS, "--algorithm", algorithm, "--backend", backend)
+               for backend in ("python", "c")]
+    (python_code, python), (c_code, c) = answers
+    assert python_code == c_code == 0
+    assert python["value"] == c["value"] == {"A": 0.0, "B": 0.0}
+    assert python["best_moves"] == c["best_moves"] and python["move_values"] == c["move_values"]
+    assert python["principal_variation"] == c["principal_variation"] == ["up(1)", "up(1)"]
+
+
+def test_gdl_check_backend_c_agrees_on_cells_past_32_bits(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", WIDE_CELLS, "--backend", "c"]) == 0
+    out = capsys.readouterr().out
+    assert "wide_cells.gdl: the C and Python back ends agree along 2,000 playouts" in out
+
+
+def test_a_cell_past_32_bits_crosses_to_python_whole() -> None:
+    """States cross the boundary as 64-bit integers: every cell of the C back end's state is Python's."""
+    python, native = gdl.load(WIDE_CELLS), gdl.load(WIDE_CELLS, backend="c")
+    ours, theirs = native.initial_state(), python.initial_state()
+    assert ours == theirs == (2147483646, 4294967296, -4294967296, 8589934592, 8589934592, 0, 0)
+    for text in ("up(1)", "up(2)"):
+        ours = native.apply(ours, native.parse_move(ours, text))
+        theirs = python.apply(theirs, python.parse_move(theirs, text))
+        assert ours == theirs and native.key(ours) == python.key(theirs)
+    assert ours[:3] == (2147483649, 4294967299, -4294967299) and native.utilities(ours) == python.utilities(theirs)
+
+
+def test_abs_of_the_smallest_integer_is_an_overflow_in_c(capsys: pytest.CaptureFixture[str],
+                                                        tmp_path: Path) -> None:
+    """abs(-2^63) is 2^63 in Python; C's int64 cannot hold it, so it is a rule error there, as every whole number
+    past 64 bits (it stayed -2^63, and C answered that B wins)."""
+    path = tmp_path / "abs_smallest.gdl"
+    path.write_text(ABS_SMALLEST)
+    code, python = _solve_json(capsys, str(path))
+    assert code == 0 and python["value"] == {"A": 1.0, "B": -1.0}
+    code, c = _solve_json(capsys, str(path), "--backend", "c")
+    assert code == 1 and "value" not in c
+    error = c["error"]
+    assert isinstance(error, dict)
+    assert error["code"] == "runtime-error" and (error["line"], error["column"]) == (6, 14)
+    assert error["message"].startswith("integer overflow: a number past 64 bits") and error["moves"] == ["go"]
+
+
+def test_a_64_bit_overflow_in_a_simultaneous_round_is_a_diagnostic(capsys: pytest.CaptureFixture[str],
+                                                                  tmp_path: Path) -> None:
+    path = tmp_path / "simultaneous_overflow.gdl"
+    path.write_text(SIMULTANEOUS_OVERFLOW)
+    code, python = _solve_json(capsys, str(path))
+    assert code == 0 and python["value"] == {"Row": 1.0, "Column": -1.0}
+    code = main(["solve", str(path), "--backend", "c"])
+    err = capsys.readouterr().err
+    assert code == 1 and "Traceback" not in err
+    assert err.count("error[runtime-error]: integer overflow: a number past 64 bits") == 1, err
+    assert "simultaneous_overflow.gdl:7:25" in err and "note: reproduce with the moves: play(1)|play(1)\n" in err
+
+
+def test_a_game_where_no_move_is_ever_legal_translates(capsys: pytest.CaptureFixture[str]) -> None:
+    """Domineering on one square: no domino fits, the first player loses at once (C refused the game)."""
+    path = str(ROOT / "tests" / "solvefiles" / "domineering_1x1.gdl")
+    (python_code, python), (c_code, c) = (_solve_json(capsys, path, "--backend", b) for b in ("python", "c"))
+    assert python_code == c_code == 0
+    assert python["value"] == c["value"] == {"Vertical": -1.0, "Horizontal": 1.0}
+    assert python["best_moves"] == c["best_moves"] == []
+    assert main(["check", path, "--backend", "c"]) == 0
+    assert "the C and Python back ends agree" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("algorithm", ["auto", "backward", "minimax"])
+def test_a_rule_error_has_the_same_fields_on_both_back_ends(capsys: pytest.CaptureFixture[str],
+                                                           algorithm: str) -> None:
+    """The place (line, column, end) and the moves apart from the message, and the same message: C's errors had
+    the place and moves in the message text only (``--algorithm backward``: no ``moves``)."""
+    overflow = str(ROOT / "tests" / "deadends" / "overflow.gdl")
+    errors = []
+    for backend in ("python", "c"):
+        code, report = _solve_json(capsys, overflow, "--algorithm", algorithm, "--backend", backend)
+        assert code == 1
+        errors.append(report["error"])
+    assert errors[0] == errors[1]
+    error = errors[1]
+    assert isinstance(error, dict)
+    assert (error["line"], error["column"], error["end_line"], error["end_column"]) == (4, 25, 4, 26)
+    assert error["moves"] == ["add(3)", "add(3)"]
+    assert error["message"] == "value 6 is outside the variable's domain 0..5"

@@ -21,12 +21,14 @@ from solver.game import DeadEndError
 from solver.limits import Limits
 from solver.match import play_game
 from solver.shortest_path import solve_puzzle
+from tests.native_games import skip_reason as native_skip_reason
 
 HERE = Path(__file__).parent / "deadends"
 STUCK = str(HERE / "second_player_stuck.gdl")  # B has no move after A's only move `a`
 SIX_NINES = str(HERE / "six_nines.gdl")  # only pick(9) six times in a row reaches the dead end
 CHANCE_STUCK = str(HERE / "chance_stuck.gdl")  # B has no move after the roll d=3
 OVERFLOW = str(HERE / "overflow.gdl")  # the docs' mistake: n += k leaves 0..5
+NEAR_AND_FAR = str(HERE / "near_and_far.gdl")  # B stuck after `jump`, and after `step,step,step` (searched first)
 
 
 def run(capsys, *argv: str) -> tuple[int, str, str]:
@@ -148,6 +150,18 @@ def test_solve_finds_the_six_nines(capsys, algorithm):
     code, _, err = run(capsys, "solve", SIX_NINES, "--algorithm", algorithm)
     assert code == 1
     assert_one_diagnostic(err, "dead-end", ",".join(["pick(9)", "pass"] * 5 + ["pick(9)"]))
+
+
+@pytest.mark.parametrize("backend", ["python", pytest.param("c", marks=pytest.mark.skipif(
+    native_skip_reason() is not None, reason=native_skip_reason() or ""))])
+@pytest.mark.parametrize("algorithm", ["auto", "alphabeta", "backward", "minimax"])
+def test_solve_reports_the_nearest_dead_end_as_check_does(capsys, backend, algorithm):
+    """Alpha-beta meets `step,step,step` first; the report is the nearest dead end, `jump`, on both back ends."""
+    code, _, err = run(capsys, "solve", NEAR_AND_FAR, "--algorithm", algorithm, "--backend", backend)
+    assert code == 1
+    assert_one_diagnostic(err, "dead-end", "jump")
+    code, out, _ = run(capsys, "check", NEAR_AND_FAR)
+    assert code == 1 and "note: reproduce with the moves: jump\n" in out
 
 
 def test_solve_after_moves_gives_the_whole_line(capsys):

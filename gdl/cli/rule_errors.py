@@ -20,10 +20,11 @@ from contextlib import contextmanager
 from typing import Any
 
 from gdl.check import MOVES_NOTE, join_moves
+from gdl.check.states import DEAD_END
 from gdl.cli.errors import Problem
 from gdl.diagnostics import Diagnostic, Span
 from gdl.runtime import GENERATED_FILENAME, CompiledGame, RuleRuntimeError
-from solver.game import CHANCE, TERMINAL, DeadEndError
+from solver.game import CHANCE, TERMINAL, DeadEndError, dead_end
 
 REPRODUCE_STATES = 200_000
 """Most states the search for the shortest line to a run-time error visits."""
@@ -51,37 +52,71 @@ def rule_errors(game: CompiledGame, start: Any = None, prefix: Sequence[str] = (
     """Turn a dead end or a run-time rule error raised inside into a :class:`Problem` (exit status 1).
 
     ``start`` is the state the work began from (default: the initial state) and ``prefix``
-    the moves that reached it. A dead end carries its line from ``start``. For a run-time
-    error, ``line()`` (when given) returns the moves played from ``start`` when it was raised
-    (``play``); otherwise the shortest line from the initial state that raises it is searched for.
+    the moves that reached it. When ``line()`` is given it returns the moves played from
+    ``start`` when the error was raised (``play``): they reproduce it. Otherwise the shortest
+    line that meets the same problem is searched for, as ``gdl check`` reports it (the line a
+    search happened on depends on its move order, and differs between the back ends): to a dead
+    end from ``start`` (the search's own line if none is found), to a run-time error from the
+    initial state.
     """
     try:
         yield
     except DeadEndError as error:
-        raise problem(game, dead_end_diagnostic(game, error, prefix), [*prefix, *map(str, error.moves)]) from None
+        moves = [*prefix, *map(str, error.moves)]
+        diagnostic = dead_end_diagnostic(game, error)
+        if line is None:
+            shortest = shortest_line(game, diagnostic, start=start)
+            if shortest is not None:
+                moves = [*prefix, *shortest]
+        raise problem(game, with_moves(diagnostic, moves), moves) from None
     except Exception as error:
         if isinstance(error, Problem) or not is_rule_error(error):
             raise
         diagnostic = game.explain(error)
         if line is not None:
-            moves: list[str] | None = [*prefix, *line()]
+            found: list[str] | None = [*prefix, *line()]
         else:
-            moves = shortest_line(game, diagnostic)
-        raise problem(game, with_moves(diagnostic, moves), moves) from None
+            found = shortest_line(game, diagnostic)
+        if found is not None:
+            diagnostic = reference_diagnostic(game, found, diagnostic)
+        raise problem(game, with_moves(diagnostic, found), found) from None
 
 
 def problem(game: CompiledGame, diagnostic: Diagnostic, moves: Sequence[str] | None) -> Problem:
     return Problem("", [diagnostic], game.source, moves)
 
 
-def dead_end_diagnostic(game: CompiledGame, error: DeadEndError, prefix: Sequence[str] = ()) -> Diagnostic:
-    """The ``dead-end`` diagnostic: who is to move, at the game's first move rule, and the moves that reach it."""
+def dead_end_diagnostic(game: CompiledGame, error: DeadEndError) -> Diagnostic:
+    """The ``dead-end`` diagnostic: who is to move, at the game's first move rule (the moves that reach it: a note
+    :func:`with_moves` adds)."""
     source = game.source
     span = _first_line(source, ("move ", "move\t")) if error.player != CHANCE else _first_line(source, ("chance",))
-    moves = [*prefix, *map(str, error.moves)]
-    diagnostic = Diagnostic("error", "dead-end", error.message, span, game.filename,
-                            DEAD_END_HINT if error.player != CHANCE else None)
-    return with_moves(diagnostic, moves)
+    return Diagnostic("error", DEAD_END, error.message, span, game.filename,
+                      DEAD_END_HINT if error.player != CHANCE else None)
+
+
+def reference_diagnostic(game: CompiledGame, moves: Sequence[str], diagnostic: Diagnostic) -> Diagnostic:
+    """The Python back end's own diagnostic of the run-time error that ``moves`` reach on the C back end, when the
+    Python rules fail at the same place there (they name the values: "value 4 is outside the variable's domain
+    0..3", where C knows only its kind); else ``diagnostic`` (64-bit overflow fails in C alone)."""
+    python = getattr(game, "python", None)  # (a C back end's reference: gdl.native.game.NativeGame)
+    if python is None:
+        return diagnostic
+    try:
+        state = python.initial_state()
+        for name in moves:
+            chosen = {str(m): m for m in _moves(python, state)}.get(name)
+            if chosen is None:
+                return diagnostic  # (not the same game: keep C's)
+            state = python.apply(state, chosen)
+        _moves(python, state)
+    except Exception as error:
+        if not is_rule_error(error):
+            return diagnostic
+        ours = python.explain(error)
+        if (ours.span.line, ours.span.column) == (diagnostic.span.line, diagnostic.span.column):
+            return ours
+    return diagnostic
 
 
 def with_moves(diagnostic: Diagnostic, moves: Sequence[str] | None) -> Diagnostic:
@@ -105,8 +140,10 @@ def _first_line(source: str, starts: tuple[str, ...]) -> Span:
 
 
 def shortest_line(game: CompiledGame, target: Diagnostic, states: int = REPRODUCE_STATES,
-                  seconds: float = REPRODUCE_SECONDS) -> list[str] | None:
-    """The shortest move sequence from the initial state after which running the rules raises ``target``.
+                  seconds: float = REPRODUCE_SECONDS, start: Any = None) -> list[str] | None:
+    """The shortest move sequence from ``start`` (default: the initial state) after which running the rules
+    raises ``target``, or which reaches a dead end of ``target``'s (a ``dead-end`` diagnostic: the same player
+    stuck, as ``gdl check`` finds it).
 
     Breadth-first over the states, running every rule a command may run on each (whose turn,
     legal moves or chance outcomes, each move, utilities, heuristic); None if the error is not
@@ -116,10 +153,11 @@ def shortest_line(game: CompiledGame, target: Diagnostic, states: int = REPRODUC
 
     deadline = time.monotonic() + seconds
     wanted = (target.message, target.span)
-    try:
-        start = game.initial_state()
-    except Exception as error:  # the same error, before any move
-        return [] if _same(game, error, wanted) else None
+    if start is None:
+        try:
+            start = game.initial_state()
+        except Exception as error:  # the same error, before any move
+            return [] if _same(game, error, wanted) else None
     parents: dict[Any, tuple[Any, str] | None] = {game.key(start): None}
     queue = deque([start])
     while queue and len(parents) <= states and time.monotonic() < deadline:
@@ -131,6 +169,8 @@ def shortest_line(game: CompiledGame, target: Diagnostic, states: int = REPRODUC
             if _same(game, error, wanted):
                 return list(line_to(parents, here))
             continue
+        if not moves and target.code == DEAD_END and _stuck(game, state) == target.message:
+            return list(line_to(parents, here))
         for move in moves:
             try:
                 child = game.apply(state, move)
@@ -155,6 +195,12 @@ def _moves(game: CompiledGame, state: Any) -> list[Any]:
         return [outcome for outcome, _ in game.chance_outcomes(state)]
     game.heuristic(state)
     return list(game.legal_moves(state))
+
+
+def _stuck(game: CompiledGame, state: Any) -> str | None:
+    """What the solvers say of ``state`` when it is a dead end (no move, not over), else None."""
+    player = game.to_move(state)
+    return None if player == TERMINAL else dead_end(game, state, player).message
 
 
 def _same(game: CompiledGame, error: BaseException, wanted: tuple[str, Span]) -> bool:

@@ -17,6 +17,7 @@ from rich.text import Text
 
 from gdl.cli.errors import EXIT_INTERRUPTED, EXIT_OK, UsageError
 from gdl.cli.output import dump_json, game_label, json_value
+from gdl.cli.rule_errors import rule_errors
 from gdl.cli.values import value_dict
 from gdl.console import format_number
 from gdl.runtime import CompiledGame
@@ -39,7 +40,8 @@ def solve_simultaneous_game(args: argparse.Namespace, out: Any, game: CompiledGa
         raise UsageError(f"--quiescence is for games whose players take turns; {game.name}'s players move "
                          "simultaneously")
     try:
-        result = solve_simultaneous(game, state, limits)
+        with rule_errors(game, state, played):  # a rule that fails in a round: a diagnostic with its moves
+            result = solve_simultaneous(game, state, limits)
     except ValueError as error:
         raise UsageError(str(error)) from None
     strategy = {game.players[p]: {str(m): round(float(q), DIGITS) + 0.0 for m, q in s.items()}

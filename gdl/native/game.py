@@ -14,6 +14,7 @@ from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from gdl import simultaneous as rounds
+from gdl.diagnostics import NOWHERE, Diagnostic, Span
 from gdl.native.build import build
 from gdl.native.emit_cache import cached_emit
 from gdl.native.emitted import NONE_TURN, Emitted, MoveCode, OutcomeCode, SymmetryMap, Unsupported
@@ -26,7 +27,9 @@ if TYPE_CHECKING:
     from gdl.runtime import CompiledGame
 
 ERROR_WHAT = {1: "index out of range", 2: "value out of its domain", 3: "division by zero",
-              4: "integer overflow", 5: "not a legal move", 6: "too many moves", 7: "a state value out of range",
+              4: "integer overflow: a number past 64 bits, which the C back end does not compute (the Python back "
+                 "end does: --backend python)",
+              5: "not a legal move", 6: "too many moves", 7: "a state value out of range",
               8: "`none` used as a value", 9: "no end rule gives this state's utilities", 10: "out of memory"}
 
 
@@ -191,10 +194,35 @@ class NativeGame:
         return self.error(error)
 
     def error(self, error: Any, moves: Sequence[Hashable] = ()) -> Exception:
-        what = ERROR_WHAT.get(int(error.code), "a rule failed")
-        where = f"{self.python.filename}:{int(error.line)}:{int(error.col)}: " if error.line else ""
-        after = f" (after the moves {','.join(map(str, moves))})" if moves else ""
-        return RuleRuntimeError(f"{where}{what}{after}")
+        return NativeRuleError(ERROR_WHAT.get(int(error.code), "a rule failed"), self.python.filename,
+                               int(error.line), int(error.col), moves)
+
+    def explain(self, error: BaseException) -> Diagnostic:
+        """The diagnostic of a rule error, as the Python back end's: at the rule's place in the file (the span
+        the Python back end reports there), the moves kept apart (``gdl.cli.rule_errors`` finds the shortest)."""
+        if not isinstance(error, NativeRuleError):
+            return self.python.explain(error)
+        span = NOWHERE
+        if error.line > 0:
+            column = max(error.col, 1)
+            span = next((s for s in self.python.program.spans if (s.line, s.column) == (error.line, column)),
+                        Span.point(error.line, column))
+        return Diagnostic("error", "runtime-error", error.message, span, self.python.filename)
+
+
+class NativeRuleError(RuleRuntimeError):
+    """A rule that failed in C: what failed (``message``: ``ERROR_WHAT``'s), where (the rule file's line and column,
+    0 when not known) and the moves that led there from where the search began. The diagnostic
+    (:meth:`NativeGame.explain`) has them apart, as the Python back end's; the text names them all."""
+
+    def __init__(self, message: str, filename: str, line: int, col: int, moves: Sequence[Hashable] = ()) -> None:
+        super().__init__(message)
+        self.filename, self.line, self.col, self.moves = filename, line, col, list(moves)
+
+    def __str__(self) -> str:
+        where = f"{self.filename}:{self.line}:{self.col}: " if self.line else ""
+        after = f" (after the moves {','.join(map(str, self.moves))})" if self.moves else ""
+        return f"{where}{self.message}{after}"
 
 
 def _displayer(game: CompiledGame, key: str | None) -> Callable[[int], str]:
