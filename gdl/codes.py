@@ -172,6 +172,8 @@ register("backend-disagrees", ERROR,
          "the C back end plays the rules differently from the Python back end (a bug in gdl)", CHECK)
 register("backend-untranslated", ERROR,
          "`gdl check --backend c`: a construct of the file the C emitter does not translate yet", CHECK)
+register("backend-overflow", ERROR,
+         "`gdl check --backend c`: the C back end met a number past 64 bits that the Python back end computes", CHECK)
 
 # ------------------------------------------------------------------ reading the file
 register("encoding", ERROR, "a rule file that is not UTF-8 text", FILE)

@@ -673,6 +673,36 @@ def test_abs_of_the_smallest_integer_is_an_overflow_in_c(capsys: pytest.CaptureF
     assert isinstance(error, dict)
     assert error["code"] == "runtime-error" and (error["line"], error["column"]) == (6, 14)
     assert error["message"].startswith("integer overflow: a number past 64 bits") and error["moves"] == ["go"]
+    code, auto = _solve_json(capsys, str(path), "--backend", "auto")  # it solves again in Python, saying why
+    assert code == 0 and auto["value"] == python["value"] and auto["best_moves"] == python["best_moves"]
+
+
+def test_auto_solves_in_python_what_passes_64_bits_in_c(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    for name, text in (("abs_smallest", ABS_SMALLEST), ("simultaneous_overflow", SIMULTANEOUS_OVERFLOW)):
+        path = tmp_path / f"{name}.gdl"
+        path.write_text(text)
+        outputs = []
+        for backend in ("python", "auto"):
+            assert main(["solve", str(path), "--backend", backend]) == 0
+            outputs.append(capsys.readouterr())
+        python, auto = outputs
+        assert auto.out.splitlines()[:-1] == python.out.splitlines()[:-1]  # (all but the statistics)
+        place = f"{name}.gdl:{6 if name == 'abs_smallest' else 7}:"
+        assert "note: using the Python back end: the C back end met a number past 64 bits at " in auto.err
+        assert place in auto.err and "error" not in auto.err
+
+
+def test_gdl_check_says_a_number_past_64_bits_is_cs_limit(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """Not "a bug in gdl": the file is one for the Python back end, and the caret is at the rule."""
+    path = tmp_path / "abs_smallest.gdl"
+    path.write_text(ABS_SMALLEST)
+    assert main(["check", str(path), "--backend", "c"]) == 1
+    out = capsys.readouterr().out
+    assert "abs_smallest.gdl:6:14: error[backend-overflow]: --backend c: a number past 64 bits here" in out
+    assert "note: after the moves: go" in out and "backend-disagrees" not in out and "a bug in gdl" not in out
+    assert main(["check", str(path), "--backend", "auto"]) == 0
+    out = capsys.readouterr().out
+    assert "abs_smallest.gdl: the C back end stops at a number past 64 bits (line 6, after the moves go)" in out
 
 
 def test_a_64_bit_overflow_in_a_simultaneous_round_is_a_diagnostic(capsys: pytest.CaptureFixture[str],

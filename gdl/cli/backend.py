@@ -79,8 +79,25 @@ def compare_backends(source: str, filename: str, params: dict[str, str], backend
                     f"({result.states:,} states; the reference interpreter along the first "
                     f"{min(result.playouts, ORACLE_PLAYOUTS):,})")
     moves = ", ".join(result.moves) or "(the initial state)"
+    if getattr(result.failure, "past_64_bits", False):  # C's limit, not a bug: Python computes the number
+        return _past_64_bits(native, result.failure, filename, backend, moves)
     message = f"the C back end disagrees with Python: {result.disagreement}"
     hint = "a bug in gdl: please report it with these moves (and use --backend python meanwhile)"
     diagnostic = Diagnostic("error", "backend-disagrees", message, Span(1, 1, 1, 2), filename, hint,
                             (f"after the moves: {moves}",))
     return [diagnostic], f"{filename}: the back ends disagree after {len(result.moves)} moves"
+
+
+def _past_64_bits(native: Any, failure: Any, filename: str, backend: str, moves: str) -> tuple[list[Diagnostic], str]:
+    """A number past 64 bits stopped the C rules where Python, whose numbers have no such limit, went on: this
+    file is one the C back end cannot run (an error with ``--backend c``, at the rule; with ``auto``, a line)."""
+    span = native.explain(failure).span
+    summary = (f"{filename}: the C back end stops at a number past 64 bits (line {span.line}, after the moves "
+               f"{moves}); the Python back end computes it")
+    if backend != "c":
+        return [], summary
+    diagnostic = Diagnostic("error", "backend-overflow", "--backend c: a number past 64 bits here, which the C back "
+                            "end does not compute (Python's numbers have no such limit)", span, filename,
+                            "use --backend python for this file (`gdl solve --backend auto` does by itself)",
+                            (f"after the moves: {moves}",))
+    return [diagnostic], summary

@@ -17,6 +17,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 from gdl.check import MOVES_NOTE, join_moves
@@ -30,6 +31,20 @@ REPRODUCE_STATES = 200_000
 """Most states the search for the shortest line to a run-time error visits."""
 REPRODUCE_SECONDS = 10.0
 """Most seconds it takes."""
+
+PYTHON_INSTEAD: ContextVar[bool] = ContextVar("gdl_python_instead", default=False)
+"""Set by a command that can run its work again on the Python back end (``gdl solve --backend auto``): a number
+past 64 bits in the C rules then raises :class:`PythonInstead` instead of a diagnostic."""
+
+
+class PythonInstead(Exception):
+    """The C rules met a number past 64 bits, which the Python back end computes: the work is to be done again on
+    ``python`` (the C back end's reference game); ``reason`` says where, in one line."""
+
+    def __init__(self, python: CompiledGame, reason: str) -> None:
+        super().__init__(reason)
+        self.python, self.reason = python, reason
+
 
 DEAD_END_HINT = ("end the game when the mover is stuck (`lose turn when no_moves`, `draw when no_moves`), "
                  "or add a pass move (`move pass otherwise`)")
@@ -73,6 +88,11 @@ def rule_errors(game: CompiledGame, start: Any = None, prefix: Sequence[str] = (
         if isinstance(error, Problem) or not is_rule_error(error):
             raise
         diagnostic = game.explain(error)
+        python = _reference(game)
+        if python is not None and PYTHON_INSTEAD.get() and getattr(error, "past_64_bits", False):
+            where = f"{diagnostic.file}:{diagnostic.span.line}:{diagnostic.span.column}"
+            raise PythonInstead(python, f"the C back end met a number past 64 bits at {where}, which it does "
+                                "not compute") from None
         if line is not None:
             found: list[str] | None = [*prefix, *line()]
         else:
@@ -95,11 +115,16 @@ def dead_end_diagnostic(game: CompiledGame, error: DeadEndError) -> Diagnostic:
                       DEAD_END_HINT if error.player != CHANCE else None)
 
 
+def _reference(game: CompiledGame) -> CompiledGame | None:
+    """The Python back end a C back end's game runs beside (gdl.native.game.NativeGame.python); None for Python's."""
+    return getattr(game, "python", None)
+
+
 def reference_diagnostic(game: CompiledGame, moves: Sequence[str], diagnostic: Diagnostic) -> Diagnostic:
     """The Python back end's own diagnostic of the run-time error that ``moves`` reach on the C back end, when the
     Python rules fail at the same place there (they name the values: "value 4 is outside the variable's domain
     0..3", where C knows only its kind); else ``diagnostic`` (64-bit overflow fails in C alone)."""
-    python = getattr(game, "python", None)  # (a C back end's reference: gdl.native.game.NativeGame)
+    python = _reference(game)
     if python is None:
         return diagnostic
     try:

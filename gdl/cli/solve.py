@@ -13,7 +13,7 @@ from gdl.cli.errors import EXIT_INTERRUPTED, EXIT_OK, Problem, UsageError
 from gdl.cli.output import dump_json, game_label, json_value
 from gdl.cli.plain import console
 from gdl.cli.progress import SearchDisplay
-from gdl.cli.rule_errors import rule_errors
+from gdl.cli.rule_errors import PYTHON_INSTEAD, PythonInstead, rule_errors
 from gdl.cli.values import (
     bounds_json,
     decisions_before_chance,
@@ -118,6 +118,20 @@ STOP_REASONS = {"interrupt": "interrupted", "time": "out of time (--time)", "nod
 def cmd_solve(args: argparse.Namespace) -> int:
     out = console()
     game = load_game(args.game, parse_params(args.param), symmetry=not args.no_symmetry, backend=args.backend)
+    if args.backend != "auto" or game.backend != "c":
+        return _solve(args, out, game)
+    token = PYTHON_INSTEAD.set(True)  # `auto` chose C: where its 64-bit numbers cannot hold the game's, Python can
+    try:
+        return _solve(args, out, game)
+    except PythonInstead as instead:
+        python, reason = instead.python, instead.reason
+    finally:
+        PYTHON_INSTEAD.reset(token)
+    console(stderr=True).print(f"note: using the Python back end: {reason}", markup=False, highlight=False)
+    return _solve(args, out, python)
+
+
+def _solve(args: argparse.Namespace, out: Any, game: CompiledGame) -> int:
     state, played = replay(game, args.moves)
     limits = solve_limits(args)
     if game.simultaneous:  # every player chooses at once: an LP per simultaneous node (gdl/cli/solve_sim.py)

@@ -31,6 +31,9 @@ class Agreement:
     states: int = 0
     disagreement: str | None = None
     moves: list[str] = field(default_factory=list)  # the line from the initial state to the disagreement
+    failure: BaseException | None = None
+    """The other back end's rule error, when the disagreement is that it failed alone (a C number past 64 bits
+    is one: gdl.native.game.NativeRuleError.past_64_bits)."""
 
     @property
     def agree(self) -> bool:
@@ -58,27 +61,29 @@ def agree(reference: Game[Any, Any], other: Game[Any, Any], playouts: int = 2000
         line: list[str] = []
         for _ply in range(max_plies):
             result.states += 1
-            seen = _observe(reference, a)
-            what = _differs(seen, _observe(other, b))
+            seen, theirs = _observe(reference, a), _observe(other, b)
+            what = _differs(seen, theirs)
             if what is None and third is not None:
                 what = _differs(seen, _observe(third, o), oracle=True)
             if what is not None:
                 result.disagreement, result.moves = what, line
+                result.failure = None if seen.error else theirs.failure
                 return result
             if seen.error or not seen.choices:
                 break  # the end, or a rule error in every back end
             i = rng.choices(range(len(seen.choices)), [p for _, p in seen.choices])[0]
             move = seen.choices[i][0]
             line.append(str(move))
-            a, b = _step(reference, a, move), _step(other, b, move)
+            (a, _), (b, failure) = _step(reference, a, move), _step(other, b, move)
             if (a is None) != (b is None):
                 which = "Python" if a is None else "other"
                 result.disagreement, result.moves = f"a rule error in the {which} back end only", line
+                result.failure = failure
                 return result
             if a is None:
                 break
             if third is not None:
-                o = _step(third, o, move)
+                o, _ = _step(third, o, move)
                 if o is None:
                     result.disagreement, result.moves = "a rule error in the reference interpreter only", line
                     return result
@@ -98,6 +103,7 @@ class _Seen:
     utilities: tuple[float, ...] | None = None
     choices: list[tuple[Any, float]] = field(default_factory=list)
     error: bool = False
+    failure: BaseException | None = None
 
 
 def _observe(game: Any, state: Any) -> _Seen:
@@ -112,8 +118,8 @@ def _observe(game: Any, state: Any) -> _Seen:
             seen.choices = [(m, round(float(p), 12)) for m, p in game.chance_outcomes(state)]
         else:
             seen.choices = [(m, 1.0) for m in game.legal_moves(state)]
-    except RULE_ERRORS:
-        seen.error = True
+    except RULE_ERRORS as error:
+        seen.error, seen.failure = True, error
     return seen
 
 
@@ -138,12 +144,12 @@ def _differs(ours: _Seen, theirs: _Seen, oracle: bool = False) -> str | None:
     return None
 
 
-def _step(game: Any, state: Any, move: Any) -> Any:
-    """The state after ``move`` (named as another back end names it); None on a rule error."""
+def _step(game: Any, state: Any, move: Any) -> tuple[Any, BaseException | None]:
+    """The state after ``move`` (named as another back end names it); None and the error on a rule error."""
     try:
-        return game.apply(state, _same_move(game, state, move))
-    except RULE_ERRORS:
-        return None
+        return game.apply(state, _same_move(game, state, move)), None
+    except RULE_ERRORS as error:
+        return None, error
 
 
 def _same_move(game: Any, state: Any, move: Any) -> Any:

@@ -26,6 +26,8 @@ if TYPE_CHECKING:
     from gdl.compiler import ir
     from gdl.runtime import CompiledGame
 
+OVERFLOW = 4
+"""``GDL_E_OVERFLOW`` (solver/native/gdl_abi.h): integer arithmetic out of 64-bit range."""
 ERROR_WHAT = {1: "index out of range", 2: "value out of its domain", 3: "division by zero",
               4: "integer overflow: a number past 64 bits, which the C back end does not compute (the Python back "
                  "end does: --backend python)",
@@ -194,8 +196,9 @@ class NativeGame:
         return self.error(error)
 
     def error(self, error: Any, moves: Sequence[Hashable] = ()) -> Exception:
-        return NativeRuleError(ERROR_WHAT.get(int(error.code), "a rule failed"), self.python.filename,
-                               int(error.line), int(error.col), moves)
+        code = int(error.code)
+        return NativeRuleError(ERROR_WHAT.get(code, "a rule failed"), self.python.filename, int(error.line),
+                               int(error.col), moves, past_64_bits=code == OVERFLOW)
 
     def explain(self, error: BaseException) -> Diagnostic:
         """The diagnostic of a rule error, as the Python back end's: at the rule's place in the file (the span
@@ -215,9 +218,12 @@ class NativeRuleError(RuleRuntimeError):
     0 when not known) and the moves that led there from where the search began. The diagnostic
     (:meth:`NativeGame.explain`) has them apart, as the Python back end's; the text names them all."""
 
-    def __init__(self, message: str, filename: str, line: int, col: int, moves: Sequence[Hashable] = ()) -> None:
+    def __init__(self, message: str, filename: str, line: int, col: int, moves: Sequence[Hashable] = (),
+                 past_64_bits: bool = False) -> None:
         super().__init__(message)
         self.filename, self.line, self.col, self.moves = filename, line, col, list(moves)
+        self.past_64_bits = past_64_bits
+        """A number past 64 bits (GDL_E_OVERFLOW): C's limit, not the rules' mistake (Python computes it)."""
 
     def __str__(self) -> str:
         where = f"{self.filename}:{self.line}:{self.col}: " if self.line else ""
