@@ -32,13 +32,13 @@ static int drv_same_graph(gr_ctx *a, gr_ctx *b) {
     void *buf[14];
     for (int k = 0; k < 2; k++) {
         buf[7 * k] = malloc(4 * (size_t)n); buf[7 * k + 1] = malloc(8 * (size_t)(n + 1));
-        buf[7 * k + 2] = malloc(8 * (size_t)(n * G_PLAYERS)); buf[7 * k + 3] = malloc(4 * (size_t)(n * G_STATE_LEN));
+        buf[7 * k + 2] = malloc(8 * (size_t)(n * G_PLAYERS)); buf[7 * k + 3] = malloc(8 * (size_t)(n * G_STATE_LEN));
         buf[7 * k + 4] = malloc(4 * (size_t)edges + 4); buf[7 * k + 5] = malloc(4 * (size_t)edges + 4);
         buf[7 * k + 6] = malloc(8 * (size_t)edges + 8);
         if (gdl_gr_export(k ? b : a, buf[7 * k], buf[7 * k + 1], buf[7 * k + 2], buf[7 * k + 3], buf[7 * k + 4],
                           buf[7 * k + 5], buf[7 * k + 6]) != 0) ok = 0;
     }
-    size_t sizes[7] = {4 * (size_t)n, 8 * (size_t)(n + 1), 8 * (size_t)(n * G_PLAYERS), 4 * (size_t)(n * G_STATE_LEN),
+    size_t sizes[7] = {4 * (size_t)n, 8 * (size_t)(n + 1), 8 * (size_t)(n * G_PLAYERS), 8 * (size_t)(n * G_STATE_LEN),
                        4 * (size_t)edges, 4 * (size_t)edges, 8 * (size_t)edges};
     for (int j = 0; j < 7; j++) {
         if (memcmp(buf[j], buf[7 + j], sizes[j]) != 0) ok = 0;
