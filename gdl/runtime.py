@@ -165,6 +165,12 @@ class CompiledGame:
         raise IllegalMoveError(f"{self.name}: the players take turns; there are no joint moves")
     backend = "python"  # where the rules run (gdl.native.game.NativeGame: "c")
 
+    @property
+    def python(self) -> CompiledGame:
+        """This game on the Python back end, the reference: itself (a C back end's game has the one it runs
+        beside: gdl.native.game.NativeGame.python)."""
+        return self
+
     def verify_symmetry(self) -> None:
         """The short check of the declared symmetries, after which ``key`` uses them (:func:`gdl.load` runs it).
 

@@ -117,7 +117,7 @@ def dead_end_diagnostic(game: CompiledGame, error: DeadEndError) -> Diagnostic:
 
 def _reference(game: CompiledGame) -> CompiledGame | None:
     """The Python back end a C back end's game runs beside (gdl.native.game.NativeGame.python); None for Python's."""
-    return getattr(game, "python", None)
+    return None if game.backend == "python" else game.python
 
 
 def reference_diagnostic(game: CompiledGame, moves: Sequence[str], diagnostic: Diagnostic) -> Diagnostic:
