@@ -537,7 +537,7 @@ def test_fractions_kept_in_locals_defs_and_aggregates_in_c() -> None:
 @pytest.mark.parametrize("case", ["fractions", "let_kept_across_chance"])
 def test_fraction_weights_and_unbounded_kept_locals_in_c(case: str) -> None:
     """Chance weights that are fractions (exact, each probability float(w / total)); a `let` grown in a loop and
-    kept across two chance points (its cell: 32 bits)."""
+    kept across two chance points (its cell: 64 bits, its range unknown)."""
     python = gdl.load(str(ROOT / "tests" / "interp_cases" / f"{case}.gdl"))
     native = _agrees_along_2000_playouts(python, seed=4)
     assert solve(native).value == solve(python).value
@@ -595,6 +595,8 @@ def test_gdl_check_backend_c_goes_on_past_a_file_c_does_not_translate(capsys: py
 
 WIDE_CELLS = str(ROOT / "tests" / "interp_cases" / "wide_cells.gdl")
 """Cells whose ranges pass 32 bits: a counter crossing 2^31, values past 2^32 and below -2^32, an array of them."""
+KEPT_PAST_32_BITS = str(ROOT / "tests" / "interp_cases" / "let_kept_past_32_bits.gdl")
+"""A `let` the compiler cannot bound, past 2^32, kept across a chance point (a cell of the chance state)."""
 ABS_SMALLEST = """game AbsSmallest "abs of the smallest 64-bit integer"
 players A, B
 state m: -2097152..-2097150 = -2097152
@@ -642,9 +644,18 @@ def test_cells_past_32_bits_solve_as_in_python(capsys: pytest.CaptureFixture[str
 
 
 def test_gdl_check_backend_c_agrees_on_cells_past_32_bits(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["check", WIDE_CELLS, "--backend", "c"]) == 0
+    assert main(["check", WIDE_CELLS, KEPT_PAST_32_BITS, "--backend", "c"]) == 0
     out = capsys.readouterr().out
     assert "wide_cells.gdl: the C and Python back ends agree along 2,000 playouts" in out
+    assert "let_kept_past_32_bits.gdl: the C and Python back ends agree along 2,000 playouts" in out
+
+
+def test_a_let_kept_across_chance_past_32_bits_solves_as_in_python(capsys: pytest.CaptureFixture[str]) -> None:
+    """A local the compiler cannot bound had a 32-bit cell in a chance state: C failed where Python went on."""
+    (python_code, python), (c_code, c) = (_solve_json(capsys, KEPT_PAST_32_BITS, "--backend", b)
+                                          for b in ("python", "c"))
+    assert python_code == c_code == 0
+    assert python["value"] == c["value"] == {"A": 1.0, "B": -1.0} and python["best_moves"] == c["best_moves"]
 
 
 def test_a_cell_past_32_bits_crosses_to_python_whole() -> None:

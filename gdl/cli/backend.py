@@ -79,7 +79,7 @@ def compare_backends(source: str, filename: str, params: dict[str, str], backend
                     f"({result.states:,} states; the reference interpreter along the first "
                     f"{min(result.playouts, ORACLE_PLAYOUTS):,})")
     moves = ", ".join(result.moves) or "(the initial state)"
-    if getattr(result.failure, "past_64_bits", False):  # C's limit, not a bug: Python computes the number
+    if result.failure is not None and getattr(result.failure, "past_64_bits", False):  # C's limit, not a bug
         return _past_64_bits(native, result.failure, filename, backend, moves)
     message = f"the C back end disagrees with Python: {result.disagreement}"
     hint = "a bug in gdl: please report it with these moves (and use --backend python meanwhile)"
@@ -88,7 +88,8 @@ def compare_backends(source: str, filename: str, params: dict[str, str], backend
     return [diagnostic], f"{filename}: the back ends disagree after {len(result.moves)} moves"
 
 
-def _past_64_bits(native: Any, failure: Any, filename: str, backend: str, moves: str) -> tuple[list[Diagnostic], str]:
+def _past_64_bits(native: CompiledGame, failure: BaseException, filename: str, backend: str,
+                  moves: str) -> tuple[list[Diagnostic], str]:
     """A number past 64 bits stopped the C rules where Python, whose numbers have no such limit, went on: this
     file is one the C back end cannot run (an error with ``--backend c``, at the rule; with ``auto``, a line)."""
     span = native.explain(failure).span

@@ -27,9 +27,10 @@ from gdl.native.emit_c_expr import (
 )
 from gdl.native.emitted import NONE_TURN
 
-UNKNOWN_BOUNDS = (-(2**31), 2**31 - 1)
-"""The cell of a local kept across a chance point whose values the compiler cannot bound: 32 bits (a value
-beyond is a rule error in C, where Python would go on: as for whole numbers beyond 64 bits)."""
+UNKNOWN_BOUNDS = (-(2**62) + 1, 2**62 - 1)
+"""The cell of a local kept across a chance point whose values the compiler cannot bound: every value of an int64
+whose sums C checks (a cell of 64 bits; it was 32, and a value past 2^31 that Python kept was a rule error in C).
+One beyond is a rule error of C's limit (``GDL_E_OVERFLOW``), as a whole number past 64 bits is."""
 """A chance state's "turn set so far" when the move has set none (Python's ``None``)."""
 
 
@@ -78,8 +79,9 @@ class ChanceEmitter(ExpressionEmitter):
                f"{indent}s[{base + 2}] = (g_cell)(nt == NO_TURN ? {NONE_TURN} : nt);"]
         for i, var in enumerate(stmt.saved):
             slot = base + 3 + i
+            # (a value outside bounds the compiler proved cannot be: only an unbounded local's, past C's limit)
             out.append(f"{indent}s[{slot}] = (g_cell)GDL_CHECK({self.fn.local(var)}, g_lo[{slot}], g_hi[{slot}], "
-                       f"GDL_E_DOMAIN, {line}, {col});")
+                       f"GDL_E_OVERFLOW, {line}, {col});")
         out.append(f"{indent}s[G_TURN] = GDL_CHANCE;")
         out.append(f"{indent}return 0;")
         return out

@@ -29,8 +29,8 @@ if TYPE_CHECKING:
 OVERFLOW = 4
 """``GDL_E_OVERFLOW`` (solver/native/gdl_abi.h): integer arithmetic out of 64-bit range."""
 ERROR_WHAT = {1: "index out of range", 2: "value out of its domain", 3: "division by zero",
-              4: "integer overflow: a number past 64 bits, which the C back end does not compute (the Python back "
-                 "end does: --backend python)",
+              OVERFLOW: "integer overflow: a number past 64 bits, which the C back end does not compute (the Python "
+                        "back end does: --backend python)",
               5: "not a legal move", 6: "too many moves", 7: "a state value out of range",
               8: "`none` used as a value", 9: "no end rule gives this state's utilities", 10: "out of memory"}
 
