@@ -8,7 +8,9 @@ Every case is built from one integer seed (so a case is reproduced by its seed a
 * ``generated``: a structured generator writes a *syntactically valid* game from pieces
   (players, an optional board, typed state, parameters, defs, moves with guards,
   chance, loops and `again`, end rules, render lines) with random expressions over the
-  names it declared; about a third of them are then mutated once more;
+  names it declared; one in five unmutated ones has a cell whose range lies past 32 bits
+  (issue 29), moved by every move, read by an end rule; about a third of them are then mutated
+  once more;
 * ``mutated``: a bundled game with 1 to 4 mutations -- token deletion, duplication,
   swap, byte flip, insertion of an interesting token, truncation.
 
@@ -74,7 +76,7 @@ import tempfile
 import time
 import traceback
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import ClassVar
 
@@ -117,8 +119,9 @@ INTERESTING = [*":()[]{}=<>.,;#\"\\?-+*/%\n\t ", "\n    ", "\n        ", "..", "
 class Generator:
     """Writes one valid-looking game from pieces, with random expressions over declared names."""
 
-    def __init__(self, rng: random.Random) -> None:
+    def __init__(self, rng: random.Random, wide: bool = True) -> None:
         self.rng = rng
+        self.wide = wide  # (a cell past 32 bits in one game in five: :meth:`wide_cell`)
         self.ints: list[str] = []  # scalar int state / params
         self.arrays: list[tuple[str, str]] = []  # (name, index type) with int values
         self.bools: list[str] = []
@@ -242,6 +245,28 @@ class Generator:
             return [f"{indent}let t = {self.int_expr(1)}"]
         return [f"{indent}{kind}"]
 
+    WIDE_BASES: ClassVar[tuple[int, ...]] = (2147483646, 4294967296, -4294967300, 8589934592000)
+    """Where a cell past 32 bits starts (issue 29: the C back end cut such cells to 32 bits)."""
+
+    def wide_cell(self, out: list[str]) -> tuple[random.Random, int] | None:
+        """One game in five gets ``w``, a cell whose range lies past 32 bits, that each move moves and an end rule
+        reads; its own random stream, seeded by the text so far, draws for it (every other draw of a seed stays
+        what it was)."""
+        wide = random.Random("\n".join(out))
+        if wide.random() >= 0.2:
+            return None
+        base = wide.choice(self.WIDE_BASES)
+        out.append(f"state w: {base}..{base + 3} = {base + wide.randint(0, 3)}")
+        return wide, base
+
+    def drawn_from(self, rng: random.Random, make: Callable[[], str]) -> str:
+        """``make()`` with its random choices drawn from ``rng`` instead of the game's stream."""
+        saved, self.rng = self.rng, rng
+        try:
+            return make()
+        finally:
+            self.rng = saved
+
     def game(self) -> str:
         r = self.rng
         n_players = r.choice([1, 2, 2, 2, 3])
@@ -268,6 +293,7 @@ class Generator:
             else:
                 out.append(f"state b{k}: bool = {r.choice(['true', 'false'])}")
                 self.bools.append(f"b{k}")
+        wide = self.wide_cell(out) if self.wide else None
         if r.random() < 0.3:
             out.append(f"def f(x: 0..5) = x {r.choice(['+', '*', '-'])} {self.int_expr(2)}")
         for m in range(r.randint(1, 3)):
@@ -286,6 +312,9 @@ class Generator:
                 out.append(f"move m{m}{params}{guard}:")
                 for _ in range(r.randint(1, 3)):
                     out += self.statement("    ")
+            if wide is not None:
+                out.append(f"    w = max({wide[1]}, min(w + {self.drawn_from(wide[0], lambda: self.int_expr(2))}, "
+                           f"{wide[1] + 3}))")
             if "k" in self.ints:
                 self.ints.remove("k")
         self.in_move = False
@@ -310,6 +339,8 @@ class Generator:
             elif kind == "terminal":
                 out.append(f"terminal when {self.bool_expr(1)}")
                 out.append(f"utility p: {self.int_expr(1)}")
+        if wide is not None:
+            out.append(f"draw when w == {wide[1] + 2}")
         if r.random() < 0.2:
             out.append(f"heuristic p: {self.int_expr(1)}")
         if self.has_board and r.random() < 0.5:
@@ -319,10 +350,10 @@ class Generator:
         return "\n".join(out) + "\n"
 
 
-def generate(rng: random.Random) -> str:
-    """A structured, syntactically valid rule file."""
+def generate(rng: random.Random, wide: bool = True) -> str:
+    """A structured, syntactically valid rule file (``wide``: one in five with a cell past 32 bits)."""
     Generator.bound = set()
-    return Generator(rng).game()
+    return Generator(rng, wide).game()
 
 
 def mutate(text: str, rng: random.Random, rounds: int) -> str:
@@ -533,10 +564,13 @@ def make_case(seed: int, generator: str = "mixed") -> tuple[str, str]:
         bases = [GAMES[name] for name in sorted(GAMES) if name not in SLOW or rng.random() < 0.2]
         return "grammar-spliced", grammar_strategy.generate_spliced(rng, bases)
     if rng.random() < 0.5:
-        text = generate(rng)
+        start = rng.getstate()
+        text = generate(rng, wide=False)  # (mutated, as before there were wide cells: the same places mutate)
         if rng.random() < 0.35:
             return "generated+mutated", mutate(text, rng, rng.randint(1, 2))
-        return "generated", text
+        again = random.Random()
+        again.setstate(start)  # the same draws, now with a wide cell where the game has one
+        return "generated", generate(again)
     names = sorted(GAMES)
     name = rng.choice(names)
     if name in SLOW and rng.random() < 0.8:
