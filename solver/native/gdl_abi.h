@@ -58,7 +58,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#define GDL_ABI_VERSION 1
+#define GDL_ABI_VERSION 2  /* 2: states cross the boundary as int64 arrays (1: int32) */
 
 #define GDL_CHANCE (-1)
 #define GDL_TERMINAL (-2)

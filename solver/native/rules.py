@@ -12,7 +12,7 @@ from typing import Any
 
 INFO_FIELDS = ("abi", "state_len", "players", "max_moves", "max_outcomes", "key_words", "has_chance", "zero_sum",
                "has_bounds", "has_heuristic", "symmetric", "cell_bytes")
-ABI_VERSION = 1
+ABI_VERSION = 2  # (solver/native/gdl_abi.h: 2 since states cross as int64 arrays)
 CHANCE, TERMINAL, ERROR = -1, -2, -100
 
 
