@@ -57,6 +57,9 @@ from solver.limits import (
     SearchStats,
     SearchStopped,
     StopReason,
+    big,
+    costly,
+    entry_bytes,
 )
 
 EXACT, LOWER, UPPER = 0, 1, 2
@@ -172,7 +175,7 @@ class NegamaxSearch:
         on_path: set[Hashable] | None = set() if self.detect_cycles else None
         max_ply = max_search_ply()
         search = self
-        Child = tuple[Any, State, int, Hashable]
+        Child = tuple[Any, State | None, int, Hashable]  # (None: a big state's child, made again when searched)
 
         def order(moves: list[Any], first: Any, ply: int) -> list[Any]:
             """TT move, then the two killers of this ply, then by history score (game order breaks ties)."""
@@ -195,7 +198,11 @@ class NegamaxSearch:
             """
             best = -INF
             best_move = None
+            poll = budget.poll if costly(state, len(moves)) else None
+            keep = not big(state)
             for move in moves:
+                if poll is not None:
+                    poll()
                 child = apply(state, move)
                 child_player = to_move(child)
                 if child_player == TERMINAL:
@@ -205,10 +212,10 @@ class NegamaxSearch:
                     raise ValueError("alpha-beta met a chance node; use expectimax")
                 else:
                     if tt_get is None or depth <= 1:
-                        children.append((move, child, child_player, None))
+                        children.append((move, child if keep else None, child_player, None))
                         continue
                     child_key = key(child)
-                    children.append((move, child, child_player, child_key))
+                    children.append((move, child if keep else None, child_player, child_key if keep else None))
                     known = tt_get(child_key)
                     if known is None or known[0] not in (depth - 1, UNLIMITED_DEPTH):
                         continue
@@ -302,6 +309,8 @@ class NegamaxSearch:
                 alpha = best
             if best < beta:  # search the children in order (heuristic values at the horizon) to a cut-off
                 for move, child, child_player, child_key in children:
+                    if child is None:  # a big state's child, made again (see solver.limits.BIG_STATE)
+                        child = apply(state, move)
                     # At the horizon the heuristic, unless quiescence searches on from a position that is not quiet
                     if depth <= 1 and (depth <= last_scored or is_quiet(child)):
                         search.nodes += 1
@@ -472,7 +481,8 @@ def alphabeta(
     else:
         reference, sides = 0, (1, -1)
     search = NegamaxSearch(game, budget, reference=reference, sides=sides, use_tt=use_tt, ordering=ordering,
-                           table_entries=limits.entries(PYTHON_ENTRY_BYTES), quiescence=limits.quiescence)
+                           table_entries=limits.entries(entry_bytes(PYTHON_ENTRY_BYTES, root)),
+                           quiescence=limits.quiescence)
     if iterative:
         depths = range(1, min(limits.depth or UNLIMITED_DEPTH, max_search_ply() - 1) + 1)
     else:

@@ -62,7 +62,7 @@ from solver.game import DeadEndError, Game, State
 from solver.graph import STATE_BYTES, Best, StateGraph, Values
 from solver.guess import GUESS_NODES, GUESS_SECONDS
 from solver.guess import stopped as _stopped
-from solver.limits import Budget, Limits, SearchStats, SearchStopped, StopReason
+from solver.limits import Budget, Limits, SearchStats, SearchStopped, StopReason, entry_bytes
 from solver.native.graph import explored_in_c, solve_graph_native, solve_retrograde_native
 from solver.native.graph import fits as c_graph_fits
 from solver.native.graph import retrograde_fits as c_retrograde_fits
@@ -142,8 +142,8 @@ def solve(
                 return answer
             graph = answer  # acyclic (auto): the graph for backward induction, if copied out
         if graph is None:
-            graph = explored_in_c(game, root, budget, limits) or StateGraph.explore(game, root, budget,
-                                                                                      limits.entries(STATE_BYTES))
+            graph = explored_in_c(game, root, budget, limits) or StateGraph.explore(
+                game, root, budget, limits.entries(entry_bytes(STATE_BYTES, root, copies=2)))
         order = graph.topological_order()
         if chosen == Algorithm.BACKWARD and order is None:
             raise ValueError(f"{game.name} has cycles: backward induction cannot solve it; use value_iteration")

@@ -34,6 +34,7 @@ from solver.limits import (
     Limits,
     SearchStopped,
     StopReason,
+    entry_bytes,
 )
 from solver.mtdf import at_least, at_most, mtdf
 from solver.native.search import NativeSearch, native_search
@@ -56,7 +57,7 @@ def solve_alphabeta(game: Game, root: State, budget: Budget, limits: Limits, all
                         plies=0.0 if plies else None)
     # what solve_negamax does, keeping the searcher; the TT never holds more than the cap (checked below)
     native = native_search(game, budget, limits)  # C: a fixed table, never full
-    cap = limits.entries(PYTHON_ENTRY_BYTES)
+    cap = limits.entries(entry_bytes(PYTHON_ENTRY_BYTES, root))
     search = native or NegamaxSearch(game, budget, detect_cycles=True, table_entries=cap)
     if cap is not None and native is None:
         # An exact search cannot go on with a full table (it would redo work forever): stop at the cap.

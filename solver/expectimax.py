@@ -61,7 +61,16 @@ from typing import Any
 
 from solver.auto import Algorithm, check_players, is_two_player_zero_sum
 from solver.game import CHANCE, TERMINAL, DeadEndError, Game, State, dead_end
-from solver.limits import PYTHON_ENTRY_BYTES, Budget, Limits, SearchResult, SearchStats, SearchStopped, StopReason
+from solver.limits import (
+    PYTHON_ENTRY_BYTES,
+    Budget,
+    Limits,
+    SearchResult,
+    SearchStats,
+    SearchStopped,
+    StopReason,
+    entry_bytes,
+)
 from solver.minimax import _MaxN
 from solver.native import NativeHandle, handle_of
 from solver.native.expectimax import NativeExpectimax
@@ -120,7 +129,8 @@ def expectimax(
                             result.stats, Algorithm.EXPECTIMAX, result.stopped, result.stop_reason)
     search = _native(game, budget, pruning, use_tt, limits)
     if search is None:
-        search = _ExpectiMiniMax(game, budget, pruning, use_tt, limits.entries(PYTHON_ENTRY_BYTES), limits.quiescence)
+        search = _ExpectiMiniMax(game, budget, pruning, use_tt, limits.entries(entry_bytes(PYTHON_ENTRY_BYTES, root)),
+                                limits.quiescence)
     return search.root(root, limits.depth)
 
 

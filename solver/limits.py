@@ -5,10 +5,14 @@ one statistics record (:class:`SearchStats`) and one frozen result
 (:class:`SearchResult`) for every algorithm, so that the CLI and the
 benchmarks read them all the same way.
 
-Cooperative stop: a search counts its nodes in a :class:`Budget`. Every
-``Budget.CHECK_EVERY`` nodes it calls :meth:`Budget.check`, which reads the
-clock, calls the ``progress`` callback and raises :class:`SearchStopped` when
-a budget is spent. Public entry points catch that exception, and also
+Cooperative stop: a search counts its nodes in a :class:`Budget`. When the
+count reaches ``Budget.next_check`` it calls :meth:`Budget.check`, which reads
+the clock, calls the ``progress`` callback and raises :class:`SearchStopped` when
+a budget is spent. The nodes between two checks follow the cost of a node (one
+node of a state of thousands of cells can cost milliseconds): about
+``CHECK_SECONDS`` of work, at most ``Budget.CHECK_EVERY`` nodes. A search that
+does much work inside one node (making thousands of children) calls
+:meth:`Budget.poll` as it goes. Public entry points catch that exception, and also
 :class:`KeyboardInterrupt` (Ctrl-C), and return the best result found so far
 with ``stopped=True`` and a ``stop_reason``.
 """
@@ -26,9 +30,27 @@ UNLIMITED_DEPTH = 1 << 30
 
 PYTHON_ENTRY_BYTES = 500
 """Memory one entry of a Python search's tables costs (:meth:`Limits.entries`): the transposition table's key
-tuple, entry tuple and dict slots, with the solved table's entry beside it. Measured with ``tracemalloc``: 360-430
-bytes a state on Connect-Four 4x4 and 5x4 (22-cell keys); a longer key costs 8 bytes a cell more. The state
-graph's states cost more (:data:`solver.graph.STATE_BYTES`)."""
+tuple, entry tuple and dict slots, with the solved table's entry beside it, for a state of up to
+:data:`MEASURED_CELLS` cells; a longer key costs 8 bytes a cell more (:func:`entry_bytes`). The state graph's
+states cost more (:data:`solver.graph.STATE_BYTES`)."""
+
+MEASURED_CELLS = 24
+"""The cells of the states the fixed entry sizes hold (:data:`PYTHON_ENTRY_BYTES`, :data:`solver.graph.STATE_BYTES`;
+bench/RESULTS.md has the measurements): a state of thousands of cells costs kilobytes an entry, counted by
+:func:`entry_bytes`."""
+
+CHECK_SECONDS = 0.01
+"""A search looks at the clock about this often (:class:`Budget`): the nodes between two looks follow the cost of a
+node, so a state of thousands of cells is checked after a few nodes and a small one after ``Budget.CHECK_EVERY``."""
+
+COSTLY_NODE = 1 << 15
+"""A node whose children times its state's cells exceed this is costly to expand (:func:`costly`): the search
+polls the clock for each child it makes (:meth:`Budget.poll`), as one such node can outlast a ``--time``."""
+
+BIG_STATE = 256
+"""A state of more cells than this is big: a depth-first search keeps the moves of a node's children, not the
+children themselves, and makes each again when it searches it (their copies along a path hundreds of plies deep
+would outgrow ``--memory``, which counts the tables)."""
 
 TIE_TOLERANCE = 1e-9
 """Values closer than this (relative to their size when above 1) are equal: the one tie tolerance of every
@@ -205,7 +227,10 @@ class Budget:
 
     Hot loops keep their own node counter in a local variable and call
     :meth:`check` only when it reaches ``next_check``; that keeps the
-    per-node cost at one integer comparison.
+    per-node cost at one integer comparison. The distance to the next check
+    adapts to the cost of a node: it starts at one node and grows (at most
+    doubling) while a check comes sooner than ``CHECK_SECONDS``, up to
+    ``CHECK_EVERY``, and shrinks at once when a node costs more.
     """
 
     limits: Limits = NO_LIMITS
@@ -225,26 +250,48 @@ class Budget:
         seconds = self.limits.seconds
         self._deadline = None if seconds is None else self.started + seconds
         self._next_progress = self.progress_every
+        self._step = 1
+        self._last = (0, self.started)  # nodes and clock at the last check
         self.next_check = self._following(0)
 
     def _following(self, nodes: int) -> int:
-        step = nodes + self.CHECK_EVERY
+        step = nodes + self._step
         if self.limits.nodes is not None:
             step = min(step, self.limits.nodes)
         return step
+
+    def _adapt(self, nodes: int, now: float) -> None:
+        """Size the next step so that it lasts about ``CHECK_SECONDS`` at the cost per node seen since the last."""
+        done, then = self._last
+        self._last = (nodes, now)
+        if nodes <= done:
+            return
+        spent = now - then
+        if spent >= CHECK_SECONDS:
+            self._step = max(1, int(self._step * CHECK_SECONDS / spent))
+        elif spent < CHECK_SECONDS / 2:
+            self._step = min(self.CHECK_EVERY, self._step * 2)
 
     def check(self, nodes: int) -> int:
         """Record ``nodes``; raise :class:`SearchStopped` if a budget is spent; return the next check point."""
         self.nodes = nodes
         if self.limits.nodes is not None and nodes >= self.limits.nodes:
             raise SearchStopped(StopReason.NODES)
-        if self._deadline is not None and time.perf_counter() >= self._deadline:
+        now = time.perf_counter()
+        if self._deadline is not None and now >= self._deadline:
             raise SearchStopped(StopReason.TIME)
+        self._adapt(nodes, now)
         if self.progress is not None and nodes >= self._next_progress:
             self._next_progress = nodes + self.progress_every
             self.progress(self.stats())
         self.next_check = self._following(nodes)
         return self.next_check
+
+    def poll(self) -> None:
+        """Inside one costly node (a state with thousands of children, each a copy of thousands of cells):
+        raise :class:`SearchStopped` when the time is up. Cheap enough to call for each child made."""
+        if self._deadline is not None and time.perf_counter() >= self._deadline:
+            raise SearchStopped(StopReason.TIME)
 
     def time_left(self) -> bool:
         return self._deadline is None or time.perf_counter() < self._deadline
@@ -256,6 +303,32 @@ class Budget:
     def stats(self) -> SearchStats:
         return SearchStats(nodes=self.nodes, seconds=self.seconds, depth=self.depth, tt_hits=self.tt_hits,
                            tt_size=self.tt_size, iterations=self.iterations)
+
+
+def cells(state: Any) -> int:
+    """The size of a state (its cells, for a tuple of them; 1 for a state without a length)."""
+    try:
+        return len(state)
+    except TypeError:
+        return 1
+
+
+def entry_bytes(base: int, state: Any, copies: int = 1) -> int:
+    """The memory of one table entry that holds ``copies`` tuples as long as ``state`` (its key; a state graph keeps
+    the state beside it): ``base`` as measured on states of :data:`MEASURED_CELLS` cells, and a pointer (8 bytes)
+    for each cell past them. ``--memory`` caps the entries by this, so a state of 10,000 cells counts 80 KB."""
+    return base + 8 * copies * max(0, cells(state) - MEASURED_CELLS)
+
+
+def big(state: Any) -> bool:
+    """Whether ``state`` is too big to keep a copy of each child along a search's path (:data:`BIG_STATE`)."""
+    return cells(state) > BIG_STATE
+
+
+def costly(state: Any, width: int) -> bool:
+    """Whether making the ``width`` children of ``state`` is work enough to poll the clock for each
+    (:data:`COSTLY_NODE`)."""
+    return width * cells(state) > COSTLY_NODE
 
 
 def iterative_deepening(search: Callable[[Limits], SearchResult], limits: Limits, *,

@@ -268,7 +268,10 @@ class _UCT:
                 return tuple(h)
         random_ = self.rng.random
         to_move, legal, apply = game.to_move, game.legal_moves, game.apply
+        budget = self.budget
         for steps in range(self.max_rollout):
+            if self.nodes + steps >= budget.next_check:  # a playout of a big state can outlast the budget
+                budget.check(self.nodes + steps)
             player = to_move(state)
             if player == TERMINAL:
                 self.nodes += steps  # the playout's states before the end, counted once per playout

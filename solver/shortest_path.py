@@ -37,7 +37,7 @@ from typing import Any
 
 from solver.auto import Algorithm
 from solver.game import CHANCE, TERMINAL, Game, State, dead_end
-from solver.limits import PYTHON_ENTRY_BYTES, Limits, SearchResult, SearchStats, StopReason
+from solver.limits import PYTHON_ENTRY_BYTES, Limits, SearchResult, SearchStats, StopReason, entry_bytes
 from solver.native import handle_of
 
 
@@ -105,7 +105,8 @@ def solve_puzzle(
     check_puzzle(game)
     limits = limits or Limits()
     native = handle_of(game)
-    table = limits.entries(PYTHON_ENTRY_BYTES if native is None else int(native.lib.gdl_gr_state_bytes(0, 0)))
+    table = limits.entries(entry_bytes(PYTHON_ENTRY_BYTES, state if state is not None else game.initial_state())
+                           if native is None else int(native.lib.gdl_gr_state_bytes(0, 0)))
     # (in C the states are kept in graph.c's graph, which counts its edges too: it keeps none here)
     caps = [c for c in (limits.nodes, table, max_nodes) if c is not None]
     seconds = [c for c in (limits.seconds, max_seconds) if c is not None]

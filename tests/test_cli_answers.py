@@ -155,8 +155,8 @@ def test_the_probe_in_c_measures_the_plies_the_python_probe_measures(name, param
     from solver.native.graph import ply_sizes
 
     python, native = gdl.load(name, params), gdl.load(name, params, backend="c")
-    sizes, complete = _ply_sizes_in_python(python, python.initial_state(), 60.0)
-    assert complete  # (the bound below is the Python probe's own state cap)
+    sizes, complete = _ply_sizes_in_python(python, python.initial_state(), 10**6)
+    assert complete
     assert ply_sizes(native, native.initial_state(), 10**6, 60.0) == (sizes, True)
     cut, whole = ply_sizes(native, native.initial_state(), sum(sizes) - 1, 60.0)  # one state short of them all
     assert not whole and cut == sizes[:len(cut)] and len(cut) >= len(sizes) - 1
@@ -168,17 +168,32 @@ def test_the_python_probe_stops_inside_a_ply_when_its_time_is_up():
 
     game = gdl.load("connect4")  # a ply of 7x6 Connect-Four took the probe 3.6 s before it looked at the clock
     started = time.monotonic()
-    sizes, complete = _ply_sizes_in_python(game, game.initial_state(), 0.2)
-    assert time.monotonic() - started < 2.0 and not complete
+    sizes, complete = _ply_sizes_in_python(game, game.initial_state(), 10**6, started + 0.2)
+    assert time.monotonic() - started < 20.0 and not complete  # (generous: a busy machine)
     assert sizes[:3] == [1, 4, 25]  # the first plies, one state per mirror pair (the rule file's `symmetry`)
+
+
+def test_the_python_probe_stops_inside_a_ply_at_its_states():
+    from gdl.cli.estimate import _ply_sizes_in_python
+
+    game = gdl.load("connect4")
+    sizes, complete = _ply_sizes_in_python(game, game.initial_state(), 1000)
+    assert sizes == [1, 4, 25, 121, 568] and not complete  # the ply that passed 1,000 states is left out
 
 
 def test_a_solve_that_ran_out_of_time_probes_for_a_share_of_that_time():
     from gdl.cli.estimate import GROWTH_SECONDS, probe_seconds
 
-    assert probe_seconds(None) == GROWTH_SECONDS  # stopped by a node or table cap: the whole probe
     assert probe_seconds(1.0) == pytest.approx(0.2)  # --time 1: a fifth of a second more, not three
     assert probe_seconds(1000.0) == GROWTH_SECONDS and probe_seconds(0.01) > 0
+
+
+def test_the_probe_counts_states_not_seconds():
+    """Without --time the probe's plies are the same on any machine: its budget is states (and cells)."""
+    from gdl.cli.estimate import GROWTH_CELLS, GROWTH_STATES, probe_states
+
+    assert probe_states((0,) * 43) == GROWTH_STATES  # Connect-Four: the whole count
+    assert probe_states((0,) * 10_000) == GROWTH_CELLS // 10_000  # a state of 10,000 cells: fewer states
 
 
 # ------------------------------------------------------------------ interrupted

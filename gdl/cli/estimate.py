@@ -11,28 +11,41 @@ from typing import Any
 from gdl.cli.info import state_space
 from gdl.runtime import CompiledGame, rule_budget
 from solver.game import CHANCE, TERMINAL
+from solver.limits import cells
 from solver.native.graph import ply_sizes
 
-GROWTH_SECONDS = 3.0
-"""Most seconds the breadth-first probe behind a size estimate runs ..."""
-
-
-GROWTH_SHARE = 0.2
-"""... and, after a solve stopped by ``--time``, at most this share of that time ..."""
-
-
-GROWTH_MIN_SECONDS = 0.1
-"""... but at least this long (the estimate comes after the budget ran out: a user who gave one second should not
-wait four) ..."""
-
-
 GROWTH_STATES = 50_000
-"""... and most states the probe keeps stepping through the game from Python ..."""
+"""Most states the breadth-first probe behind a size estimate steps through from Python ..."""
 
 
 GROWTH_STATES_IN_C = 250_000
 """... or in C (a game with the C back end), a hundred times faster per state: the same plies in a fraction of the
-time (about 0.1 KB each: 25 MB at most)."""
+time (about 0.1 KB each: 25 MB at most) ..."""
+
+
+GROWTH_CELLS = 4_000_000
+"""... and states of at most this many cells in all from Python (a hundred times more in C): a state of 10,000
+cells counts as much as a thousand of tic-tac-toe's, so the probe steps through fewer of them. Counted in states,
+not seconds, the probe measures the same plies on a busy machine as on an idle one."""
+
+
+PLAYOUT_PLIES = 20_000
+"""Most plies of the random playouts that tell how long the game lasts (at most 1,000 each), fewer for big states
+by :data:`GROWTH_CELLS` as well."""
+
+
+GROWTH_SECONDS = 3.0
+"""After a solve stopped by ``--time``, the probe (and the playouts) also stop at the clock: at most this many
+seconds ..."""
+
+
+GROWTH_SHARE = 0.2
+"""... and at most this share of that time ..."""
+
+
+GROWTH_MIN_SECONDS = 0.1
+"""... but at least this long (the estimate comes after the budget ran out: a user who gave one second should not
+wait four). Without ``--time`` only the counts above bound the probe."""
 
 
 TOO_BIG = 10 ** 8
@@ -43,13 +56,14 @@ def size_estimate(game: CompiledGame, state: Any, explored: int, seconds: float 
                   time_limit: float | None = None) -> dict[str, Any]:
     """How big the game is, measured: the states the stopped solve kept, and the growth of a short probe.
 
-    A breadth-first probe from ``state`` counts the new states of each ply (within
-    ``GROWTH_SECONDS`` and ``GROWTH_STATES``). If it finishes, the number of reachable states
-    is known exactly. Otherwise the plies' growth ratios are extrapolated to the length of the
-    longest random playout, each ratio shrinking as the measured ratios shrink: a rough
-    order of magnitude (``estimated_states``). The encodings bound of ``gdl info`` is kept for
-    reference only (it counts every combination of values, reachable or not). ``time_limit``: the
-    solve stopped at this ``--time``, and the probe gets a share of it (:data:`GROWTH_SHARE`).
+    A breadth-first probe from ``state`` counts the new states of each ply (within ``GROWTH_STATES``
+    and ``GROWTH_CELLS``). If it finishes, the number of reachable states is known exactly.
+    Otherwise the plies' growth ratios are extrapolated to the length of the longest random playout,
+    each ratio shrinking as the measured ratios shrink: a rough order of magnitude
+    (``estimated_states``). The encodings bound of ``gdl info`` is kept for reference only (it counts
+    every combination of values, reachable or not). ``time_limit``: the solve stopped at this ``--time``,
+    and the probe also stops after a share of it (:data:`GROWTH_SHARE`); without it the probe is counted
+    in states only, so the same command prints the same estimate on a busy machine.
     """
 
     estimate: dict[str, Any] = {"states_explored": int(explored)}
@@ -57,10 +71,11 @@ def size_estimate(game: CompiledGame, state: Any, explored: int, seconds: float 
         estimate["states_per_second"] = round(explored / seconds, 1)
     try:
         log10 = state_space(game).get("log10_encodings")
-        # One rule evaluation may outlast the probe's own clock; when the search explored nothing, one
-        # evaluation already outlasted the search's budget: the probe gets only a moment.
-        probe = probe_seconds(time_limit)
-        with rule_budget(probe + 0.5 if explored else 0.5):
+        probe = None if time_limit is None else probe_seconds(time_limit)
+        # One rule evaluation may outlast the probe: bounded by the work of the probe's states (and, after a
+        # --time, by its clock; when the search explored nothing, one evaluation already outlasted it).
+        rule_seconds = None if probe is None else (probe + 0.5 if explored else 0.5)
+        with rule_budget(rule_seconds, nodes=probe_states(state)):
             estimate.update(_growth(game, state, probe))
     except Exception:  # an estimate must never turn a result into a crash (the solve has its answer)
         log10 = None
@@ -69,38 +84,47 @@ def size_estimate(game: CompiledGame, state: Any, explored: int, seconds: float 
     return estimate
 
 
-def probe_seconds(time_limit: float | None) -> float:
-    """The probe's time: :data:`GROWTH_SECONDS`, or a share of the ``--time`` the solve ran out of."""
-    if time_limit is None:
-        return GROWTH_SECONDS
+def probe_seconds(time_limit: float) -> float:
+    """The probe's time after a solve stopped by ``--time``: a share of it, at most :data:`GROWTH_SECONDS`."""
     return min(GROWTH_SECONDS, max(GROWTH_MIN_SECONDS, GROWTH_SHARE * time_limit))
 
 
-def _growth(game: CompiledGame, state: Any, seconds: float = GROWTH_SECONDS) -> dict[str, Any]:
-    """``reachable_states`` (the probe finished) or ``estimated_states`` (extrapolated from ``ply_sizes``)."""
-    measured = ply_sizes(game, state, GROWTH_STATES_IN_C, seconds)
+def probe_states(state: Any, in_c: bool = False) -> int:
+    """The most states the probe steps through from ``state``: :data:`GROWTH_STATES` (in C
+    :data:`GROWTH_STATES_IN_C`), fewer for a state of many cells (:data:`GROWTH_CELLS`)."""
+    most, scale = (GROWTH_STATES_IN_C, 100) if in_c else (GROWTH_STATES, 1)
+    return max(1, min(most, GROWTH_CELLS * scale // cells(state)))
+
+
+def _growth(game: CompiledGame, state: Any, seconds: float | None = None) -> dict[str, Any]:
+    """``reachable_states`` (the probe finished) or ``estimated_states`` (extrapolated from ``ply_sizes``);
+    ``seconds``: the clock's share, two thirds for the probe and the rest for the playouts."""
+    started = time.monotonic()
+    deadline = None if seconds is None else started + seconds * 2 / 3
+    measured = ply_sizes(game, state, probe_states(state, in_c=True), None if seconds is None else seconds * 2 / 3)
     if measured is None:
-        sizes, complete = _ply_sizes_in_python(game, state, seconds)
+        sizes, complete = _ply_sizes_in_python(game, state, probe_states(state), deadline)
     else:
         sizes, complete = measured
     if complete:
         return {"reachable_states": sum(sizes)}
-    return {"estimated_states": _extrapolate(sizes, _longest_playout(game, state)), "ply_sizes": sizes}
+    deadline = None if seconds is None else time.monotonic() + max(seconds / 3, started + seconds - time.monotonic())
+    return {"estimated_states": _extrapolate(sizes, _longest_playout(game, state, deadline=deadline)),
+            "ply_sizes": sizes}
 
 
-def _ply_sizes_in_python(game: CompiledGame, state: Any, seconds: float) -> tuple[list[int], bool]:
+def _ply_sizes_in_python(game: CompiledGame, state: Any, most: int,
+                         deadline: float | None = None) -> tuple[list[int], bool]:
     """:func:`solver.native.graph.ply_sizes`, stepping through the game: the new states of each ply (within
-    ``seconds`` and :data:`GROWTH_STATES`), and whether no ply follows the last."""
-    deadline = time.monotonic() + seconds
+    ``most`` states, and ``deadline`` on the monotonic clock if given), and whether no ply follows the last."""
     seen = {game.key(state)}
     level, sizes = [state], [1]
     partial = False
-    while level and len(seen) < GROWTH_STATES and time.monotonic() < deadline:
+    while level and len(seen) < most and (deadline is None or time.monotonic() < deadline):
         following = []
-        for expanded, parent in enumerate(level):
-            # a huge ply, or one the clock runs out in (a ply of 7x6 Connect-Four took 3.6 s): stop inside it,
-            # and leave it out
-            if len(seen) >= 4 * GROWTH_STATES or (not expanded & 63 and time.monotonic() >= deadline):
+        for parent in level:
+            # a ply bigger than the probe's states, or one the clock runs out in: stop inside it, and leave it out
+            if len(seen) >= most or (deadline is not None and time.monotonic() >= deadline):
                 partial = True
                 break
             player = game.to_move(parent)
@@ -146,18 +170,25 @@ def _extrapolate(sizes: list[int], plies: int) -> int:
     return int(min(total, 1e30))
 
 
-def _longest_playout(game: CompiledGame, state: Any, playouts: int = 20, max_plies: int = 1000) -> int:
+def _longest_playout(game: CompiledGame, state: Any, playouts: int = 20, max_plies: int = 1000,
+                     deadline: float | None = None) -> int:
+    """The most plies of ``playouts`` seeded random games from ``state`` (each cut at ``max_plies``), within
+    :data:`PLAYOUT_PLIES` plies in all (fewer for big states, :data:`GROWTH_CELLS`) and ``deadline``."""
     rng = random.Random(0)
     longest = 0
+    left = max(1, min(PLAYOUT_PLIES, GROWTH_CELLS // cells(state)))
     for _ in range(playouts):
         current, plies = state, 0
-        while plies < max_plies and game.to_move(current) != TERMINAL:
+        while plies < max_plies and left > 0 and game.to_move(current) != TERMINAL:
+            if deadline is not None and time.monotonic() >= deadline:
+                return max(longest, plies)
             player = game.to_move(current)
             moves = [o for o, _ in game.chance_outcomes(current)] if player == CHANCE else game.legal_moves(current)
             if not moves:
                 break
             current = game.apply(current, rng.choice(moves))
             plies += 1
+            left -= 1
         longest = max(longest, plies)
     return longest
 
@@ -166,7 +197,7 @@ def estimate_text(estimate: dict[str, Any]) -> str:
     text = f"explored {estimate['states_explored']:,} states"
     log10 = estimate.get("log10_encodings")
     if log10 is not None:  # a loose bound (every combination of values), for reference only
-        text += f" (the state encodings allow at most {_magnitude(10 ** log10)})"
+        text += f" (the state encodings allow at most {_magnitude_of_log(log10)})"
     if "reachable_states" in estimate:
         return text + (f"; the game has {estimate['reachable_states']:,} reachable states from here, so a "
                        "bigger budget solves it")
@@ -184,3 +215,8 @@ def estimate_text(estimate: dict[str, Any]) -> str:
 
 def _magnitude(n: float) -> str:
     return f"{n:,.0f}" if n < 1e7 else f"10^{math.log10(n):.1f}"
+
+
+def _magnitude_of_log(log10: float) -> str:
+    """:func:`_magnitude` of ``10 ** log10``, for any size (a bound of 10^763 is past a float)."""
+    return _magnitude(10 ** log10) if log10 < 7 else f"10^{log10:.1f}"

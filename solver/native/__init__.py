@@ -164,7 +164,13 @@ _SUPPORTS: dict[type, bool] = {}
 """Per class, whether its games have ``native()`` (a protocol ``isinstance`` costs some 13 us: asked per solve)."""
 
 
-def next_slice(size: int, elapsed: float, smallest: int, seconds: float = 0.05) -> int:
+FIRST_SLICE = 16
+"""The first slice of C work (nodes, states, iterations): small, as one unit may cost milliseconds (a state of
+thousands of cells, with thousands of moves); :func:`next_slice` grows the next ones fourfold while they are
+quick."""
+
+
+def next_slice(size: int, elapsed: float, smallest: int = 1, seconds: float = 0.05) -> int:
     """The next slice of C work after one of ``size`` units took ``elapsed`` seconds: sized to last about
     ``seconds`` (at most four times the last, at least ``smallest``), so Python checks its budget that often."""
     return max(smallest, min(size * 4, int(size * seconds / max(elapsed, 1e-6))))

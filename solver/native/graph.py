@@ -35,8 +35,8 @@ from typing import Any
 from solver.auto import Algorithm, exact_method, is_deterministic_duel
 from solver.game import CHANCE, TERMINAL, Game, State
 from solver.graph import STATE_BYTES, StateGraph, Values
-from solver.limits import TIE_TOLERANCE, Budget, Limits, SearchStopped, StopReason
-from solver.native import NativeHandle, dead_end_after, handle_of, next_slice
+from solver.limits import TIE_TOLERANCE, Budget, Limits, SearchStopped, StopReason, entry_bytes
+from solver.native import FIRST_SLICE, NativeHandle, dead_end_after, handle_of, next_slice
 from solver.native.search import lazy_table
 from solver.remoteness import one_less
 from solver.solution import Solution, finish, played_line
@@ -127,7 +127,8 @@ def solve_retrograde_native(game: Game, root: State, budget: Budget, limits: Lim
     explored = budget.nodes
     check = method == Algorithm.AUTO
     if graph.retrograde(budget, check):
-        most = limits.entries(STATE_BYTES)  # (copied out, a state costs what a Python one does)
+        # (copied out, a state costs what a Python one does)
+        most = limits.entries(entry_bytes(STATE_BYTES, root, copies=2))
         return graph.state_graph()[0] if budget.tt_size <= min(EXPORT_STATES, most or EXPORT_STATES) else None
     budget.nodes = explored
     method = Algorithm.RETROGRADE
@@ -180,7 +181,8 @@ def explored_in_c(game: Game, root: State, budget: Budget, limits: Limits) -> St
     handle = handle_of(game)
     if handle is None:
         return None
-    cap = limits.entries(_state_bytes(game, handle) + STATE_BYTES)  # (copied out, it is in both at once)
+    # (copied out, it is in both at once)
+    cap = limits.entries(_state_bytes(game, handle) + entry_bytes(STATE_BYTES, root, copies=2))
     graph = _Graph(game, handle, min(cap, EXPORT_STATES) if cap is not None else EXPORT_STATES, limits.threads)
     try:
         if not graph.explore(root, budget):
@@ -192,9 +194,9 @@ def explored_in_c(game: Game, root: State, budget: Budget, limits: Limits) -> St
     return graph.state_graph()[0]
 
 
-def ply_sizes(game: Game, root: State, states: int, seconds: float) -> tuple[list[int], bool] | None:
+def ply_sizes(game: Game, root: State, states: int, seconds: float | None = None) -> tuple[list[int], bool] | None:
     """How many states are first reached at each ply from ``root`` (breadth-first, one per key), explored in C
-    until ``states`` states are found or ``seconds`` pass; and whether those are every reachable state (the
+    until ``states`` states are found (or ``seconds`` pass, if given); and whether those are every reachable state (the
     plies cut short are left out). None when the game has no C handle. A measurement of a game's size
     (``gdl solve``'s estimate when a solve stops), some hundred times faster than stepping through the game
     from Python.
@@ -477,8 +479,8 @@ class _Graph:
     def _slices(self, budget: Budget, run: Callable[[int], int], count: Callable[[Any], int]) -> int:
         """Call ``run(size)`` until it returns something other than GR_SLICE, sizing slices to last about
         SLICE_SECONDS and checking the budget after each (``count(stats)``: the nodes so far)."""
-        size = 4096
-        if budget.limits.nodes is not None:  # (the first slice too: a small graph is explored in one)
+        size = FIRST_SLICE
+        if budget.limits.nodes is not None:  # (the first slice too)
             size = max(1, min(size, budget.limits.nodes - count(self._read())))
 
         def between(size: int) -> int:
@@ -488,7 +490,7 @@ class _Graph:
             budget.check(nodes)
             return size
 
-        return _sliced(run, size, 256, between)
+        return _sliced(run, size, 1, between)
 
     def _fail(self, status: int, root: State) -> None:
         """Raise what the exploration met, with the line of moves from ``root`` to the state."""

@@ -18,7 +18,7 @@ from typing import Any
 from solver.auto import Algorithm
 from solver.game import Game, State, dead_end
 from solver.limits import Budget, ChildStats, Limits, SearchResult, SearchStopped, StopReason
-from solver.native import NativeHandle, dead_end_after
+from solver.native import NativeHandle, dead_end_after, next_slice
 
 MC_DONE, MC_PROVEN, MC_ERROR, MC_DEAD_END, MC_MEMORY, MC_NODES = range(6)
 SLICE_SECONDS = 0.02
@@ -41,7 +41,7 @@ def native_mcts(game: Game, handle: NativeHandle, root: State, limits: Limits, b
                               threads)
     ctx = _new_tree(handle, root, exploration, max_rollout, solver, rng, rollout)
     stats = ffi.new("int64_t[3]")
-    step = 64
+    step = 1  # (one iteration is a whole playout: thousands of plies of a big state may take seconds)
     stop_reason = None
     try:
         while True:
@@ -64,7 +64,7 @@ def native_mcts(game: Game, handle: NativeHandle, root: State, limits: Limits, b
                 _fail(game, handle, ctx, status, root)
             budget.check(int(stats[1]))
             spent = time.perf_counter() - started
-            step = max(1, min(1 << 20, int(step * (1.5 if spent < SLICE_SECONDS else 0.7))))
+            step = min(1 << 20, next_slice(step, spent, 1, SLICE_SECONDS))
     except SearchStopped as stop:
         stop_reason = stop.reason
     except KeyboardInterrupt:
@@ -99,7 +99,7 @@ def _root_parallel(game: Game, handle: NativeHandle, root: State, limits: Limits
     stats = [ffi.new("int64_t[3]") for _ in trees]
     finished = [False] * threads
     stop_reason = None
-    step = 64
+    step = 1  # (one iteration is a whole playout: thousands of plies of a big state may take seconds)
 
     def run(i: int) -> int:
         lib.gdl_mc_stats(trees[i], stats[i])
@@ -130,7 +130,7 @@ def _root_parallel(game: Game, handle: NativeHandle, root: State, limits: Limits
                 if any(finished) and solver and _proven_root(handle, trees, players=len(game.players)):
                     break
                 spent = time.perf_counter() - started
-                step = max(1, min(1 << 20, int(step * (1.5 if spent < SLICE_SECONDS else 0.7))))
+                step = min(1 << 20, next_slice(step, spent, 1, SLICE_SECONDS))
         except SearchStopped as stop:
             stop_reason = stop.reason
         except KeyboardInterrupt:

@@ -13,7 +13,7 @@ from typing import Any, Protocol
 
 from solver.game import Game, State
 from solver.limits import SearchStats, StopReason
-from solver.native import NativeHandle, dead_end_after, next_slice
+from solver.native import FIRST_SLICE, NativeHandle, dead_end_after, next_slice
 
 
 class PuzzleBudget(Protocol):
@@ -47,7 +47,7 @@ def native_puzzle_search(game: Game, handle: NativeHandle, start: State, astar: 
         raise MemoryError("no memory for the puzzle search")
     ctx = ffi.gc(ctx, lib.gdl_pz_free)
     stats, best_utility = ffi.new("int64_t[4]"), ffi.new("double *")
-    size = 1024
+    size = FIRST_SLICE
     try:
         while True:
             if budget.max_nodes is not None:
@@ -71,7 +71,7 @@ def native_puzzle_search(game: Game, handle: NativeHandle, start: State, astar: 
             if budget.max_seconds is not None and time.perf_counter() - budget.started >= budget.max_seconds:
                 budget.stop = StopReason.TIME
                 break
-            size = next_slice(size, elapsed, 256, SLICE_SECONDS)
+            size = next_slice(size, elapsed, 1, SLICE_SECONDS)
     except KeyboardInterrupt:
         budget.stop = StopReason.INTERRUPT
         return None, ()

@@ -28,7 +28,7 @@ from solver.alphabeta import UNLIMITED_DEPTH, CycleFound, NegamaxSearch
 from solver.auto import Algorithm
 from solver.game import Game, State
 from solver.limits import Budget, Limits
-from solver.native import NativeHandle, dead_end_after, handle_of
+from solver.native import FIRST_SLICE, NativeHandle, dead_end_after, handle_of, next_slice
 from solver.table import SolvedTable
 
 if TYPE_CHECKING:
@@ -96,7 +96,7 @@ class NativeSearch(NegamaxSearch):
         self._helpers: list[Any] = []  # (made when the search proves big enough: see HELPERS_AFTER)
         self._pool: ThreadPoolExecutor | None = None
         self._stats = ffi.new("int64_t[5]")
-        self._slice = 4096
+        self._slice = FIRST_SLICE
         self._table = NativeTable(self)
         self.tt = self._table  # type: ignore[assignment]
 
@@ -209,7 +209,7 @@ class NativeSearch(NegamaxSearch):
         budget.tt_size = int(stats[2])
         budget.check(int(stats[0]))
         spent = time.perf_counter() - started
-        self._slice = max(256, min(1 << 24, int(self._slice * (1.5 if spent < SLICE_SECONDS else 0.7))))
+        self._slice = min(1 << 24, next_slice(step, spent, 1, SLICE_SECONDS))
         return False
 
     def solved_table(self, game: Game, fill: Callable[[Any], SolvedTable]) -> SolvedTable:
