@@ -24,7 +24,7 @@ time (about 0.1 KB each: 25 MB at most) ..."""
 
 
 GROWTH_CELLS = 4_000_000
-"""... and states of at most this many cells in all from Python (a hundred times more in C): a state of 10,000
+"""... and states of at most this many cells in all from Python (ten times more in C): a state of 10,000
 cells counts as much as a thousand of tic-tac-toe's, so the probe steps through fewer of them. Counted in states,
 not seconds, the probe measures the same plies on a busy machine as on an idle one."""
 
@@ -92,7 +92,7 @@ def probe_seconds(time_limit: float) -> float:
 def probe_states(state: Any, in_c: bool = False) -> int:
     """The most states the probe steps through from ``state``: :data:`GROWTH_STATES` (in C
     :data:`GROWTH_STATES_IN_C`), fewer for a state of many cells (:data:`GROWTH_CELLS`)."""
-    most, scale = (GROWTH_STATES_IN_C, 100) if in_c else (GROWTH_STATES, 1)
+    most, scale = (GROWTH_STATES_IN_C, 10) if in_c else (GROWTH_STATES, 1)
     return max(1, min(most, GROWTH_CELLS * scale // cells(state)))
 
 

@@ -37,7 +37,9 @@ int gdl_py_key(const int64_t *in, int64_t *canon, uint64_t *hash, gdl_error *e);
 
 typedef struct ab_ctx ab_ctx;
 int64_t gdl_ab_entry_bytes(void);
+int64_t gdl_ab_frame_bytes(void);
 ab_ctx *gdl_ab_new(int64_t entries);
+void gdl_ab_stack_limit(ab_ctx *c, int64_t frames);
 ab_ctx *gdl_ab_new_helper(ab_ctx *owner, int32_t variant);
 void gdl_ab_free(ab_ctx *c);
 int64_t gdl_ab_capacity(ab_ctx *c);

@@ -40,6 +40,7 @@
 #define AB_ERROR 4
 #define AB_CHANCE 5
 #define AB_MEMORY 6
+#define AB_STACK 7 /* the path is deeper than --memory allows its frames */
 
 #define AB_HISTORY 4096
 #define AB_PATHSET 65536
@@ -83,6 +84,7 @@ typedef struct ab_ctx {
     /* the stack: frames of frame_size bytes, each a header and its arrays */
     char *arena;
     int64_t frame_size, frames_cap;
+    int64_t max_frames; /* the deepest stack --memory allows (gdl_ab_stack_limit; 0: no limit) */
     int64_t depth;
     /* results and statistics */
     double ret, result;
@@ -314,9 +316,17 @@ static void ab_table_grow(ab_table *t, int64_t buckets) {
     gdl_table_free(old, old_mapped);
 }
 
+/* A frame holds a state and every child of it: a state of 10,000 cells with ten moves makes 400 KB a ply, so a
+   path thousands of plies deep outgrows any table. --memory bounds the stack too (gdl_ab_stack_limit). */
+int64_t gdl_ab_frame_bytes(void) { return ab_frame_bytes(); }
+
+void gdl_ab_stack_limit(ab_ctx *c, int64_t frames) { c->max_frames = frames < 1 ? 1 : frames; }
+
 static int ab_grow(ab_ctx *c, int64_t depth) {
+    if (c->max_frames && depth >= c->max_frames) return -2;
     if (depth >= c->frames_cap) {
         int64_t cap = c->frames_cap * 2;
+        if (c->max_frames && cap > c->max_frames) cap = c->max_frames;
         char *arena = realloc(c->arena, (size_t)(c->frame_size * cap));
         if (!arena) return -1;
         c->arena = arena;
@@ -468,7 +478,8 @@ static int ab_enter(ab_ctx *c, ab_frame *f) {
     }
     if (ab_on_path(c, f->hash, key)) return AB_CYCLE;
     c->pathset[f->hash % AB_PATHSET]++;
-    if (ab_grow(c, c->depth + 1) < 0) return AB_MEMORY;
+    int grown = ab_grow(c, c->depth + 1);
+    if (grown < 0) return grown == -2 ? AB_STACK : AB_MEMORY;
     f = F_HDR(c, c->depth); /* the arena may have moved */
     s = F_STATE(f);
     int32_t *moves = F_MOVES(f);

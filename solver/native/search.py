@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 from solver.alphabeta import UNLIMITED_DEPTH, CycleFound, NegamaxSearch
 from solver.auto import Algorithm
 from solver.game import Game, State
-from solver.limits import Budget, Limits
+from solver.limits import Budget, Limits, SearchStopped, StopReason
 from solver.native import FIRST_SLICE, NativeHandle, dead_end_after, handle_of, next_slice
 from solver.table import SolvedTable
 
@@ -41,7 +41,7 @@ HELPERS_AFTER = 1 << 16
 """Nodes this thread searches alone before the helper threads join (the table grows to its full size then)."""
 SLICE_SECONDS = 0.02
 """A slice of C search lasts about this long: the budget is checked (and Ctrl-C seen) that often."""
-AB_DONE, AB_SLICE, AB_DEAD_END, AB_CYCLE, AB_ERROR, AB_CHANCE, AB_MEMORY = range(7)
+AB_DONE, AB_SLICE, AB_DEAD_END, AB_CYCLE, AB_ERROR, AB_CHANCE, AB_MEMORY, AB_STACK = range(8)
 
 
 def native_search(game: Game, budget: Budget, limits: Limits) -> NativeSearch | None:
@@ -50,7 +50,17 @@ def native_search(game: Game, budget: Budget, limits: Limits) -> NativeSearch | 
     handle = handle_of(game)
     if handle is None:
         return None
-    return NativeSearch(game, handle, budget, table_entries(handle, limits), limits.threads)
+    return NativeSearch(game, handle, budget, table_entries(handle, limits), limits.threads,
+                        stack_frames(handle, limits))
+
+
+def stack_frames(handle: NativeHandle, limits: Limits) -> int | None:
+    """The deepest path the C search may keep for ``limits.memory_bytes`` (None: no memory cap): a frame holds a
+    state and its children, hundreds of kilobytes for a state of thousands of cells, so the stack gets the same
+    bytes as the table (the two together stay within twice ``--memory``)."""
+    if limits.memory_bytes is None:
+        return None
+    return max(1, limits.memory_bytes // int(handle.lib.gdl_ab_frame_bytes()))
 
 
 def table_entries(handle: NativeHandle, limits: Limits) -> int:
@@ -75,7 +85,8 @@ class NativeSearch(NegamaxSearch):
         del tested_seconds
         return max(0.5, 0.1 * value_seconds)
 
-    def __init__(self, game: Game, handle: NativeHandle, budget: Budget, table_entries: int, threads: int = 1) -> None:
+    def __init__(self, game: Game, handle: NativeHandle, budget: Budget, table_entries: int, threads: int = 1,
+                 frames: int | None = None) -> None:
         self.game = game
         self.handle = handle
         self.budget = budget
@@ -92,6 +103,9 @@ class NativeSearch(NegamaxSearch):
         if ctx == ffi.NULL:
             raise MemoryError("no memory for the transposition table")
         self._ctx = ffi.gc(ctx, lib.gdl_ab_free)
+        self._frames = frames
+        if frames is not None:
+            lib.gdl_ab_stack_limit(ctx, frames)
         self._threads = threads
         self._helpers: list[Any] = []  # (made when the search proves big enough: see HELPERS_AFTER)
         self._pool: ThreadPoolExecutor | None = None
@@ -105,6 +119,8 @@ class NativeSearch(NegamaxSearch):
         ctx = self._lib.gdl_ab_new_helper(self._ctx, variant)
         if ctx == self._ffi.NULL:
             raise MemoryError("no memory for a helper thread's search")
+        if self._frames is not None:
+            self._lib.gdl_ab_stack_limit(ctx, self._frames)
         return self._ffi.gc(ctx, self._lib.gdl_ab_free)  # (the table is freed with the last context using it)
 
     def _start_helpers(self, root: Any, alpha: float, beta: float) -> tuple[threading.Event, list[Future[None]]]:
@@ -225,6 +241,8 @@ class NativeSearch(NegamaxSearch):
             raise CycleFound(root)
         if status == AB_CHANCE:
             raise ValueError("alpha-beta met a chance node; use expectimax")
+        if status == AB_STACK:  # the path outgrew --memory: the budget, not a failure
+            raise SearchStopped(StopReason.TABLE)
         if status == AB_MEMORY:
             raise MemoryError("the alpha-beta search ran out of memory for its stack")
         cap = 1 << 20
