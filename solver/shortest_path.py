@@ -37,7 +37,16 @@ from typing import Any
 
 from solver.auto import Algorithm
 from solver.game import CHANCE, TERMINAL, Game, State, dead_end
-from solver.limits import PYTHON_ENTRY_BYTES, Limits, SearchResult, SearchStats, StopReason, entry_bytes
+from solver.limits import (
+    BIG_STATE,
+    PYTHON_ENTRY_BYTES,
+    Limits,
+    SearchResult,
+    SearchStats,
+    StopReason,
+    cells,
+    entry_bytes,
+)
 from solver.native import handle_of
 
 
@@ -105,9 +114,7 @@ def solve_puzzle(
     check_puzzle(game)
     limits = limits or Limits()
     native = handle_of(game)
-    table = limits.entries(entry_bytes(PYTHON_ENTRY_BYTES, state if state is not None else game.initial_state())
-                           if native is None else int(native.lib.gdl_gr_state_bytes(0, 0)))
-    # (in C the states are kept in graph.c's graph, which counts its edges too: it keeps none here)
+    table = limits.entries(_bytes_per_expansion(game, state if state is not None else game.initial_state(), native))
     caps = [c for c in (limits.nodes, table, max_nodes) if c is not None]
     seconds = [c for c in (limits.seconds, max_seconds) if c is not None]
     budget = PuzzleBudget(min(caps) if caps else None, min(seconds) if seconds else None, progress)
@@ -135,6 +142,19 @@ def solve_puzzle(
     return _answer(None if best is None else best[0], moves, budget, limits, algorithm, table)
 
 
+def _bytes_per_expansion(game: Game, state: State, native: Any) -> int:
+    """The memory one expanded state costs (``--memory`` caps the expansions by it): the state and the children it
+    adds to the frontier (as many as ``state`` has moves), each at a table entry's size, in Python
+    (:func:`solver.limits.entry_bytes`) or in C's graph (which counts its edges too)."""
+    one = (entry_bytes(PYTHON_ENTRY_BYTES, state) if native is None
+           else int(native.lib.gdl_gr_state_bytes(0, 0)))
+    try:
+        width = len(game.legal_moves(state)) if game.to_move(state) >= 0 else 0
+    except Exception:  # (the search reports the rules' error where it meets it)
+        width = 0
+    return one * (1 + width) if cells(state) > BIG_STATE else one  # (small states: as measured, children included)
+
+
 class PuzzleBudget:
     """The caps of one puzzle search, its counters, and why it stopped (None: it ran to its end)."""
 
@@ -145,11 +165,10 @@ class PuzzleBudget:
         self.stop: StopReason | None = None
 
     def spent(self) -> bool:
-        """Whether a cap is reached (the clock is read every 1,024 states); sets ``stop``."""
+        """Whether a cap is reached (the clock is read at every state: one may cost milliseconds); sets ``stop``."""
         if self.max_nodes is not None and self.nodes >= self.max_nodes:
             self.stop = StopReason.NODES
-        elif (self.max_seconds is not None and self.nodes % 1024 == 0
-              and time.perf_counter() - self.started >= self.max_seconds):
+        elif self.max_seconds is not None and time.perf_counter() - self.started >= self.max_seconds:
             self.stop = StopReason.TIME
         return self.stop is not None
 

@@ -359,3 +359,115 @@ def test_an_agent_is_held_to_its_time_inside_one_rule_evaluation(tmp_path, comma
     output = no_traceback(result)
     assert result.returncode == 1, output
     assert "found no move in its" in output and "evaluating the rules in this position takes longer" in output
+
+
+# ------------------------------------------------------------ budgets on a state of 10,000 cells (issue 29)
+
+HUGE_STATE = ('game Flat "a row of n x n cells, filled one at a time"\nparam n = 100\nplayers {players}\n'
+              "state cell[0..n*n-1]: 0..10 = 0\nstate filled: 0..n*n = 0\n"
+              "move put(k: 0..9) when filled < n * n and (count i in 0..n*n-1: cell[i] == 0) > 0:\n"
+              "    cell[filled] = k + 1\n    filled += 1\n"
+              "win A when filled == n * n and cell[0] > 5\n{other}")
+"""A state of 10,000 cells (n = 100), ten moves a ply, each guard a scan of every cell; 10,000 plies deep."""
+TWO_PLAYERS = HUGE_STATE.format(players="A, B", other="win B when filled == n * n and cell[0] <= 5\n")
+ONE_PLAYER = HUGE_STATE.format(players="A", other="lose A when filled == n * n and cell[0] <= 5\n")
+START_UP = 20.0
+"""Seconds a command may take besides its budget: start-up, loading, the answer's estimate (generous: a busy
+machine); the budgets were overshot by minutes."""
+PEAK_RSS = ("import resource, subprocess, sys\n"
+            "done = subprocess.run(sys.argv[1:], capture_output=True, text=True)\n"
+            "print(done.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
+            "print(done.stdout + done.stderr)\n")
+"""A wrapper whose only child is the command: its peak resident memory in KB, then its exit code and output."""
+
+
+@pytest.fixture(scope="module")
+def huge_files(tmp_path_factory):
+    """The two rule files, each built once for the C back end (some seconds of the C compiler, then cached)."""
+    folder = tmp_path_factory.mktemp("huge")
+    paths = {}
+    for name, text in [("two", TWO_PLAYERS), ("one", ONE_PLAYER)]:
+        paths[name] = write(folder, f"{name}.gdl", text)
+        try:
+            gdl.load(paths[name], backend="c")
+        except Exception as error:  # no C compiler: the Python cases still run
+            paths[f"{name}-c"] = str(error)
+    return paths
+
+
+def measured(*args: str) -> tuple[float, int, int, str]:
+    """``gdl ARGS`` through the real executable: its wall seconds, peak memory in MB, exit code and output."""
+    if GDL is None:
+        pytest.skip("the gdl console script is not installed (pip install -e .)")
+    import sys
+
+    started = time.monotonic()
+    done = subprocess.run([sys.executable, "-c", PEAK_RSS, GDL, *args], capture_output=True, text=True,
+                          timeout=600, env=ENV)
+    code, peak = done.stdout.split("\n", 1)[0].split()
+    return time.monotonic() - started, int(peak) // 1024, int(code), done.stdout.split("\n", 1)[1]
+
+
+def huge_case(files: dict[str, str], backend: str, algorithm: str) -> str:
+    if f"two-{backend}" in files or f"one-{backend}" in files:
+        pytest.skip(f"no C back end here: {files.get('two-c')}")
+    return files["one" if algorithm == "puzzle" else "two"]
+
+
+HUGE_ALGORITHMS = ["auto", "alphabeta", "backward", "retrograde", "value_iteration", "expectimax", "minimax",
+                   "puzzle"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("backend", ["python", "c"])
+@pytest.mark.parametrize("algorithm", HUGE_ALGORITHMS)
+def test_time_is_kept_on_a_state_of_10000_cells(huge_files, backend, algorithm):
+    path = huge_case(huge_files, backend, algorithm)
+    seconds, _, code, output = measured("solve", path, "--backend", backend, "--algorithm", algorithm,
+                                        "--time", "2", "--json")
+    assert "Traceback" not in output, output[-3000:]
+    assert code == 0, output[-3000:]
+    report = json.loads(output)
+    assert report["stop_reason"] == "time" and report["stats"]["seconds"] < 4.0
+    assert seconds < 2 * 2 + START_UP, f"--time 2 took {seconds:.1f} s"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("backend", ["python", "c"])
+@pytest.mark.parametrize("algorithm", ["auto", "alphabeta", "backward", "puzzle"])
+def test_memory_is_kept_on_a_state_of_10000_cells(huge_files, backend, algorithm):
+    """The tables count an entry's real size, and a depth-first search's path is bounded too: within twice
+    ``--memory`` of what the same command takes with almost no table (``--max-nodes 1``)."""
+    path = huge_case(huge_files, backend, algorithm)
+    common = ("solve", path, "--backend", backend, "--algorithm", algorithm, "--json")
+    _, base, code, output = measured(*common, "--max-nodes", "1")
+    assert code == 0, output[-3000:]
+    _, peak, code, output = measured(*common, "--memory", "100")
+    assert "Traceback" not in output, output[-3000:]
+    assert peak <= base + 2 * 100, f"--memory 100 grew to {peak} MB ({base} MB without a table)"
+    if code == 0:
+        assert json.loads(output)["stop_reason"] in ("table", "depth", None)
+    else:  # the recursive searches say the game is too long for them: a usage error, not a crash
+        assert code == 2 and "too long" in output
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("backend", ["python", "c"])
+def test_max_nodes_is_kept_on_a_state_of_10000_cells(huge_files, backend):
+    path = huge_case(huge_files, backend, "auto")
+    seconds, _, code, output = measured("solve", path, "--backend", backend, "--max-nodes", "10", "--json")
+    assert "Traceback" not in output, output[-3000:]
+    assert code == 0, output[-3000:]
+    report = json.loads(output)
+    assert report["stop_reason"] == "nodes" and report["stats"]["nodes"] <= 20
+    assert seconds < START_UP, f"--max-nodes 10 took {seconds:.1f} s"
+    _, _, code, output = measured("solve", path, "--backend", backend, "--max-nodes", "10")
+    assert code == 0 and "Traceback" not in output, output[-3000:]  # (an OverflowError printing the estimate)
+    assert "out of nodes (--max-nodes)" in output and "the state encodings allow at most 10^10417.9" in output
+
+
+def test_the_size_estimate_prints_a_bound_past_a_float():
+    from gdl.cli.estimate import estimate_text
+
+    text = estimate_text({"states_explored": 10, "log10_encodings": 10417.93})
+    assert "the state encodings allow at most 10^10417.9" in text
