@@ -456,6 +456,15 @@ def _hostile_shape(rng: random.Random, shape: str) -> str:
         line = rng.choice([f"terminal when x == 1\nutility p: u{levels - 1}\n",
                            f"win A when x == 1\nheuristic p: u{levels - 1}\n"])
         return head + defs + "move m when x < 1:\n    x = 1\n" + line
+    if shape == "huge-state":  # a state of thousands of cells, each guard a scan of them (issue 29)
+        n = rng.choice([10, 40, 100])
+        return (f'game H "hostile"\nparam n = {n}\nplayers A, B\nstate cell[0..n*n-1]: 0..10 = 0\n'
+                "state filled: 0..n*n = 0\nmove put(k: 0..9) when filled < n * n and "
+                "(count i in 0..n*n-1: cell[i] == 0) > 0:\n    cell[filled] = k + 1\n    filled += 1\n"
+                "win A when filled == n * n and cell[0] > 5\nwin B when filled == n * n and cell[0] <= 5\n")
+    if shape == "huge-moves":  # a move over up to 10^12 parameter pairs: too large past 10^8 (issue 29)
+        size = rng.choice(["999", "9998", "99999", "999999"])
+        return head + f"move m(a: 0..{size}, b: 0..{size}) when a + b < 0:\n" + tail
     if shape == "text":
         return _hostile_text(rng)
     value = rng.choice(["0.5", "1/3", "0.000000000000001", "999999999999999.5"])
@@ -463,7 +472,8 @@ def _hostile_shape(rng: random.Random, shape: str) -> str:
 
 
 HOSTILE_SHAPES = ("literal", "deep-if", "deep-for", "deep-expr", "doubling", "chain", "square", "params",
-                  "runtime-range", "chance", "nested-aggregates", "errors", "utility", "fraction-param", "text")
+                  "runtime-range", "chance", "nested-aggregates", "errors", "utility", "fraction-param", "text",
+                  "huge-state", "huge-moves")
 
 ESCAPES = ("\x1b]52;c;aGk=\x07", "\x1b]8;;http://evil.example\x1b\\hidden\x1b]8;;\x1b\\", "\x1b[2J", "\x1b[H",
            "\x1bc", "\x1b[31m", "\x9b31m", "\x07", "\x08", "\u202e", "\u2066", "\x7f", "\x1b", "\x9d0;title\x9c")

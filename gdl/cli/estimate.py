@@ -34,6 +34,12 @@ PLAYOUT_PLIES = 20_000
 by :data:`GROWTH_CELLS` as well."""
 
 
+PROBE_RULE_NODES = 1_000
+"""The rule work the probe and its playouts may do in long loops and def calls, in nodes' worth
+(:data:`gdl.rule_helpers.WORK_PER_NODE` each): plenty for any game, and a moment for a rule file whose single
+evaluation outlasts any budget (10 nodes' worth when the solve explored nothing)."""
+
+
 GROWTH_SECONDS = 3.0
 """After a solve stopped by ``--time``, the probe (and the playouts) also stop at the clock: at most this many
 seconds ..."""
@@ -75,7 +81,7 @@ def size_estimate(game: CompiledGame, state: Any, explored: int, seconds: float 
         # One rule evaluation may outlast the probe: bounded by the work of the probe's states (and, after a
         # --time, by its clock; when the search explored nothing, one evaluation already outlasted it).
         rule_seconds = None if probe is None else (probe + 0.5 if explored else 0.5)
-        with rule_budget(rule_seconds, nodes=probe_states(state)):
+        with rule_budget(rule_seconds, nodes=PROBE_RULE_NODES if explored else 10):
             estimate.update(_growth(game, state, probe))
     except Exception:  # an estimate must never turn a result into a crash (the solve has its answer)
         log10 = None

@@ -89,6 +89,7 @@ class CompilerBase:
         self.table_rows: dict[tuple[str, int], int | None] = {}
         """The longest row of each board table at each depth (one board per compile: keyed by function name)."""
         self.def_depth = 0
+        self.def_calls = 0  # the def calls made by the def body being compiled (DefInfo.cost)
         self.loop_depth = 0
         self.after_every: tuple[ast.Stmt, ...] = ()  # the `after every move:` block
         self.binder_tag = ""  # inside an inlined def: its quantifiers bind fresh names (see inline_def)

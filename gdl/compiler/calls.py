@@ -13,6 +13,7 @@ from gdl.compiler.common import (
     INLINE_BUDGET,
     INLINE_LIMIT,
     MAX_DEF_DEPTH,
+    MAX_EVALUATIONS,
     POLL_WEIGHT,
     UNKNOWN_READS,
     UNKNOWN_SIZE,
@@ -58,6 +59,14 @@ class CallPass(CompilerBase):
         self.compile_def(info)
         if info.result is None:
             raise CompileFailed()
+        if not info.result.is_const and info.decl.params:
+            # A call costs what the calls in its body cost (a constant costs nothing; a def without parameters is a
+            # value of the state, and a number that doubles its digits at each level stops at MAX_NUMBER_BITS).
+            if info.cost > MAX_EVALUATIONS:
+                raise self.fail("too-large", f"calling {_q(info.decl.name)} makes more than {MAX_EVALUATIONS:,} "
+                                "def calls", span, "defs that call another def twice double the work at "
+                                "each level: compute the value once (`let`) or in a state variable")
+            self.def_calls = min(self.def_calls + info.cost, MAX_EVALUATIONS + 1)
         if info.reads_turn:
             self.turn_reads += 1  # the caller reads `turn` through this def
             if ctx.game_over:
@@ -82,7 +91,9 @@ class CallPass(CompilerBase):
                                node=ir.Evaluate(info.result.type, first=tuple(node(a) for a in evaluated),
                                                 value=node(info.result)))
             return Code(info.result.type, info.result.const)
+        counted = self.def_calls
         inlined = self.inline_def(info, args)
+        self.def_calls = counted  # (an inlined body's calls are in the cost added above, once)
         if inlined is not None:
             return inlined
         # (the def reads the state passed to it: which slots is not known here)
@@ -182,6 +193,7 @@ class CallPass(CompilerBase):
                             "that call one another", decl.span, "call fewer defs inside defs")
         info.in_progress = True
         self.def_depth += 1
+        saved_calls, self.def_calls = self.def_calls, 0
         saved_weight, self.loop_weight = self.loop_weight, UNKNOWN_SIZE  # a def may be called inside loops
         try:
             ctx = Ctx([{}])
@@ -195,6 +207,7 @@ class CallPass(CompilerBase):
                 variables.append(self.local_var(local, p.name))
             reads_before = self.turn_reads
             body = self.expr(decl.body, ctx)
+            info.cost = 1 + self.def_calls
             info.reads_turn = self.turn_reads > reads_before
             if body.is_const:
                 info.result = body
@@ -207,6 +220,7 @@ class CallPass(CompilerBase):
         finally:
             info.in_progress = False
             self.def_depth -= 1
+            self.def_calls = saved_calls
             self.loop_weight = saved_weight
 
     def param_type(self, p: ast.Param, ctx: Ctx) -> Type:

@@ -44,6 +44,10 @@ UNROLL_BUDGET = 20_000  # aggregate bodies written out per rule file (nested unr
 INLINE_BUDGET = 20_000  # def bodies inlined per rule file (defs that call defs twice double them per level)
 
 
+MAX_EVALUATIONS = 100_000_000  # a move's parameter combinations, or the def calls one call makes, at most
+# (each is a rule evaluation of its own: a move over 10^12 pairs, or a def that calls another twice forty levels
+# deep, cannot be evaluated in any reasonable time, whatever the budget: `too-large` at load time)
+
 MAX_DEF_DEPTH = 40  # defs calling defs, nested (a deeper chain would exhaust Python's recursion)
 
 
@@ -176,6 +180,7 @@ class DefInfo:
     used: bool = False
     reads_turn: bool = False  # its body reads `turn`, directly or through defs it calls (not in `utility`)
     body: Code | None = None  # its compiled body, when it is not a constant
+    cost: int = 1  # the def calls one call of it makes at run time, itself included (1 + its callees' costs)
 
 
 @dataclass(slots=True)

@@ -8,7 +8,17 @@ from gdl import ast
 from gdl import types as T
 from gdl.compiler import ir
 from gdl.compiler.base import CompilerBase
-from gdl.compiler.common import MAX_DOMAIN, MAX_LOOP_DEPTH, UNROLL_MOVES, CompileFailed, Ctx, Local, _q, node
+from gdl.compiler.common import (
+    MAX_DOMAIN,
+    MAX_EVALUATIONS,
+    MAX_LOOP_DEPTH,
+    UNROLL_MOVES,
+    CompileFailed,
+    Ctx,
+    Local,
+    _q,
+    node,
+)
 from gdl.diagnostics import Span
 from gdl.rule_helpers import MoveFactory
 from gdl.types import Type
@@ -51,6 +61,7 @@ class MovePass(CompilerBase):
         ctx = Ctx([{}], in_move=True)
         types: list[Type] = []
         params: list[ir.Param] = []
+        combinations = 1
         for p in move.params:
             dom = self.expr(p.type.domain, ctx)
             if dom.type.kind != "seq":
@@ -59,6 +70,11 @@ class MovePass(CompilerBase):
             elem = dom.type.elem or T.INT
             if dom.is_const and len(dom.const) > MAX_DOMAIN:
                 raise self.fail("too-large", "this move parameter has too many values", p.type.span)
+            combinations *= len(dom.const) if dom.is_const else 1
+            if combinations > MAX_EVALUATIONS:  # each combination's condition is evaluated in every state
+                raise self.fail("too-large", f"move {_q(move.name)} has more than {MAX_EVALUATIONS:,} combinations "
+                                "of parameter values, each tested in every state", move.span,
+                                "narrow the parameters' ranges, or split the move")
             pyname = f"L_{p.name}"
             local = self.declare_local(ctx, p.name, Local(pyname, elem, False), p.span)
             params.append(ir.Param(self.local_var(local, p.name), node(dom), self.needs_poll(dom), p.span,
