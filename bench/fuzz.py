@@ -540,9 +540,11 @@ def run_text_case(text: str, seed: int) -> None:
             if has_controls(printed, keep="\n"):
                 raise Violation(f"gdl {argv[0]}: a raw control character in the output")
             if argv[0] == "info" and code == 0:
+                # (a long title wraps in the table, at a space or inside a word: whitespace is left out of both)
+                shown = re.sub(r"\s+", "", out.getvalue())
                 for line in text.split("\n")[:3]:
                     for markup in MARKUP:  # (`\\` in a string is one backslash)
-                        if markup in line and markup.replace("\\\\", "\\") not in out.getvalue():
+                        if markup in line and re.sub(r"\s+", "", markup.replace("\\\\", "\\")) not in shown:
                             raise Violation(f"gdl info: the markup {markup!r} is not printed as written")
 
 
