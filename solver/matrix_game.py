@@ -12,11 +12,17 @@
   because a support pair is tested by an LP, not by solving a square linear system.
 
 The LPs are solved by HiGHS through :func:`scipy.optimize.linprog` (``method="highs"``),
-with tightened tolerances. Each LP solution is a vertex; it is then *polished*: the
-linear equations of its support are solved again with a least-squares solve and the
-polished strategies are kept when they are at least as good (every check below is on the
-final strategies, not on what the LP reported). Values are exact to about 1e-9 for payoffs
-of moderate size; strategies are clipped at 0 and normalised to sum to 1.
+with tightened tolerances, on the payoffs divided by their largest magnitude: every
+tolerance is relative to the payoffs' scale, so a game scaled by 1e-12 or by 1e285 has the
+strategies of the unscaled one and its value scaled. Each LP solution is a vertex; it is
+then *polished*: the linear equations of its support are solved again with a least-squares
+solve and the polished strategies are kept when they are at least as good. Then the same
+equations are solved in exact rational arithmetic (:class:`fractions.Fraction`, over the
+payoffs as the exact rationals their floats are) and the rational strategies are *verified*
+to be an equilibrium, with no tolerance at all; when they are, the value and strategies
+returned are the floats nearest to them (``exact`` is True: 4/7 is 0.5714285714285714, not
+0.571429). Otherwise the polished LP answer is returned, optimal to ``TOLERANCE`` times the
+payoffs' scale. Strategies are clipped at 0 and normalised to sum to 1.
 
 Payoffs are given as a sequence of rows (``payoff[i][j]``: the row player's payoff when
 the row player picks i and the column player picks j). Rows are player 0's moves, columns
@@ -29,6 +35,7 @@ import itertools
 import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -38,10 +45,14 @@ Matrix = Sequence[Sequence[float]] | np.ndarray
 Vector = Sequence[float] | np.ndarray
 
 TOLERANCE = 1e-9
-"""How far from optimal (or from an equilibrium) a returned strategy may be, in payoff units."""
+"""How far from optimal (or from an equilibrium) a returned strategy may be, as a fraction of the largest payoff's
+magnitude (the LPs work on the payoffs divided by it)."""
 _HIGHS_OPTIONS = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
 _SUPPORT = 1e-12
 """Probabilities at or below this are taken as zero when a support is read off an LP solution."""
+PIVOTING_CELLS = 400
+"""A zero-sum game whose LP answer does not verify exactly is solved again by exact pivoting when it has at most
+this many cells (above it, the LP answer stands, optimal to ``TOLERANCE`` of the payoffs' scale)."""
 MAX_SUPPORT_PAIRS = 1 << 20
 """Support enumeration gives up (ValueError) on games with more support pairs than this."""
 
@@ -56,6 +67,8 @@ class MatrixSolution:
     """A maximin mixed strategy of the row player: it guarantees at least ``value`` against every column."""
     col: tuple[float, ...]
     """A minimax mixed strategy of the column player: the row player gets at most ``value`` against it."""
+    exact: bool = False
+    """True when ``value``, ``row`` and ``col`` are the floats nearest to a rational solution verified exactly."""
 
     @property
     def saddle_point(self) -> tuple[int, int] | None:
@@ -73,6 +86,8 @@ class Equilibrium:
     col: tuple[float, ...]
     values: tuple[float, float]
     """Expected payoff of the row player and of the column player."""
+    exact: bool = False
+    """True when the strategies and values are the floats nearest to a rational equilibrium verified exactly."""
 
 
 def as_matrix(payoff: Matrix, what: str = "payoff matrix") -> np.ndarray:
@@ -106,13 +121,22 @@ def solve_zero_sum(payoff: Matrix) -> MatrixSolution:
     saddle = _saddle_point(a)
     if saddle is not None:  # a pure solution: no LP, and exact
         i, j = saddle
-        return MatrixSolution(float(a[i, j]), _unit(a.shape[0], i), _unit(a.shape[1], j))
-    row = _polish_maximin(a, _maximin(a))
-    col = _polish_maximin(-a.T, _maximin(-a.T))
-    low = float(np.min(row @ a))  # what the row strategy guarantees
-    high = float(np.max(a @ col))  # what the column strategy concedes at most
-    value = (low + high) / 2 if high - low > 0 else low
-    return MatrixSolution(value, _clean(row), _clean(col))
+        return MatrixSolution(float(a[i, j]), _unit(a.shape[0], i), _unit(a.shape[1], j), exact=True)
+    scale = _scale(a)
+    unit = a / scale  # the LPs' tolerances are then relative to the payoffs' scale
+    row = _polish_maximin(unit, _maximin(unit))
+    col = _polish_maximin(-unit.T, _maximin(-unit.T))
+    fractions = _fractions(a)
+    exact = _exact_zero_sum(fractions, row, col, unit)
+    if exact is None and a.size <= PIVOTING_CELLS:  # the LP's supports were off (a payoff near its tolerance)
+        exact = _pivoting(fractions)
+    if exact is not None:
+        value, x, y = exact
+        return MatrixSolution(float(value), _floats(x), _floats(y), exact=True)
+    low = float(np.min(row @ unit))  # what the row strategy guarantees
+    high = float(np.max(unit @ col))  # what the column strategy concedes at most
+    middle = (low + high) / 2 if high - low > 0 else low
+    return MatrixSolution(middle * scale, _clean(row), _clean(col))
 
 
 def _saddle_point(a: np.ndarray) -> tuple[int, int] | None:
@@ -152,11 +176,11 @@ def _maximin(a: np.ndarray) -> np.ndarray:
 def _polish_maximin(a: np.ndarray, x: np.ndarray) -> np.ndarray:
     """Re-solve the equalities of the LP's support exactly; keep the result if it guarantees no less."""
     support = np.flatnonzero(x > _SUPPORT)
-    tight = np.flatnonzero(x @ a <= np.min(x @ a) + 1e-9)  # the columns that hold the row player down
+    tight = _tight(x @ a)  # the columns that hold the row player down
     k = len(support)
     # Unknowns: x on the support, then v. Equations: x·A[S, j] - v = 0 for tight j; sum(x) = 1.
     system = np.zeros((len(tight) + 1, k + 1))
-    system[:-1, :k] = a[np.ix_(support, tight)].T
+    system[:-1, :k] = a[np.ix_(support, np.array(tight, dtype=int))].T
     system[:-1, k] = -1.0
     system[-1, :k] = 1.0
     rhs = np.zeros(len(tight) + 1)
@@ -176,16 +200,16 @@ def _polish_maximin(a: np.ndarray, x: np.ndarray) -> np.ndarray:
 def pure_equilibria(row_payoff: Matrix, col_payoff: Matrix, tolerance: float = 0.0) -> list[tuple[int, int]]:
     """Every pure Nash equilibrium ``(i, j)`` of the bimatrix game, in row-major order.
 
-    A cell is an equilibrium when neither player gains more than ``tolerance`` by
-    deviating alone: ``A[i, j]`` is a maximum of column j of A, ``B[i, j]`` a maximum of
-    row i of B. There may be none (matching pennies), one, or several.
+    A cell is an equilibrium when neither player gains by deviating alone more than
+    ``tolerance`` times its largest payoff's magnitude: ``A[i, j]`` is a maximum of column j
+    of A, ``B[i, j]`` a maximum of row i of B. There may be none (matching pennies), one, or several.
 
     >>> pure_equilibria([[3, 0], [5, 1]], [[3, 5], [0, 1]])  # the prisoner's dilemma
     [(1, 1)]
     """
     a, b = _bimatrix(row_payoff, col_payoff)
-    best_rows = a >= a.max(axis=0, keepdims=True) - tolerance
-    best_cols = b >= b.max(axis=1, keepdims=True) - tolerance
+    best_rows = a >= a.max(axis=0, keepdims=True) - tolerance * _scale(a)
+    best_cols = b >= b.max(axis=1, keepdims=True) - tolerance * _scale(b)
     return [(int(i), int(j)) for i, j in zip(*np.nonzero(best_rows & best_cols), strict=True)]
 
 
@@ -206,15 +230,14 @@ def mixed_equilibrium(row_payoff: Matrix, col_payoff: Matrix) -> Equilibrium:
     pure = pure_equilibria(a, b)
     if pure:
         i, j = pure[0]
-        return Equilibrium(_unit(a.shape[0], i), _unit(a.shape[1], j), (float(a[i, j]), float(b[i, j])))
+        return Equilibrium(_unit(a.shape[0], i), _unit(a.shape[1], j), (float(a[i, j]), float(b[i, j])), exact=True)
     m, n = a.shape
     if (2**m - 1) * (2**n - 1) > MAX_SUPPORT_PAIRS:
         raise ValueError(f"a {m}x{n} game is too large for support enumeration")
-    for rows, cols in _support_pairs(m, n):
-        found = _equilibrium_on(a, b, rows, cols)
-        if found is not None:
-            return found
-    raise ArithmeticError("support enumeration found no equilibrium (numerical trouble in the LP solver)")
+    found = _first_equilibrium(a, b, _support_pairs(m, n))
+    if found is None:
+        raise ArithmeticError("support enumeration found no equilibrium (numerical trouble in the LP solver)")
+    return found
 
 
 def properly_mixed_equilibrium(row_payoff: Matrix, col_payoff: Matrix) -> Equilibrium | None:
@@ -232,21 +255,18 @@ def properly_mixed_equilibrium(row_payoff: Matrix, col_payoff: Matrix) -> Equili
     m, n = a.shape
     if (2**m - 1) * (2**n - 1) > MAX_SUPPORT_PAIRS:
         raise ValueError(f"a {m}x{n} game is too large for support enumeration")
-    for rows, cols in _support_pairs(m, n):
-        if len(rows) == len(cols) == 1:
-            continue
-        found = _equilibrium_on(a, b, rows, cols)
-        if found is not None and max(sum(p > 0 for p in found.row), sum(p > 0 for p in found.col)) > 1:
-            return found
-    return None
+    pairs = ((rows, cols) for rows, cols in _support_pairs(m, n) if len(rows) + len(cols) > 2)
+    return _first_equilibrium(a, b, pairs, mixed=True)
 
 
 def is_equilibrium(row_payoff: Matrix, col_payoff: Matrix, row: Vector, col: Vector,
                    tolerance: float = TOLERANCE) -> bool:
-    """True when no player gains more than ``tolerance`` by a unilateral deviation."""
+    """True when no player gains by a unilateral deviation more than ``tolerance`` times its largest payoff's
+    magnitude."""
     a, b = _bimatrix(row_payoff, col_payoff)
     x, y = np.asarray(row, dtype=float), np.asarray(col, dtype=float)
-    return bool(np.max(a @ y) <= x @ a @ y + tolerance and np.max(x @ b) <= x @ b @ y + tolerance)
+    return bool(np.max(a @ y) <= x @ a @ y + tolerance * _scale(a)
+                and np.max(x @ b) <= x @ b @ y + tolerance * _scale(b))
 
 
 def _bimatrix(row_payoff: Matrix, col_payoff: Matrix) -> tuple[np.ndarray, np.ndarray]:
@@ -267,8 +287,25 @@ def _support_pairs(m: int, n: int) -> Iterator[tuple[tuple[int, ...], tuple[int,
                 yield rows, cols
 
 
-def _equilibrium_on(a: np.ndarray, b: np.ndarray, rows: tuple[int, ...], cols: tuple[int, ...]) -> Equilibrium | None:
-    """An equilibrium with supports inside ``rows`` and ``cols``, or None (one feasibility LP each side).
+def _first_equilibrium(a: np.ndarray, b: np.ndarray, pairs: Iterator[tuple[tuple[int, ...], tuple[int, ...]]],
+                       mixed: bool = False) -> Equilibrium | None:
+    """The equilibrium of the first support pair of ``pairs`` that has one (with ``mixed``, one where a player
+    mixes), or None. The LPs see each player's payoffs divided by their largest magnitude."""
+    unit_a, unit_b = a / _scale(a), b / _scale(b)  # an equilibrium does not change when a player's payoffs scale
+    for rows, cols in pairs:
+        found = _equilibrium_on(unit_a, unit_b, rows, cols)
+        if found is None:
+            continue
+        equilibrium = _equilibrium(a, b, *found)
+        if not mixed or max(sum(p > 0 for p in equilibrium.row), sum(p > 0 for p in equilibrium.col)) > 1:
+            return equilibrium
+    return None
+
+
+def _equilibrium_on(a: np.ndarray, b: np.ndarray, rows: tuple[int, ...],
+                    cols: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray] | None:
+    """Equilibrium strategies (x, y) with supports inside ``rows`` and ``cols``, or None (one feasibility LP
+    each side).
 
     The column strategy y (on ``cols``) must make every row of ``rows`` a best response
     (equal payoff u, at least every other row's); the row strategy x (on ``rows``) likewise
@@ -282,6 +319,15 @@ def _equilibrium_on(a: np.ndarray, b: np.ndarray, rows: tuple[int, ...], cols: t
         return None
     if not is_equilibrium(a, b, x, y):
         return None
+    return x, y
+
+
+def _equilibrium(a: np.ndarray, b: np.ndarray, x: np.ndarray, y: np.ndarray) -> Equilibrium:
+    """The equilibrium (x, y) the LPs found, made exact when its rational solution verifies."""
+    exact = _exact_equilibrium(_fractions(a), _fractions(b), x, y)
+    if exact is not None:
+        row, col, (u, w) = exact
+        return Equilibrium(_floats(row), _floats(col), (float(u), float(w)), exact=True)
     return Equilibrium(_clean(x), _clean(y), (float(x @ a @ y), float(x @ b @ y)))
 
 
@@ -309,7 +355,172 @@ def _indifferent(a: np.ndarray, rows: tuple[int, ...], cols: tuple[int, ...]) ->
     return _normalised(y)
 
 
+# ------------------------------------------------------------------ exact rational solutions
+
+
+Fractions = list[list[Fraction]]
+"""A payoff matrix in exact rationals (each float as the rational it is)."""
+
+
+def _exact_zero_sum(a: Fractions, row: np.ndarray, col: np.ndarray,
+                    unit: np.ndarray) -> tuple[Fraction, list[Fraction], list[Fraction]] | None:
+    """The value and strategies of the zero-sum game ``a`` in exact rationals, from the LPs' answers ``row`` and
+    ``col`` (on ``unit``, the payoffs scaled), or None when their supports give no verified solution.
+
+    Complementary slackness: the row strategy equalises the columns the column strategy plays (or
+    every column that holds it down), and the other way round. Each such linear system is solved
+    exactly; a pair is kept only if the least the row strategy guarantees equals, exactly, the
+    most the column strategy concedes (both are then optimal and that is the value).
+    """
+    m, n = len(a), len(a[0])
+    rows, cols = _support(row), _support(col)
+    minus_transposed = [[-a[i][j] for i in range(m)] for j in range(n)]  # the column player's game, -Aᵀ
+    xs = [z for equal in (cols, _tight(row @ unit)) if (z := _equalising(a, rows, equal)) is not None]
+    ys = [z for equal in (rows, _tight(-(unit @ col))) if (z := _equalising(minus_transposed, cols, equal)) is not None]
+    for x, _ in xs:
+        guaranteed = min(_dot_column(a, x, j) for j in range(n))
+        for y, _ in ys:
+            if max(_dot_row(a, i, y) for i in range(m)) == guaranteed:
+                return guaranteed, x, y
+    return None
+
+
+def _pivoting(a: Fractions) -> tuple[Fraction, list[Fraction], list[Fraction]]:
+    """The value and optimal strategies of the zero-sum game ``a`` by the simplex method in exact rationals.
+
+    The pivot method for matrix games (T. S. Ferguson, *Game Theory*, Part II, section 4.5; after
+    Dantzig 1951): shift the payoffs so that each is at least 1 (the value shifts with them and stays
+    positive), then maximise ``sum(w)`` subject to ``A·w <= 1``, ``w >= 0``. At the optimum ``sum(w)`` is
+    one over the shifted value, ``w / sum(w)`` is the column player's strategy and the dual prices of
+    the rows, divided the same way, the row player's. Bland's rule (smallest index enters and leaves)
+    cannot cycle. The payoffs are first divided by their largest magnitude, so that a game scaled by a
+    power of two pivots exactly as the unscaled one.
+    """
+    m, n = len(a), len(a[0])
+    scale = max(abs(v) for line in a for v in line) or Fraction(1)
+    a = [[v / scale for v in line] for line in a]
+    shift = 1 - min(min(line) for line in a)
+    # Columns: w_0..w_{n-1}, the slacks s_0..s_{m-1}, the right-hand side; the last row is the objective.
+    table = [[a[i][j] + shift for j in range(n)] + [Fraction(int(i == k)) for k in range(m)] + [Fraction(1)]
+             for i in range(m)]
+    table.append([Fraction(-1)] * n + [Fraction(0)] * (m + 1))
+    basic = [n + i for i in range(m)]  # the variable that row i holds
+    while (enter := next((c for c in range(n + m) if table[-1][c] < 0), None)) is not None:
+        ratios = [(line[-1] / line[enter], basic[r], r) for r, line in enumerate(table[:-1]) if line[enter] > 0]
+        _, _, leave = min(ratios)  # bounded: every column has a positive entry
+        lead = table[leave][enter]
+        table[leave] = [v / lead for v in table[leave]]
+        for r, line in enumerate(table):
+            if r != leave and line[enter] != 0:
+                factor = line[enter]
+                table[r] = [v - factor * w for v, w in zip(line, table[leave], strict=True)]
+        basic[leave] = enter
+    total = table[-1][-1]  # sum(w), one over the shifted value
+    col = [Fraction(0)] * n
+    for r, variable in enumerate(basic):
+        if variable < n:
+            col[variable] = table[r][-1] / total
+    row = [table[-1][n + i] / total for i in range(m)]
+    return (1 / total - shift) * scale, row, col
+
+
+def _exact_equilibrium(a: Fractions, b: Fractions, x: np.ndarray,
+                       y: np.ndarray) -> tuple[list[Fraction], list[Fraction], tuple[Fraction, Fraction]] | None:
+    """The equilibrium on the supports of ``x`` and ``y`` in exact rationals, with each player's payoff, or
+    None when it does not verify: y makes every row x plays a best response of the row player (every row
+    gets at most what those get), x likewise for the columns y plays."""
+    rows, cols = _support(x), _support(y)
+    transposed = [list(column) for column in zip(*a, strict=True)]
+    found_y = _equalising(transposed, cols, rows)
+    found_x = _equalising(b, rows, cols)
+    if found_x is None or found_y is None:
+        return None
+    (col, u), (row, w) = found_y, found_x
+    if max(_dot_row(a, i, col) for i in range(len(a))) != u:
+        return None
+    if max(_dot_column(b, row, j) for j in range(len(b[0]))) != w:
+        return None
+    return row, col, (u, w)
+
+
+def _equalising(m: Fractions, support: Sequence[int], equal: Sequence[int]) -> tuple[list[Fraction], Fraction] | None:
+    """A probability distribution z over the rows of ``m``, zero outside ``support``, under which every column
+    of ``equal`` pays the same, ``v = sum(z[k] * m[k][e])``; with v. None when there is none."""
+    k = len(support)
+    # Unknowns: z on the support, then v. Equations: z·m[S, e] - v = 0 for e in equal; sum(z) = 1.
+    system = [[m[i][e] for i in support] + [Fraction(-1)] for e in equal]
+    system.append([Fraction(1)] * k + [Fraction(0)])
+    solution = _solve_exact(system, [Fraction(0)] * len(equal) + [Fraction(1)])
+    if solution is None or any(p < 0 for p in solution[:k]):
+        return None
+    z = [Fraction(0)] * len(m)
+    for index, p in zip(support, solution, strict=False):
+        z[index] = p
+    return z, solution[k]
+
+
+def _solve_exact(matrix: Fractions, rhs: list[Fraction]) -> list[Fraction] | None:
+    """One solution of ``matrix · z = rhs`` (Gauss-Jordan elimination in rationals; free unknowns 0), or None
+    when the system has none."""
+    rows = [[*line, value] for line, value in zip(matrix, rhs, strict=True)]
+    width = len(matrix[0])
+    pivots: list[int] = []
+    for column in range(width):
+        if len(pivots) == len(rows):
+            break
+        top = len(pivots)
+        pivot = next((r for r in range(top, len(rows)) if rows[r][column] != 0), None)
+        if pivot is None:
+            continue
+        rows[top], rows[pivot] = rows[pivot], rows[top]
+        lead = rows[top][column]
+        rows[top] = [v / lead for v in rows[top]]
+        for r, line in enumerate(rows):
+            if r != top and line[column] != 0:
+                factor = line[column]
+                rows[r] = [v - factor * w for v, w in zip(line, rows[top], strict=True)]
+        pivots.append(column)
+    if any(line[-1] != 0 for line in rows[len(pivots):]):  # 0 = nonzero: inconsistent
+        return None
+    z = [Fraction(0)] * width
+    for r, column in enumerate(pivots):
+        z[column] = rows[r][-1]
+    return z
+
+
+def _dot_column(m: Fractions, z: Sequence[Fraction], column: int) -> Fraction:
+    return sum((z[i] * m[i][column] for i in range(len(m)) if z[i]), Fraction(0))
+
+
+def _dot_row(m: Fractions, row: int, z: Sequence[Fraction]) -> Fraction:
+    return sum((m[row][j] * z[j] for j in range(len(z)) if z[j]), Fraction(0))
+
+
+def _fractions(a: np.ndarray) -> Fractions:
+    return [[Fraction(v) for v in line] for line in a.tolist()]
+
+
+def _floats(z: Sequence[Fraction]) -> tuple[float, ...]:
+    return tuple(float(p) for p in z)
+
+
 # ------------------------------------------------------------------ helpers
+
+
+def _scale(a: np.ndarray) -> float:
+    """The payoffs' scale: their largest magnitude (1 for a matrix of zeros)."""
+    largest = float(np.max(np.abs(a)))
+    return largest if largest > 0 else 1.0
+
+
+def _support(x: np.ndarray) -> list[int]:
+    return [int(i) for i in np.flatnonzero(x > _SUPPORT)]
+
+
+def _tight(payoffs: np.ndarray) -> list[int]:
+    """The indices where ``payoffs`` (of a matrix scaled to magnitude 1) are at their minimum, to TOLERANCE."""
+    return [int(i) for i in np.flatnonzero(payoffs <= np.min(payoffs) + TOLERANCE)]
+
 
 
 def _normalised(x: np.ndarray) -> np.ndarray:

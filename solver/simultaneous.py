@@ -30,6 +30,7 @@ a cycle.
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -260,7 +261,9 @@ class _Search:
         else:
             eq = mixed_equilibrium([[v[row] for v in line] for line in grid], [[v[col] for v in line] for line in grid])
             x, y = eq.row, eq.col
-            value = tuple(sum(x[i] * y[j] * grid[i][j][k] for i in range(len(x)) for j in range(len(y)))
+            # The two choosers' values from the equilibrium (exact when it is); the others' (one move each) summed.
+            value = tuple(eq.values[0] if k == row else eq.values[1] if k == col else
+                          math.fsum(x[i] * y[j] * grid[i][j][k] for i in range(len(x)) for j in range(len(y)))
                           for k in range(len(self.game.players)))
             equilibrium_choice = self.equilibrium_choice = True
         strategies[row] = tuple(zip(moves[row], x, strict=True))

@@ -243,6 +243,59 @@ def test_property_zero_sum_strategies_are_optimal_for_real_payoffs(payoff: list[
     check_optimal(np.array(payoff, dtype=float), solution.row, solution.col, solution.value)
 
 
+EXACT_FACTORS = (2.0**-40, 2.0**40, 1e12, 2.0**900)
+"""Factors that multiply small whole payoffs without rounding."""
+factors = st.sampled_from((1e-12, 1e-300, 0.37, 3.0, 1e285, *EXACT_FACTORS)) | st.floats(1e-12, 1e12)
+
+
+@settings(max_examples=150, deadline=None)
+@given(small_matrices, factors)
+def test_property_scaling_the_payoffs_scales_the_value_and_keeps_the_strategies(payoff: list[list[int]],
+                                                                                 factor: float) -> None:
+    # Every tolerance is relative to the payoffs' scale: at 1e-12 the LP's absolute tolerance made pure rock
+    # "optimal" in rock-paper-scissors. A game with many optimal strategies may get another of them when the
+    # scaling rounds its payoffs; they stay optimal in the unscaled game, and are the same when it does not round.
+    base = solve_zero_sum(payoff)
+    scaled = solve_zero_sum([[v * factor for v in line] for line in payoff])
+    largest = max(abs(v) for line in payoff for v in line)
+    assert scaled.value == pytest.approx(base.value * factor, rel=1e-9, abs=1e-12 * largest * factor)
+    check_optimal(np.array(payoff, dtype=float), scaled.row, scaled.col, base.value)
+    if factor in EXACT_FACTORS:
+        assert (scaled.row, scaled.col) == (base.row, base.col)
+
+
+def test_a_payoff_far_below_the_largest_is_still_seen() -> None:
+    # the LP sees 6e-8 against 60 as noise (its tolerances are relative now); the exact pivoting does not
+    a = [[5.960464477539063e-08, 0.0], [-60.0, 1.0]]
+    solution = solve_zero_sum(a)
+    assert solution.exact and solution.value == pytest.approx(1 / 1023410177 * 1.0, rel=1e-12)
+    check_optimal(np.array(a), solution.row, solution.col, solution.value)
+
+
+@pytest.mark.parametrize("factor", [1e-12, 1e285])
+def test_a_general_sum_game_at_tiny_and_huge_scales_keeps_its_equilibrium(factor: float) -> None:
+    # at 1e-12 the absolute tolerance took the first pure strategy pair of matching pennies as an equilibrium
+    a = [[2 * factor, 0], [0, factor]]  # (the game of test_mixed_equilibrium_when_there_is_no_pure_one, scaled)
+    b = [[0, factor], [2 * factor, 0]]
+    eq = mixed_equilibrium(a, b)
+    assert (eq.row, eq.col) == ((2 / 3, 1 / 3), (1 / 3, 2 / 3)) and eq.exact
+    assert eq.values == pytest.approx((2 / 3 * factor, 2 / 3 * factor), rel=1e-15)
+    assert pure_equilibria(a, b) == []
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 3), st.integers(1, 3), factors, factors, st.data())
+def test_property_scaling_each_players_payoffs_keeps_an_equilibrium(m: int, n: int, factor_a: float, factor_b: float,
+                                                                    data: st.DataObject) -> None:
+    cells = st.lists(st.lists(st.integers(-5, 5), min_size=n, max_size=n), min_size=m, max_size=m)
+    a, b = data.draw(cells), data.draw(cells)
+    eq = mixed_equilibrium([[v * factor_a for v in line] for line in a], [[v * factor_b for v in line] for line in b])
+    assert is_equilibrium(a, b, eq.row, eq.col)
+    x, y = np.array(eq.row), np.array(eq.col)
+    assert eq.values == pytest.approx((x @ np.array(a) @ y * factor_a, x @ np.array(b) @ y * factor_b), rel=1e-9,
+                                      abs=1e-12 * max(factor_a, factor_b))
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.integers(1, 3), st.integers(1, 3), st.data())
 def test_property_general_sum_equilibria(m: int, n: int, data: st.DataObject) -> None:
