@@ -59,9 +59,10 @@ class Line:
 
 
 def format_number(value: float) -> str:
-    """``1``, ``-0.5``, ``0.709424`` (at most 6 significant digits; integers without a point)."""
+    """``1``, ``-0.5``, ``0.709424``, ``1e+285`` (at most 6 significant digits; integers without a point, up to
+    16 digits)."""
     value = float(value)  # a Fraction from a library caller formats as a float does
-    if value.is_integer():
+    if value.is_integer() and abs(value) < 1e16:  # (past that, a float's digits are no longer the number's)
         return str(int(value))
     return f"{value:.6g}"
 

@@ -163,6 +163,105 @@ def test_solve_depth_uses_the_heuristic_at_the_horizon(capsys: pytest.CaptureFix
     assert report["value"] == {"A": 0.0, "B": 0.0}  # no heuristic: 0 at the horizon, and a symmetric LP
 
 
+def matrix_source(payoff: list[list[int]], unit: str = "1") -> str:
+    """A two-player zero-sum rule file whose one round is the matrix game ``payoff`` (Row's payoffs) times
+    ``unit`` (an expression: ``1/1000000000000`` scales it to 1e-12)."""
+    rows, cols = len(payoff), len(payoff[0])
+    cells = ", ".join(str(v) for line in payoff for v in line)
+    return f"""game Matrix "a zero-sum matrix game"
+players Row, Column
+simultaneous
+zero_sum
+state r: 0..{rows} = 0
+state c: 0..{cols} = 0
+move row(i: 1..{rows}) when mover == Row and r == 0:
+    r = i
+move column(j: 1..{cols}) when mover == Column and c == 0:
+    c = j
+def payoff = [{cells}][(r - 1) * {cols} + c - 1] * {unit}
+terminal when r > 0 and c > 0
+utility p: payoff if p == Row else -payoff
+"""
+
+
+RPS_MATRIX = [[0, -1, 1], [1, 0, -1], [-1, 1, 0]]
+THIRDS = {"row(1)": 1 / 3, "row(2)": 1 / 3, "row(3)": 1 / 3}
+
+
+@pytest.mark.parametrize("unit", ["1/1000000000000", "1000000000000",
+                                  "100000000000000 * 100000000000000 * 100000000000000 * 100000000000000 * "
+                                  "100000000000000 * 100000000000000 * 100000000000000 * 100000000000000 * "
+                                  "100000000000000 * 100000000000000 * 100000000000000 * 100000000000000 * "
+                                  "100000000000000 * 100000000000000 * 100000000000000 * 100000000000000 * "
+                                  "100000000000000 * 100000000000000 * 100000000000000 * 100000000000000 * 100000"])
+def test_rock_paper_scissors_at_any_scale_is_a_third_each(unit: str, tmp_path, capsys) -> None:
+    # 1e-12 gave "exact value 0" with pure rock (the LP's tolerance was absolute); 1e285 a traceback from the LP
+    path = tmp_path / "scaled.gdl"
+    path.write_text(matrix_source(RPS_MATRIX, unit))
+    report = solve_json(capsys, str(path))
+    assert report["value"] == {"Row": 0.0, "Column": 0.0} and report["exact"] is True
+    assert report["strategy"]["Row"] == pytest.approx(THIRDS, abs=1e-12)
+    scale = float(report["pure_strategy_values"]["Row"]["row(1)"])  # each pure strategy loses one unit
+    assert report["pure_strategy_values"]["Row"] == pytest.approx({m: scale for m in THIRDS}, rel=1e-12)
+    code, out = run(capsys, "solve", str(path))
+    assert code == 0 and "Row: row(1) 0.33, row(2) 0.33, row(3) 0.33" in out and "mixing guarantees more" in out
+
+
+def test_json_values_and_strategies_have_full_precision(tmp_path, capsys) -> None:
+    # odd or even (Row wins an even sum of one or two fingers, Column an odd one): -1/12 with 7/12 and 5/12;
+    # and a game worth 5/7 with 4/7 (both were rounded to 6 decimals: -0.083333, 0.571429)
+    path = tmp_path / "odd_even.gdl"
+    path.write_text(matrix_source([[2, -3], [-3, 4]]))
+    report = solve_json(capsys, str(path))
+    assert report["value"] == {"Row": -1 / 12, "Column": 1 / 12}
+    assert report["strategy"]["Row"] == {"row(1)": 7 / 12, "row(2)": 5 / 12}
+    assert report["strategy"]["Column"] == {"column(1)": 7 / 12, "column(2)": 5 / 12}
+    path.write_text(matrix_source([[2, -1], [-1, 3]]))
+    report = solve_json(capsys, str(path))
+    assert report["value"]["Row"] == 5 / 7 and report["strategy"]["Row"] == {"row(1)": 4 / 7, "row(2)": 3 / 7}
+
+
+def test_a_general_sum_round_gives_full_precision_too(tmp_path, capsys) -> None:
+    path = tmp_path / "sexes.gdl"
+    # opera: P 3, Q 1; football: P 4, Q 3
+    path.write_text(SEXES.replace("(3 if p == P else 2)", "(3 if p == P else 1)").replace("(2 if p == P else 3)",
+                                                                                          "(4 if p == P else 3)"))
+    report = solve_json(capsys, str(path))
+    mixed = report["mixed_equilibrium"]  # Q mixes to leave P indifferent: 4/7 opera; P 3/4 opera
+    assert mixed["strategy"]["P"] == {"go(opera)": 3 / 4, "go(football)": 1 / 4}
+    assert mixed["strategy"]["Q"] == {"go(opera)": 4 / 7, "go(football)": 3 / 7}
+    assert mixed["value"] == {"P": 12 / 7, "Q": 3 / 4}
+
+
+RULE_ERROR_IN_A_ROUND = """game Broken "paper overflows a counter inside the round"
+players Row, Column
+simultaneous
+enum hand: rock, paper, scissors
+state shown[player]: hand? = none
+state n: 0..2 = 0
+move play(h: hand) when shown[mover] == none:
+    shown[mover] = h
+    if h == paper: n += 5
+terminal when shown[Row] != none and shown[Column] != none
+utility p: 0
+"""
+
+
+@pytest.mark.parametrize("backend", ["python", "c"])
+def test_a_rule_error_inside_a_round_is_a_diagnostic_with_its_moves(backend: str, tmp_path, capsys) -> None:
+    # it was a RuleRuntimeError traceback from `gdl solve`
+    path = tmp_path / "broken.gdl"
+    path.write_text(RULE_ERROR_IN_A_ROUND)
+    code = main(["solve", str(path), "--backend", backend, "--json"])
+    out, err = capsys.readouterr()
+    assert code == 1 and "Traceback" not in err
+    error = json.loads(out)["error"]
+    assert error["code"] == "runtime-error" and error["moves"] == ["play(rock)|play(paper)"]
+    if backend == "python":  # (the C back end names the place in the message: another issue's item)
+        assert (error["line"], error["message"]) == (9, "value 5 is outside the variable's domain 0..2")
+    assert "reproduce with the moves: play(rock)|play(paper)" in err
+
+
 # ------------------------------------------------------------------ check, info, match, agents
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from rich.text import Text
 
-from gdl.cli.errors import EXIT_INTERRUPTED, EXIT_OK, UsageError
+from gdl.cli.errors import EXIT_INTERRUPTED, EXIT_OK, Problem, UsageError
 from gdl.cli.output import dump_json, game_label, json_value
 from gdl.cli.rule_errors import rule_errors
 from gdl.cli.values import value_dict
@@ -26,8 +26,9 @@ from solver.limits import TIE_TOLERANCE, Limits
 from solver.matrix_game import properly_mixed_equilibrium, pure_equilibria
 from solver.simultaneous import SimultaneousSolution, solve_simultaneous
 
-DIGITS = 6
-"""Probabilities and values in JSON: rounded so that 1/3 from the LP prints the same on every platform."""
+MIXING_GAIN = 1e-9
+"""The text says "mixing guarantees more" when the mixed value beats every pure guarantee by more than this times
+the largest magnitude among them and the value (relative: a game scaled by 1e-12 says it too)."""
 
 
 def solve_simultaneous_game(args: argparse.Namespace, out: Any, game: CompiledGame, state: State,
@@ -44,7 +45,11 @@ def solve_simultaneous_game(args: argparse.Namespace, out: Any, game: CompiledGa
             result = solve_simultaneous(game, state, limits)
     except ValueError as error:
         raise UsageError(str(error)) from None
-    strategy = {game.players[p]: {str(m): round(float(q), DIGITS) + 0.0 for m, q in s.items()}
+    except ArithmeticError as error:  # the LP solver's own failure (the payoffs are scaled before it)
+        raise Problem(f"the simultaneous-move solver failed on {game.name}: {error}") from None
+    # Full precision in JSON: the solver's strategies and values are the floats nearest the exact rational
+    # equilibrium when it verifies (solver/matrix_game.py), so 4/7 is 0.5714285714285714, not 0.571429.
+    strategy = {game.players[p]: {str(m): float(q) + 0.0 for m, q in s.items()}
                 for p, s in enumerate(result.strategies) if s}
     pure = pure_guarantees(game, state, result) if result.exact else {}
     equilibria = general_sum_equilibria(game, state, result) if result.exact else {}
@@ -52,7 +57,7 @@ def solve_simultaneous_game(args: argparse.Namespace, out: Any, game: CompiledGa
         "game": game.name,
         "parameters": {k: json_value(v) for k, v in game.parameters.items()},
         "players": list(game.players),
-        "value": None if result.stopped else value_dict(game, [round(v, DIGITS) for v in result.value]),
+        "value": None if result.stopped else value_dict(game, result.value),
         "value_kind": None if result.stopped else "proven" if result.exact else "estimated",
         "strategy": strategy,
         "pure_strategy_values": pure,
@@ -106,8 +111,8 @@ def pure_guarantees(game: CompiledGame, state: Any, result: SimultaneousSolution
     moves, values = grid
     rows = {str(m): min(values[i, j][0] for j in range(len(moves[1]))) for i, m in enumerate(moves[0])}
     cols = {str(m): min(-values[i, j][0] for i in range(len(moves[0]))) for j, m in enumerate(moves[1])}
-    return {game.players[0]: {m: round(v, DIGITS) + 0.0 for m, v in rows.items()},
-            game.players[1]: {m: round(v, DIGITS) + 0.0 for m, v in cols.items()}}
+    return {game.players[0]: {m: v + 0.0 for m, v in rows.items()},
+            game.players[1]: {m: v + 0.0 for m, v in cols.items()}}
 
 
 def general_sum_equilibria(game: CompiledGame, state: Any, result: SimultaneousSolution) -> dict[str, Any]:
@@ -122,16 +127,16 @@ def general_sum_equilibria(game: CompiledGame, state: Any, result: SimultaneousS
     b = [[values[i, j][1] for j in cols] for i in rows]
     names = game.players
     pure = [{"moves": {names[0]: str(moves[0][i]), names[1]: str(moves[1][j])},
-             "value": {names[k]: round(values[i, j][k], DIGITS) + 0.0 for k in range(2)}}
+             "value": {names[k]: values[i, j][k] + 0.0 for k in range(2)}}
             for i, j in pure_equilibria(a, b, TIE_TOLERANCE)]
     try:
         found = properly_mixed_equilibrium(a, b)
     except ValueError:  # too many moves to enumerate the supports of
         found = None
     mixed = None if found is None else {
-        "strategy": {names[0]: {str(m): round(q, DIGITS) + 0.0 for m, q in zip(moves[0], found.row, strict=True)},
-                     names[1]: {str(m): round(q, DIGITS) + 0.0 for m, q in zip(moves[1], found.col, strict=True)}},
-        "value": {names[k]: round(found.values[k], DIGITS) + 0.0 for k in range(2)}}
+        "strategy": {names[0]: {str(m): q + 0.0 for m, q in zip(moves[0], found.row, strict=True)},
+                     names[1]: {str(m): q + 0.0 for m, q in zip(moves[1], found.col, strict=True)}},
+        "value": {names[k]: found.values[k] + 0.0 for k in range(2)}}
     return {"pure_equilibria": pure, "mixed_equilibrium": mixed}
 
 
@@ -158,9 +163,11 @@ def _print(out: Any, game: CompiledGame, result: SimultaneousSolution, report: d
     for player, guarantees in report["pure_strategy_values"].items():
         best = max(guarantees.values())
         mixed = report["value"][player]
+        scale = max([abs(mixed), *map(abs, guarantees.values())])
         line = ", ".join(f"{m} {format_number(v)}" for m, v in guarantees.items())
         out.print(Text(f"  {player} by a pure strategy guarantees at most {format_number(best)} ({line})"
-                       + ("; mixing guarantees more" if mixed > best + 1e-9 else ""), style="dim"))
+                       + ("; mixing guarantees more" if mixed > best + MIXING_GAIN * scale else ""),
+                       style="dim"))
     if "pure_equilibria" in report:
         _print_equilibria(out, report)
     if report["best_moves"]:
