@@ -30,7 +30,8 @@ With ``--generator hostile`` the cases are the shapes that once hung or crashed 
 sizes around the limits, sometimes mutated: huge number literals, deeply nested `if`s, `for`s and
 parentheses, defs that call the previous def twice, long chains of defs, repeated squaring of a
 fraction, moves with many or huge parameters, ranges, `select`s and chances over huge run-time ranges,
-nested aggregates, thousands of errors, utilities too large for a float, fractional parameters. The
+nested aggregates, thousands of errors, utilities too large for a float, fractional parameters, simultaneous
+rounds with tiny or huge payoffs or a rule that fails inside the round. The
 budget properties: loading takes under ``--timeout`` (no budget to lean on), and a game that loads is
 played and solved under a 2 s rule budget (:func:`gdl.runtime.rule_budget`), which may stop it.
 
@@ -93,9 +94,11 @@ import gdl.check  # noqa: E402
 from gdl.diagnostics import RuleFileError, has_controls  # noqa: E402
 from gdl.parser import parse  # noqa: E402
 from gdl.runtime import rule_budget  # noqa: E402
+from gdl.simultaneous import ChanceInRoundError  # noqa: E402
 from solver.exact import StuckStateError, solve  # noqa: E402
-from solver.game import CHANCE, TERMINAL  # noqa: E402
+from solver.game import CHANCE, SIMULTANEOUS, TERMINAL  # noqa: E402
 from solver.limits import Limits, SearchStopped  # noqa: E402
+from solver.simultaneous import SimultaneousSolution, solve_simultaneous  # noqa: E402
 
 GAMES = {p.stem: p.read_text(encoding="utf-8") for p in gdl.bundled_games()}
 # Othello and hex load slowly (~0.4 s checked); they still take part, just less often.
@@ -467,13 +470,31 @@ def _hostile_shape(rng: random.Random, shape: str) -> str:
         return head + f"move m(a: 0..{size}, b: 0..{size}) when a + b < 0:\n" + tail
     if shape == "text":
         return _hostile_text(rng)
+    if shape == "simultaneous":
+        return _hostile_round(rng)
     value = rng.choice(["0.5", "1/3", "0.000000000000001", "999999999999999.5"])
     return head.replace("players", f"param bonus = {value}\nplayers") + "move m when bonus > 0:\n" + tail
 
 
 HOSTILE_SHAPES = ("literal", "deep-if", "deep-for", "deep-expr", "doubling", "chain", "square", "params",
                   "runtime-range", "chance", "nested-aggregates", "errors", "utility", "fraction-param", "text",
-                  "huge-state", "huge-moves")
+                  "huge-state", "huge-moves", "simultaneous")
+
+
+def _hostile_round(rng: random.Random) -> str:
+    """A simultaneous round of rock-paper-scissors (or a random 3x3 matrix) with tiny or huge payoffs (1e-15 to
+    about 1e300, the utility limit), sometimes with a rule that fails inside the round: once a traceback, or a
+    pure strategy from an LP whose tolerance was absolute."""
+    factor = "999999999999999"
+    unit = rng.choice(["1/1000000000000", "1/999999999999999", "1000000000000",
+                       " * ".join([factor] * rng.randint(2, 21))])
+    cells = [0, -1, 1, 1, 0, -1, -1, 1, 0] if rng.random() < 0.5 else [rng.randint(-9, 9) for _ in range(9)]
+    broken = "    if i == 2: r += 5\n" if rng.random() < 0.3 else ""
+    return ('game H "hostile"\nplayers A, B\nsimultaneous\nzero_sum\nstate r: 0..3 = 0\nstate c: 0..3 = 0\n'
+            f"move row(i: 1..3) when mover == A and r == 0:\n    r = i\n{broken}"
+            "move column(j: 1..3) when mover == B and c == 0:\n    c = j\n"
+            f"def payoff = {cells}[(r - 1) * 3 + c - 1] * {unit}\n"
+            "terminal when r > 0 and c > 0\nutility p: payoff if p == A else -payoff\n")
 
 ESCAPES = ("\x1b]52;c;aGk=\x07", "\x1b]8;;http://evil.example\x1b\\hidden\x1b]8;;\x1b\\", "\x1b[2J", "\x1b[H",
            "\x1bc", "\x1b[31m", "\x9b31m", "\x07", "\x08", "\u202e", "\u2066", "\x7f", "\x1b", "\x9d0;title\x9c")
@@ -549,8 +570,13 @@ def run_text_case(text: str, seed: int) -> None:
 
 
 def hostile(rng: random.Random) -> tuple[str, str]:
-    """A (kind, text) case of the hostile generator: one shape, mutated once in five."""
-    shape = rng.choice(HOSTILE_SHAPES)
+    """A (kind, text) case of the hostile generator: one shape, mutated once in five.
+
+    Half the ``utility`` draws become ``simultaneous`` (huge payoffs in a round), so that every other seed
+    keeps the case it had before that shape joined (a crash is reproduced by its seed alone)."""
+    shape = rng.choice(HOSTILE_SHAPES[:-1])
+    if shape == "utility" and rng.random() < 0.5:
+        shape = "simultaneous"
     text = _hostile_shape(rng, shape)
     if rng.random() < 0.2:
         return f"hostile-{shape}+mutated", mutate(text, rng, 1)
@@ -706,7 +732,11 @@ def run_case(text: str, seed: int) -> None:
         return
     try:
         with rule_budget(seconds=RULE_SECONDS):  # as `gdl solve --time` does
-            solve(fast, limits=Limits(nodes=2000, seconds=2, table_entries=20_000))
+            limits = Limits(nodes=2000, seconds=2, table_entries=20_000)
+            if fast.simultaneous:
+                optimal_round(fast, solve_simultaneous(fast, limits=limits))
+            else:
+                solve(fast, limits=limits)
     except SearchStopped:
         pass  # a single rule evaluation outlasted the budget: the CLI reports a stop
     except gdl.RuleRuntimeError:
@@ -716,9 +746,30 @@ def run_case(text: str, seed: int) -> None:
             inside(diagnostic, text)
     except StuckStateError:
         pass  # a rule bug the solver reports (gdl check's `no-moves` finds the same)
+    except ChanceInRoundError:
+        pass  # a chance before every player of a round has moved: `gdl solve` says so in one line
     except ValueError as error:  # the solver's own preconditions (no players, a cycle it cannot handle)
         if type(error) is not ValueError:
             raise
+
+
+def optimal_round(game: gdl.CompiledGame, result: SimultaneousSolution) -> None:
+    """At a two-player zero-sum simultaneous root (solved): each player's strategy is a probability distribution
+    that guarantees the value against every move of the other, to 1e-9 of the largest payoff's magnitude."""
+    state = game.initial_state()
+    if result.stopped or not game.zero_sum or len(game.players) != 2 or game.to_move(state) != SIMULTANEOUS:
+        return
+    moves = [list(game.legal_moves(state, p)) for p in range(2)]  # type: ignore[call-arg]
+    children = {(i, j): game.apply_joint(state, (a, b)) for i, a in enumerate(moves[0]) for j, b in enumerate(moves[1])}
+    value = {ij: result.table[child if game.symmetries else game.key(child)].value[0] for ij, child in children.items()}
+    scale = max(abs(v) for v in value.values()) or 1.0
+    x, y = ([result.strategies[p][m] for m in moves[p]] for p in range(2))
+    if min(x + y) < 0 or abs(sum(x) - 1) > 1e-9 or abs(sum(y) - 1) > 1e-9:
+        raise Violation("a mixed strategy that is not a probability distribution")
+    low = min(sum(x[i] * value[i, j] for i in range(len(x))) for j in range(len(y)))
+    high = max(sum(y[j] * value[i, j] for j in range(len(y))) for i in range(len(x)))
+    if low < result.value[0] - 1e-9 * scale or high > result.value[0] + 1e-9 * scale:
+        raise Violation("a simultaneous round's strategies do not guarantee its value")
 
 
 def run_grammar_case(text: str, seed: int) -> None:

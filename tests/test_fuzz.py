@@ -246,6 +246,17 @@ def test_hostile_text_reaches_the_cli_output_as_text(seed: int) -> None:
     assert sig is None, f"{kind}: {sig}\n{trace}"
 
 
+def _round_seeds(count: int) -> list[int]:
+    return [seed for seed in range(300) if fuzz.make_case(seed, "hostile")[0] == "hostile-simultaneous"][:count]
+
+
+@pytest.mark.parametrize("seed", _round_seeds(6))
+def test_hostile_simultaneous_rounds_solve_to_optimal_strategies(seed: int) -> None:
+    # tiny or huge payoffs (an LP tolerance that was absolute; a HiGHS model error) and a rule failing in a round
+    _, kind, sig, trace = fuzz.check_seed((seed, 20.0, "hostile"))
+    assert sig is None, f"{kind}: {sig}\n{trace}"
+
+
 def _loads(text: str) -> bool:
     try:
         gdl.load_source(text)
