@@ -5,7 +5,8 @@ A simultaneous game's decision state is a *round*: :func:`install` makes ``to_mo
 ``mover = p`` (every player against the same state), and ``apply_joint(state, moves)`` run each player's move
 in player order, as :mod:`solver.simgame` defines. For tools written for turns (random playouts, ``--moves``,
 records), ``legal_moves(state)`` without a player lists the joint moves as single moves named ``a|b``, which
-``apply`` and ``parse_move`` accept (as OpenSpiel's flat joint actions).
+``apply`` and ``parse_move`` accept (as OpenSpiel's flat joint actions); ``parse_move`` reads each part as the
+``gdl play`` prompt does (:func:`gdl.moves.match_move`: ``rock|PAPER`` is ``play(rock)|play(paper)``).
 Chance and terminal states are as in any compiled game.
 """
 
@@ -15,6 +16,7 @@ import itertools
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from gdl.moves import match_move
 from solver.game import CHANCE, SIMULTANEOUS, TERMINAL, IllegalMoveError, Move, UnknownMoveError
 from solver.simgame import joint_name
 
@@ -71,12 +73,12 @@ def install(game: Any, step: Callable[[tuple, Move], tuple] | None = None,
     def parse_move(state: tuple, text: str, player: int | None = None) -> Move:
         if state[turn] < 0:
             return type(game).parse_move(game, state, text)
-        if player is None:  # a joint move, `a|b`: one move per player
+        if player is None:  # a joint move, `a|b`: one move per player, each read as the prompt reads it (`rock`)
             parts = text.split("|")
             if len(parts) != players:
                 raise IllegalMoveError(f"{text!r}: every player moves at once here; give one move per player "
                                        f"separated by | ({' | '.join(game.players)})")
-            return joint([parse_move(state, part, p) for p, part in enumerate(parts)])
+            return joint([match_move(game, state, part, p) for p, part in enumerate(parts)])
         wanted = "".join(text.split())
         candidates = legal_moves(state, player)
         found = [m for m in candidates if m.name == wanted] or [

@@ -58,3 +58,55 @@ def test_two_people_at_one_terminal_type_their_choices_unseen() -> None:
     assert "revealed: Row play(scissors), Column play(rock)" in after
     assert "Column wins" in after
     assert child.exitstatus == 0
+
+
+def test_a_round_takes_the_turn_based_commands_and_abbreviations() -> None:
+    # `hint`, `rules` and `rock` alone were refused as "not a move of RPS", though the prompt advertised them
+    child = spawn("play", "rps", "--vs", "random", "--seed", "4")
+    try:
+        child.expect(r"Row> ")
+        child.sendline("hint")
+        child.expect(r"Row> ")
+        hint = plain(child.before)
+        child.sendline("rules")
+        child.expect(r"Row> ")
+        rules = plain(child.before)
+        child.sendline("moves")
+        child.expect(r"Row> ")
+        moves = plain(child.before)
+        child.sendline("ROCK")
+        child.expect(pexpect.EOF)
+        after = plain(child.before)
+    finally:
+        child.close()
+    assert "hint: play(rock) 0.333333, play(paper) 0.333333, play(scissors) 0.333333" in hint
+    assert "the solver proves: value 0 for Row" in hint
+    assert "Rock, paper, scissors: both players show a hand at once" in rules
+    assert "legal moves: play(rock), play(paper), play(scissors)" in moves
+    assert "error" not in hint + rules + moves
+    assert re.search(r"revealed: Row play\(rock\), Column play\((rock|paper|scissors)\)", after), after
+    assert child.exitstatus == 0
+
+
+def test_undo_takes_back_the_last_round() -> None:
+    child = spawn("play", "goofspiel", "-p", "cards=3", "--vs", "random", "--seed", "1")
+    try:
+        child.expect(r"A> ")
+        child.sendline("undo")  # nothing yet: the round goes on
+        child.expect(r"A> ")
+        nothing = plain(child.before)
+        child.sendline("3")  # `play(3)` by its argument alone, as `b2` is in a turn-based game
+        child.expect(r"A> ")
+        first = plain(child.before)
+        child.sendline("undo")
+        child.expect(r"A> ")
+        undone = plain(child.before)
+        child.sendline("quit")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close()
+    assert "nothing to undo" in nothing and "has chosen" not in nothing
+    assert re.search(r"revealed: A play\(3\), B play\([123]\)", first), first
+    assert "took back your last round" in undone
+    assert "round: 0" in undone and "round: 1" not in undone  # the board before the first round, again
+    assert child.exitstatus == 0

@@ -135,6 +135,14 @@ def test_solve_rps_json_gives_value_zero_and_a_third_per_move(capsys: pytest.Cap
             {"play(rock)": 1 / 3, "play(paper)": 1 / 3, "play(scissors)": 1 / 3}, abs=1e-6)
 
 
+def test_moves_reads_each_part_of_a_joint_move_as_the_prompt_does(capsys: pytest.CaptureFixture[str]) -> None:
+    # `--moves 'rock|PAPER'` was refused: a joint move's parts had to be full names
+    report = solve_json(capsys, "goofspiel", "-p", "cards=3", "--moves", "3|PLAY(1),1|2")
+    assert report["moves"] == ["play(3)|play(1)", "play(1)|play(2)"]
+    code = main(["solve", "goofspiel", "-p", "cards=3", "--moves", "3|1,3|2"])
+    assert code == 2 and "move 2: play(3) is not legal here" in capsys.readouterr().err
+
+
 def test_solve_goofspiel_four_cards_is_zero(capsys: pytest.CaptureFixture[str]) -> None:
     report = solve_json(capsys, "goofspiel", "-p", "cards=4")
     assert report["value"] == {"A": 0.0, "B": 0.0} and report["exact"] is True

@@ -17,7 +17,7 @@ from gdl.cli.args import MAX_DELAY, add_command, delay_seconds, game_options, lo
 from gdl.cli.backend import add_backend_option
 from gdl.cli.errors import EXIT_OK, UsageError
 from gdl.cli.output import game_label
-from gdl.cli.play_sim import EVERY_SEAT, humans_of, play_round, read_command
+from gdl.cli.play_sim import EVERY_SEAT, RoundCommand, humans_of, play_round, print_rules, read_command, take_back
 from gdl.cli.progress import SearchDisplay
 from gdl.cli.record import recorded
 from gdl.cli.render import board_text
@@ -26,7 +26,6 @@ from gdl.cli.values import reads_as_probability, value_kind, win_probability
 from gdl.console import format_number, make_console
 from gdl.moves import match_move
 from gdl.runtime import CompiledGame
-from gdl.view import rules_text
 from solver.game import (
     CHANCE,
     SIMULTANEOUS,
@@ -197,9 +196,15 @@ def _play_loop(out: Any, game: CompiledGame, state: Any, played: list[str], huma
             plies += 1
             continue
         if player == SIMULTANEOUS:  # every seat chooses at once, unseen (gdl/cli/play_sim.py)
-            joint = play_round(out, game, state, human, agents)
+            joint = play_round(out, game, state, human, agents, played, bool(history))
             if joint is None:
                 return EXIT_OK
+            if joint is RoundCommand.UNDO:
+                restored = take_back(out, history, played, "round")
+                state = state if restored is None else restored
+                continue
+            if human is not None:
+                history.append((state, list(played)))
             played.append(str(joint))
             state = game.apply(state, joint)
             plies += 1
@@ -235,18 +240,14 @@ def _play_loop(out: Any, game: CompiledGame, state: Any, played: list[str], huma
             shown = None
             continue
         if command == "rules":
-            _print_rules(out, game)
+            print_rules(out, game)
             continue
         if command == "moves":
             out.print(Text("legal moves: " + ", ".join(str(m) for m in game.legal_moves(state))))
             continue
         if command == "undo":
-            if not history:
-                out.print("[yellow]nothing to undo[/]")
-                continue
-            state, before = history.pop()
-            played[:] = before  # in place: the error guard of cmd_play reads this list
-            out.print("[dim]took back your last move[/]")
+            restored = take_back(out, history, played, "move")
+            state = state if restored is None else restored
             continue
         if command == "hint":
             with rule_errors(game, state, list(played)):
@@ -262,15 +263,6 @@ def _play_loop(out: Any, game: CompiledGame, state: Any, played: list[str], huma
         played.append(str(move))  # before applying it: a rule failing in the move is reached by it
         state = game.apply(state, move)
         plies += 1
-
-
-def _print_rules(out: Any, game: CompiledGame) -> None:
-    """The rules in prose (the comment at the top of the rule file), one paragraph after another."""
-    paragraphs = rules_text(game.source)
-    if not paragraphs:
-        out.print(Text("no rules written: the rule file has no comment at its top", style="yellow"))
-    for paragraph in paragraphs:
-        out.print(Text(paragraph))
 
 
 def _check_not_stuck(game: CompiledGame, state: Any, player: int, played: list[str]) -> None:
