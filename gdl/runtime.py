@@ -313,16 +313,16 @@ class CompiledGame:
 
     def render(self, state: tuple) -> str:
         """The board (if the rule file names one to draw), the other variables, and whose turn it is."""
+        from gdl.view import variable_text  # (as view() imports gdl.view: when a state is drawn)
+
         lines: list[str] = []
         program = self.program
         board = program.board
-        values = self.values(state)
         if program.render_var and board is not None:
             var = next(v for v in program.state_vars if v.name == program.render_var)
             lines.extend(self._board_lines(state, var))
-            del values[var.name]
-        for name, value in values.items():
-            lines.append(f"{name}: {_format_value(name, value, self)}")
+        for variable in self.view(state).variables:  # written as every display writes them (gdl.view)
+            lines.append(f"{variable.name}: {variable_text(variable, self.players)}")
         lines.append(self.status_line(state))
         return "\n".join(lines)
 
@@ -393,17 +393,6 @@ class CompiledGame:
 
         return state_view(self.program, state, self._display, self.players, self.status_line(state),
                           self.to_move(state))
-
-
-def _format_value(name: str, value: Any, game: CompiledGame) -> str:
-    if isinstance(value, list) and value and isinstance(value[0], list):
-        return " / ".join(" ".join(str(v) for v in row) for row in value)
-    if isinstance(value, list):
-        var = next(v for v in game.program.state_vars if v.name == name)
-        if len(var.dims) == 1 and var.index_types[0].kind == "player":
-            return "  ".join(f"{p}={v}" for p, v in zip(game.players, value, strict=False))
-        return " ".join(str(v) for v in value)
-    return str(value)
 
 
 def explain_runtime_error(error: BaseException, program: Program, filename: str) -> Diagnostic:

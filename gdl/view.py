@@ -60,7 +60,8 @@ class VariableView:
     items: tuple[Item, ...]
     """The values in row-major order (one for a single value)."""
     kind: str = "int"
-    """The kind of its values: ``int``, ``bool``, ``player``, ``enum``, ``cell``, ..."""
+    """The kind of its values: ``int``, ``bool``, ``player``, ``enum``, ``cell``, ...; ``set`` for a ``bool`` array
+    over a number range shown as the numbers whose flag is true (:func:`_index_sets`)."""
 
 
 @dataclass(frozen=True)
@@ -109,11 +110,33 @@ def state_view(program: Any, state: Sequence[Any], display: Callable[[Any], Call
         if var.name == program.render_var and program.board is not None:
             board = _board_view(program, var, cells, show, owned)
             continue
+        if _is_index_set(var):
+            variables.append(_index_sets(var, cells))
+            continue
         per_player = len(var.dims) == 1 and var.index_types[0].kind == "player"
         items = tuple(Item(str(show(v)), v if owned and v >= 0 else None, i if per_player else None, v)
                       for i, v in enumerate(cells))
         variables.append(VariableView(var.name, tuple(size for _, size in var.dims), items, var.type.kind))
     return StateView(board, tuple(variables), status, to_move, players)
+
+
+def _is_index_set(var: Any) -> bool:
+    """A ``bool`` array whose last index is a number range, and whose index before it (if any) is ``player``: a
+    set of numbers (per player), such as the cards each player holds (``hand[player, 1..n]``)."""
+    kinds = [t.kind for t in var.index_types]
+    return var.type.kind == "bool" and len(kinds) in (1, 2) and kinds[-1] == "int" and \
+        all(kind == "player" for kind in kinds[:-1])
+
+
+def _index_sets(var: Any, cells: Sequence[Any]) -> VariableView:
+    """The set of numbers whose flag is true, written as the rules write a set: ``{1, 3}`` (``{}`` for none);
+    one per player (``A={1, 3}  B={2}``) when the first index is the player."""
+    low, size = var.dims[-1]
+    texts = ["{" + ", ".join(str(low + k) for k in range(size) if cells[start + k]) + "}"
+             for start in range(0, len(cells), size)]
+    if len(var.dims) == 1:
+        return VariableView(var.name, (), (Item(texts[0]),), "set")
+    return VariableView(var.name, (len(texts),), tuple(Item(text, seat=p) for p, text in enumerate(texts)), "set")
 
 
 def _board_view(program: Any, var: Any, cells: Sequence[Any], show: Callable[[Any], Any], owned: bool) -> BoardView:

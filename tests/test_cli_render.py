@@ -148,3 +148,41 @@ def test_a_mancala_layout_draws_pits_and_stores() -> None:
     ]
     assert _style_at(text, text.plain.index("[2]") + 1) == player_style(0)  # South's store in South's colour
     assert _style_at(text, text.plain.index("[0]") + 1) == player_style(1)
+
+
+def test_a_card_game_shows_the_cards_held_and_the_prize(capsys) -> None:
+    # the hands were `true true true / true true true` and the prize card was nowhere
+    from gdl.cli import main
+
+    code = main(["play", "goofspiel", "-p", "cards=3", "--as", "none", "--vs", "random", "--seed", "1"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "hand: A={1, 2, 3}  B={1, 2, 3}" in out and "prize: 3" in out and "prize: 2" in out
+    assert "hand: A={}  B={}" in out  # the game's end: every card spent
+    assert "true" not in out and "false" not in out
+
+
+FLAGS = """game Flags
+players A, B
+state seen[1..6]: bool = false
+state held[player, 0..2]: bool = false
+state n: 0..6 = 0
+move mark(k: 1..6) when not seen[k]:
+    seen[k] = true
+    held[mover, k % 3] = true
+    n += 1
+terminal when n == 2
+utility p: 0
+"""
+
+
+def test_a_flag_array_over_numbers_is_drawn_as_the_set_of_its_true_indices() -> None:
+    game = gdl.load_source(FLAGS, "flags.gdl")
+    state = game.initial_state()
+    for move in ("mark(5)", "mark(2)"):
+        state = game.apply(state, game.parse_move(state, move))
+    lines = game.render(state).split("\n")
+    assert lines[:3] == ["seen: {2, 5}", "held: A={2}  B={2}", "n: 2"]
+    assert board_text(game, state).plain == game.render(state)
+    assert view_text(game.view(state)) == game.render(state)
+    assert game.render(game.initial_state()).startswith("seen: {}\nheld: A={}  B={}\n")

@@ -59,12 +59,12 @@ def humans_of(game: CompiledGame, human: int | None) -> list[int]:
 
 
 def play_round(out: Any, game: CompiledGame, state: Any, human: int | None, agents: dict[int, Any],
-               played: Sequence[str] = (), can_undo: bool = False, read: Callable[[str], str] = input,
+               played: Sequence[str] = (), can_undo: bool = False, read: Callable[[str], str] | None = None,
                read_hidden: Callable[[str], str] = getpass.getpass) -> Move | RoundCommand | None:
     """One simultaneous round: the joint move (a move named ``a|b`` that ``game.apply`` plays),
     :data:`RoundCommand.UNDO` when a person takes back the last round (``can_undo``: there is one), or None when
     a person quits (or input ends). ``played`` are the moves that reached ``state`` (for a rule error met in a
-    search from here)."""
+    search from here). ``read`` defaults to ``input`` (looked up when called, as the turn-based prompt does)."""
     chosen: dict[int, Move] = {}
     with rule_errors(game, state, list(played)):  # a rule error below: the shortest line to it
         for seat, agent in sorted(agents.items()):
@@ -76,7 +76,7 @@ def play_round(out: Any, game: CompiledGame, state: Any, human: int | None, agen
     people = humans_of(game, human)
     hide = len(people) > 1  # another person at this terminal chooses after: do not echo
     for seat in people:
-        move = _ask(out, game, state, seat, played, can_undo, read_hidden if hide else read)
+        move = _ask(out, game, state, seat, played, can_undo, read_hidden if hide else read or input, hide)
         if move is None or isinstance(move, RoundCommand):
             return move
         chosen[seat] = move
@@ -123,10 +123,9 @@ def take_back(out: Any, history: list[tuple[Any, list[str]]], played: list[str],
 
 
 def _ask(out: Any, game: CompiledGame, state: Any, seat: int, played: Sequence[str], can_undo: bool,
-         read: Callable[[str], str]) -> Move | RoundCommand | None:
+         read: Callable[[str], str], hidden: bool) -> Move | RoundCommand | None:
     while True:
-        command = read_command(out, read, f"{game.players[seat]} (hidden)> " if read is not input
-                               else f"{game.players[seat]}> ")
+        command = read_command(out, read, f"{game.players[seat]} (hidden)> " if hidden else f"{game.players[seat]}> ")
         if command is None:
             return None
         if not command:
