@@ -375,14 +375,27 @@ def _exact_zero_sum(a: Fractions, row: np.ndarray, col: np.ndarray,
     m, n = len(a), len(a[0])
     rows, cols = _support(row), _support(col)
     minus_transposed = [[-a[i][j] for i in range(m)] for j in range(n)]  # the column player's game, -Aᵀ
-    xs = [z for equal in (cols, _tight(row @ unit)) if (z := _equalising(a, rows, equal)) is not None]
-    ys = [z for equal in (rows, _tight(-(unit @ col))) if (z := _equalising(minus_transposed, cols, equal)) is not None]
-    for x, _ in xs:
-        guaranteed = min(_dot_column(a, x, j) for j in range(n))
-        for y, _ in ys:
-            if max(_dot_row(a, i, y) for i in range(m)) == guaranteed:
-                return guaranteed, x, y
+    x_sets, y_sets = (cols, _tight(row @ unit)), (rows, _tight(-(unit @ col)))
+    xs: dict[int, list[Fraction] | None] = {}  # solved on demand: the first pair nearly always verifies
+    ys: dict[int, list[Fraction] | None] = {}
+    for i, j in ((0, 0), (1, 0), (0, 1), (1, 1)):
+        if (i and x_sets[1] == x_sets[0]) or (j and y_sets[1] == y_sets[0]):
+            continue  # the same equations again
+        if i not in xs:
+            xs[i] = _strategy(_equalising(a, rows, x_sets[i]))
+        if j not in ys:
+            ys[j] = _strategy(_equalising(minus_transposed, cols, y_sets[j]))
+        x, y = xs[i], ys[j]
+        if x is None or y is None:
+            continue
+        guaranteed = min(_dot_column(a, x, c) for c in range(n))
+        if max(_dot_row(a, r, y) for r in range(m)) == guaranteed:
+            return guaranteed, x, y
     return None
+
+
+def _strategy(found: tuple[list[Fraction], Fraction] | None) -> list[Fraction] | None:
+    return None if found is None else found[0]
 
 
 def _pivoting(a: Fractions) -> tuple[Fraction, list[Fraction], list[Fraction]]:

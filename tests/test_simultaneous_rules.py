@@ -270,6 +270,18 @@ def test_a_rule_error_inside_a_round_is_a_diagnostic_with_its_moves(backend: str
     assert "reproduce with the moves: play(rock)|play(paper)" in err
 
 
+def test_a_failing_lp_solver_is_one_line_not_a_traceback(monkeypatch, capsys) -> None:
+    # what HiGHS's "Model error" on payoffs near 1e285 printed was an ArithmeticError traceback; payoffs are
+    # scaled now, but a failure of the LP solver itself is still the solver's word in one line
+    def failing(*args, **kwargs):
+        raise ArithmeticError("the LP solver failed on a matrix game: (HiGHS Status 2: Model error)")
+
+    monkeypatch.setattr("gdl.cli.solve_sim.solve_simultaneous", failing)
+    assert main(["solve", "rps"]) == 1
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and err.count("\n") == 1 and "Model error" in err
+
+
 # ------------------------------------------------------------------ check, info, match, agents
 
 
