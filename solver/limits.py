@@ -227,10 +227,14 @@ class Budget:
 
     Hot loops keep their own node counter in a local variable and call
     :meth:`check` only when it reaches ``next_check``; that keeps the
-    per-node cost at one integer comparison. The distance to the next check
-    adapts to the cost of a node: it starts at one node and grows (at most
-    doubling) while a check comes sooner than ``CHECK_SECONDS``, up to
-    ``CHECK_EVERY``, and shrinks at once when a node costs more.
+    per-node cost at one integer comparison. Under a time limit the distance
+    to the next check adapts to the cost of a node: it starts at one node and
+    grows (at most doubling) while a check comes sooner than ``CHECK_SECONDS``,
+    up to ``CHECK_EVERY``, and shrinks at once when a node costs more. Without
+    one it is ``CHECK_EVERY``. Either way a check falls exactly on every
+    ``progress_every``-th node and on the node limit, so what a search reports
+    (progress, a stop by nodes, an interrupt from the progress callback) does not
+    depend on the machine's speed.
     """
 
     limits: Limits = NO_LIMITS
@@ -250,7 +254,7 @@ class Budget:
         seconds = self.limits.seconds
         self._deadline = None if seconds is None else self.started + seconds
         self._next_progress = self.progress_every
-        self._step = 1
+        self._step = 1 if self._deadline is not None else self.CHECK_EVERY
         self._last = (0, self.started)  # nodes and clock at the last check
         self.next_check = self._following(0)
 
@@ -258,13 +262,15 @@ class Budget:
         step = nodes + self._step
         if self.limits.nodes is not None:
             step = min(step, self.limits.nodes)
+        if self.progress is not None:
+            step = min(step, max(self._next_progress, nodes + 1))
         return step
 
     def _adapt(self, nodes: int, now: float) -> None:
         """Size the next step so that it lasts about ``CHECK_SECONDS`` at the cost per node seen since the last."""
         done, then = self._last
         self._last = (nodes, now)
-        if nodes <= done:
+        if nodes <= done or self._deadline is None:
             return
         spent = now - then
         if spent >= CHECK_SECONDS:
