@@ -327,7 +327,7 @@ def load_rows() -> list[Row]:
     sys.path.insert(0, str(ROOT / "bench"))
     from load_time import measure
 
-    from gdl.check import DEFAULT_TIME_BUDGET
+    from gdl.check import DEFAULT_EXPLORE_STEPS, DEFAULT_PLAYOUT_STEPS
     from gdl.loader import bundled_games
 
     runs = 5
@@ -352,7 +352,8 @@ def load_rows() -> list[Row]:
     row2 = Row(f"`gdl check` all {len(games)} bundled games (new process)", "—", "≤ 1 s in all", t, runs=3,
                met="yes" if t <= 1 else "no")
     row2.note = (f"median of 3 after an untimed first run ({cold:.2f} s: bytecode and Lark cache written); "
-                 f"default budget: `--time` {DEFAULT_TIME_BUDGET:g} s of random playouts per file")
+                 f"default budgets: `--explore-steps` {DEFAULT_EXPLORE_STEPS:,}, `--playout-steps` "
+                 f"{DEFAULT_PLAYOUT_STEPS:,} per file")
     return [row, row2]
 
 

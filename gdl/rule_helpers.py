@@ -176,12 +176,19 @@ def _tick() -> None:
         _check()
 
 
+def rule_work() -> int:
+    """The units of rule work counted so far in this process (loop iterations of long loops, def calls): the
+    difference of two readings is the work done between them, the same on any machine."""
+    return _count
+
+
 @contextlib.contextmanager
 def rule_budget(seconds: float | None = None, nodes: int | None = None,
-                clock: Callable[[], float] = time.perf_counter, deadline: float | None = None) -> Iterator[None]:
-    """Bound every rule evaluation inside the block: after ``seconds`` (or at ``deadline``, on ``clock``)
-    or after the work of ``nodes`` nodes, generated code raises :class:`SearchStopped` (``"time"`` or
-    ``"nodes"``).
+                clock: Callable[[], float] = time.perf_counter, deadline: float | None = None,
+                work: int | None = None) -> Iterator[None]:
+    """Bound every rule evaluation inside the block: after ``seconds`` (or at ``deadline``, on ``clock``),
+    or after the work of ``nodes`` nodes or ``work`` units of rule work (:func:`rule_work`), generated code
+    raises :class:`SearchStopped` (``"time"``, or ``"nodes"`` for either count).
 
     Nested blocks keep the tighter budget; leaving a block restores the one around it.
     """
@@ -191,9 +198,10 @@ def rule_budget(seconds: float | None = None, nodes: int | None = None,
         deadline = clock() + seconds
     if deadline is not None and (_deadline is None or clock is not _clock or deadline < _deadline):
         _deadline, _clock = deadline, clock
-    if nodes is not None:
-        limit = _count + nodes * WORK_PER_NODE
-        _work_limit = limit if _work_limit is None else min(_work_limit, limit)
+    for units in (None if nodes is None else nodes * WORK_PER_NODE, work):
+        if units is not None:
+            limit = _count + units
+            _work_limit = limit if _work_limit is None else min(_work_limit, limit)
     _next_check = min(_next_check, _count + POLL_EVERY)
     try:
         yield

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 import gdl
 import gdl.check
+import gdl.steps
 from gdl.check import (
     DEFAULT_MAX_PLIES,
     DEFAULT_MAX_STATES,
@@ -108,21 +109,21 @@ def test_a_20000_ply_game_is_checked_in_bounded_plies(time_budget):
     assert 1 <= report.playouts <= 3  # three endless playouts are evidence enough; a budget stops sooner
     assert DEFAULT_MAX_PLIES <= report.plies <= 3 * DEFAULT_MAX_PLIES
     if time_budget == 0.0:  # spent at once: only the first playout, which reached max_plies
-        assert (report.playouts, report.plies, report.out_of_time) == (1, DEFAULT_MAX_PLIES, True)
+        assert (report.playouts, report.plies, report.out_of_budget) == (1, DEFAULT_MAX_PLIES, "time")
 
 
 def test_a_spent_time_budget_still_plays_the_minimum():
     source = read_rule_file("games/tictactoe.gdl")
     report = check_source(source, "tictactoe.gdl", playouts=200, time_budget=0.0, max_states=0)
-    assert (report.playouts, report.out_of_time) == (MIN_PLAYOUTS, True)
+    assert (report.playouts, report.out_of_budget) == (MIN_PLAYOUTS, "time")
     unlimited = check_source(source, "tictactoe.gdl", playouts=200, max_states=0)
-    assert (unlimited.playouts, unlimited.out_of_time) == (200, False)
+    assert (unlimited.playouts, unlimited.out_of_budget) == (200, None)
     few = check_source(source, "tictactoe.gdl", playouts=3, time_budget=0.0, max_states=0)
-    assert (few.playouts, few.out_of_time) == (3, False)
+    assert (few.playouts, few.out_of_budget) == (3, None)
 
 
 class FakeClock:
-    """Stands in for the ``time`` module in gdl.check.playouts: reads ``values`` in turn, then the last forever."""
+    """Stands in for the ``time`` module in gdl.steps: reads ``values`` in turn, then the last forever."""
 
     def __init__(self, *values: float) -> None:
         self.values = list(values)
@@ -134,10 +135,10 @@ class FakeClock:
 def test_a_playout_cut_by_the_budget_is_abandoned_not_reported(monkeypatch):
     source = HEAD + "state n: 0..600 = 0\nmove inc when n < 600:\n    n += 1\nwin A when n == 600\n"
     # The deadline is 10; the clock reads 0 after the minimum of playouts, then 100 during the next playout.
-    monkeypatch.setattr(gdl.check.playouts, "time", FakeClock(0.0, 0.0, 100.0))
+    monkeypatch.setattr(gdl.steps, "time", FakeClock(0.0, 0.0, 100.0))
     report = check_source(source, "walk.gdl", playouts=50, time_budget=10.0, max_states=0)
     assert report.diagnostics == []
-    assert report.out_of_time
+    assert report.out_of_budget == "time"
     assert report.playouts == MIN_PLAYOUTS  # the cut one is not counted
     assert report.plies == MIN_PLAYOUTS * 600 + 256  # the budget is looked at every 256 plies
 

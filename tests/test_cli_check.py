@@ -6,6 +6,7 @@ import json
 import re
 
 import pytest
+from warp import warp_clocks
 
 from gdl.cli import main
 
@@ -125,11 +126,25 @@ def test_check_time_budget_plays_the_minimum_and_says_so(capsys):
     assert summary_counts(out)[0] == 300 and "--time" not in out
 
 
+def test_check_says_the_same_on_a_slow_machine(capsys, monkeypatch):
+    """Whether a game is explored, and how much it is sampled, is counted in steps: a machine whose clocks run
+    fast (a busy one, tests/warp.py) prints the same. Pig's 28,918 states need more than the exploration's
+    budget, so it is sampled, on any machine (its budget of 0.25 CPU seconds said "explored" in one run and
+    "sampled" in the next on a busy machine; its playouts' 0.04 s played fewer games)."""
+    expected = run(capsys, "check", "games/pig.gdl")
+    assert expected[0] == 0
+    assert ("(200 random playouts, 5,555 plies; sampled: exploring every state would take more than "
+            "--explore-steps 100,000 steps (19,994 states found))") in expected[1]
+    warp_clocks(monkeypatch, 0.002)
+    assert run(capsys, "check", "games/pig.gdl") == expected
+
+
 def test_check_help_documents_the_limits(capsys):
     code, out, _ = run(capsys, "check", "--help")
     assert code == 0
     text = " ".join(out.split())
-    assert "--time SECONDS" in text and "(default 0.04; 0 for no limit" in text
+    assert "--playout-steps N" in text and "(default 10,000; 0 for no limit" in text
+    assert "--time SECONDS" in text and "(default 0: no time limit)" in text
     assert "--max-plies N" in text and "(default 10000)" in text and "(default 200;" in text
 
 
@@ -255,21 +270,21 @@ def test_check_finds_the_six_nines_dead_end_by_exploring_every_state(capsys, fil
 
 def test_check_over_the_budget_says_it_sampled(capsys, files):
     path = files("long.gdl", LONG)
-    # (--explore-time 0: the state budget alone stops it; under load 1,000 states could outlast the default 0.25 s)
-    code, out, _ = run(capsys, "check", path, "--max-states", "1000", "--explore-time", "0", "--playouts", "2",
+    # (--explore-steps 0: the state budget alone stops it)
+    code, out, _ = run(capsys, "check", path, "--max-states", "1000", "--explore-steps", "0", "--playouts", "2",
                        "--max-plies", "100")
     assert code == 0
     assert "sampled: more than 1,000 reachable states (--max-states)" in out
     assert summary_counts(out)[0] == 2
     code, out, _ = run(capsys, "check", "tictactoe", "--explore-time", "1e-9", "--playouts", "5")
     assert "sampled: exploring every state would take more than --explore-time 1e-09 s" in out
-    code, out, _ = run(capsys, "check", path, "--explore-time", "0")  # 39,996 states fit the default budget
+    code, out, _ = run(capsys, "check", path)  # 39,996 states fit the default budget
     assert code == 0 and "0 errors, 0 warnings (explored all 39,996 states)" in out
 
 
 def test_check_several_files_says_which_were_explored(capsys, files):
     good, long = files("good.gdl", GOOD), files("long.gdl", LONG)
-    code, out, _ = run(capsys, "check", good, long, "--max-states", "5000", "--explore-time", "0", "--playouts", "2",
+    code, out, _ = run(capsys, "check", good, long, "--max-states", "5000", "--explore-steps", "0", "--playouts", "2",
                        "--max-plies", "50")  # (the state budget alone: see test_check_over_the_budget_says_it_sampled)
     assert code == 0
     assert f"{good}: explored all 4 states" in out
@@ -292,11 +307,13 @@ def test_check_help_documents_the_exploration(capsys):
     assert code == 0
     text = " ".join(out.split())
     assert "--max-states N" in text and "(default 200,000; 0 to only sample)" in text
-    assert "--explore-time SECONDS" in text and "(default 0.25; 0 for no limit" in text
+    assert "--explore-steps N" in text and "(default 100,000; 0 for no limit" in text
+    assert "--explore-time SECONDS" in text and "(default 0: no time limit)" in text
 
 
 @pytest.mark.parametrize("argv", [["--max-states", "-1"], ["--explore-time", "-1"], ["--explore-time", "inf"],
-                                  ["--explore-time", "nan"], ["--max-states", "lots"]])
+                                  ["--explore-time", "nan"], ["--max-states", "lots"], ["--explore-steps", "-1"],
+                                  ["--playout-steps", "-1"], ["--explore-steps", "lots"]])
 def test_check_exploration_usage_errors_exit_2(capsys, files, argv):
     code, out, err = run(capsys, "check", files("x.gdl", GOOD), *argv)
     assert code == 2 and "Traceback" not in out + err

@@ -14,14 +14,14 @@ joined by commas (``gdl solve FILE --moves ...`` replays it), as a note
 
 First, :class:`Explorer` (:mod:`gdl.check.explore`) visits every reachable state
 breadth-first, if there are at most ``max_states`` and the search fits
-``explore_time`` CPU seconds (``gdl check`` gives each file
-``DEFAULT_EXPLORE_TIME``). Then the findings are certain and each comes with the
+``explore_steps`` steps (``DEFAULT_EXPLORE_STEPS``; :mod:`gdl.steps` counts them, the
+same on any machine). Then the findings are certain and each comes with the
 shortest move sequence that reaches it. Otherwise the game is *sampled*: random
 playouts (:class:`Playouts`), besides what the exploration found before it
 stopped. :func:`check_source` (:mod:`gdl.check.checker`) runs it all for one file.
 
 >>> from gdl.check import check_source
->>> report = check_source(open("games/tictactoe.gdl").read(), "tictactoe.gdl", explore_time=None)
+>>> report = check_source(open("games/tictactoe.gdl").read(), "tictactoe.gdl")
 >>> report.errors, report.warnings, report.complete, report.explored, report.playouts
 (0, 0, True, 765, 0)
 >>> report = check_source(open("games/tictactoe.gdl").read(), "tictactoe.gdl", playouts=50, max_states=0)
@@ -41,20 +41,20 @@ read_rule_file = read_source
 
 if TYPE_CHECKING:
     from gdl.check.checker import CheckReport, check_source, compile_checked, symmetry_diagnostics
-    from gdl.check.explore import DEFAULT_EXPLORE_TIME, DEFAULT_MAX_STATES, Exploration, Explorer
+    from gdl.check.explore import DEFAULT_EXPLORE_STEPS, DEFAULT_MAX_STATES, Exploration, Explorer
     from gdl.check.moves import MOVES_NOTE, join_moves, moves_note, split_moves
-    from gdl.check.playouts import DEFAULT_MAX_PLIES, DEFAULT_PLAYOUTS, DEFAULT_TIME_BUDGET, MIN_PLAYOUTS, Playouts
+    from gdl.check.playouts import DEFAULT_MAX_PLIES, DEFAULT_PLAYOUT_STEPS, DEFAULT_PLAYOUTS, MIN_PLAYOUTS, Playouts
     from gdl.check.states import DEAD_END, StateChecks
     from gdl.diagnostics import ParameterError
 
 
 __all__ = [
     "DEAD_END",
-    "DEFAULT_EXPLORE_TIME",
+    "DEFAULT_EXPLORE_STEPS",
     "DEFAULT_MAX_PLIES",
     "DEFAULT_MAX_STATES",
+    "DEFAULT_PLAYOUT_STEPS",
     "DEFAULT_PLAYOUTS",
-    "DEFAULT_TIME_BUDGET",
     "MIN_PLAYOUTS",
     "MOVES_NOTE",
     "CheckReport",

@@ -1,6 +1,6 @@
 """The exhaustive pass of ``gdl check``: every reachable state, breadth-first, each one checked.
 
-When the game is small enough (``max_states``) and the search fits its CPU time, the findings
+When the game is small enough (``max_states``) and the search fits its steps (:mod:`gdl.steps`), the findings
 are certain and each comes with the shortest move sequence that reaches it (the breadth-first
 parents); then the whole graph is looked at too (:mod:`gdl.check.graph`). Otherwise the exploration
 stops early, keeps what it found, and random playouts sample the rest (:mod:`gdl.check.playouts`).
@@ -8,8 +8,6 @@ stops early, keeps what it found, and random playouts sample the rest (:mod:`gdl
 
 from __future__ import annotations
 
-import contextlib
-import time
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,7 +16,8 @@ from gdl.check.graph import graph_diagnostics
 from gdl.check.moves import moves_note
 from gdl.check.states import DEAD_END, ProblemFound, StateChecks, problem_key
 from gdl.diagnostics import Diagnostic
-from gdl.runtime import CompiledGame, rule_budget
+from gdl.runtime import CompiledGame
+from gdl.steps import StepBudget, stop_reason
 from solver.game import CHANCE, SIMULTANEOUS, TERMINAL
 from solver.limits import SearchStopped
 from solver.shortest_path import line_to
@@ -26,11 +25,13 @@ from solver.shortest_path import line_to
 DEFAULT_MAX_STATES = 200_000
 """The exhaustive pass explores every reachable state if there are at most this many (``--max-states``)."""
 
-DEFAULT_EXPLORE_TIME = 0.25
-"""CPU seconds of exhaustive exploration per file (``--explore-time``); a game that needs more is sampled."""
+DEFAULT_EXPLORE_STEPS = 100_000
+"""Steps of exhaustive exploration per file (``--explore-steps``; :mod:`gdl.steps`: each state expanded and each
+successor made, more for big states and rule work): a game that needs more is sampled. About a quarter of a
+second of CPU on the bundled games; counted, not timed, so that the verdict is the same on a busy machine."""
 
 CHECK_EVERY = 256
-"""The exploration reads the clock every this many states (after ``FIRST_CHECK``, then twice as many, ...)."""
+"""The exploration looks at its budget every this many states (after ``FIRST_CHECK``, then twice as many, ...)."""
 FIRST_CHECK = 64
 
 MORE_PLACES = 2
@@ -45,7 +46,8 @@ class Exploration:
     """States found (when ``complete``: every reachable state, counted by the game's keys)."""
     complete: bool = False
     stopped_by: str | None = None
-    """Why an incomplete exploration stopped: ``"states"`` (``max_states``) or ``"time"`` (the time budget)."""
+    """Why an incomplete exploration stopped: ``"states"`` (``max_states``), ``"steps"`` (the step budget) or
+    ``"time"`` (the user's time budget)."""
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
 
@@ -74,18 +76,21 @@ class Explorer(StateChecks):
     is reported too: end rules that never end the game, moves never legal, and
     cycles that never end (see :meth:`run`).
 
-    The budget: at most ``max_states`` states, and ``time_budget`` CPU seconds
-    (None for none). An exploration that cannot finish within the time budget
-    stops as soon as that is clear: when expanding the states already found
-    would outlast it at the speed so far, or, at the end of a breadth-first
-    level, when the next level and one more growing as fast would.
+    The budget: at most ``max_states`` states, ``steps`` steps (:mod:`gdl.steps`)
+    and ``time_budget`` CPU seconds (None for none; the steps decide the same on
+    any machine, the seconds are the user's). An exploration that cannot finish
+    within them stops as soon as that is clear: when expanding the states
+    already found would outlast them at the cost per state so far, or, at the
+    end of a breadth-first level, when the next level and one more growing as
+    fast would.
     """
 
     def __init__(self, game: CompiledGame, max_states: int = DEFAULT_MAX_STATES,
-                 time_budget: float | None = None) -> None:
+                 time_budget: float | None = None, steps: int | None = DEFAULT_EXPLORE_STEPS) -> None:
         super().__init__(game)
         self.max_states = max_states
         self.time_budget = time_budget
+        self.steps = steps
         self.states: list[Any] = []
         self.parents: dict[Hashable, tuple[Hashable, Any] | None] = {}
         """``{state index: (parent index, move from it)}``, None for the initial state (breadth-first parents)."""
@@ -125,48 +130,41 @@ class Explorer(StateChecks):
             self._record(self._explain(error), -1, None)
             return
         self._add(root, root_key, -1, None)
-        start = time.process_time()
+        budget = StepBudget(self.steps, self.time_budget)
         level_start, level_end = 0, 1  # the breadth-first level being expanded: states [level_start, level_end)
         done = 0
         next_check = FIRST_CHECK
-        # One rule evaluation that outlasts the budget is stopped too (it would never reach `_clock`).
-        bounded = (rule_budget(deadline=start + self.time_budget, clock=time.process_time)
-                   if self.time_budget is not None else contextlib.nullcontext())
         try:
-            with bounded:
+            with budget.rules():  # one rule evaluation that outlasts the budget is stopped too
                 while done < len(self.states):
                     if done == level_end:
-                        self._level_done(start, done, level_end - level_start, len(self.states) - done)
+                        self._level_done(budget, done, level_end - level_start, len(self.states) - done)
                         level_start, level_end = done, len(self.states)
                     elif done == next_check:
-                        self._clock(start, done, len(self.states) - done)
+                        self._over(budget, done, len(self.states) - done)
                         next_check += min(next_check, CHECK_EVERY)  # soon at first: some games take 1 ms a state
-                    self.succ.append(self._expand(done))
+                    self.succ.append(self._expand(done, budget))
                     done += 1
-        except SearchStopped:
-            raise _OverBudget("time") from None
+        except SearchStopped as stop:
+            raise _OverBudget(stop_reason(stop)) from None
 
-    def _clock(self, start: float, done: int, frontier: int) -> None:
-        """Stop when the time budget is spent, or expanding the states found so far would outlast it."""
-        if self.time_budget is None:
-            return
-        elapsed = time.process_time() - start
-        if elapsed > self.time_budget or elapsed + frontier * elapsed / done > self.time_budget:
-            raise _OverBudget("time")
+    @staticmethod
+    def _over(budget: StepBudget, done: int, frontier: int) -> None:
+        """Stop when the budget is spent, or expanding the states found so far would outlast it."""
+        reason = budget.projected(frontier, done)
+        if reason is not None:
+            raise _OverBudget(reason)
 
-    def _level_done(self, start: float, done: int, size: int, following: int) -> None:
+    def _level_done(self, budget: StepBudget, done: int, size: int, following: int) -> None:
         """At the end of a level: stop if the next one, and two more growing as fast, would outlast the budget.
 
         A guess (levels stop growing some time), but a wrong one only means sampling a game
         that would have fit; on the bundled games it stops big ones after a few thousand states.
         """
-        if self.time_budget is None or done < FIRST_CHECK:
-            return  # too few states to tell the speed
+        if done < FIRST_CHECK:
+            return  # too few states to tell the cost of one
         growth = following / size
-        projected = following * (1 + growth + growth * growth) if growth > 1 else following
-        elapsed = time.process_time() - start
-        if elapsed > self.time_budget or elapsed + projected * elapsed / done > self.time_budget:
-            raise _OverBudget("time")
+        self._over(budget, done, int(following * (1 + growth + growth * growth)) if growth > 1 else following)
 
     def _add(self, state: Any, key: Hashable, parent: int, move: Any) -> int:
         i = len(self.states)
@@ -177,10 +175,13 @@ class Explorer(StateChecks):
         self.parents[i] = None if parent < 0 else (parent, move)
         return i
 
-    def _expand(self, i: int) -> tuple[int, ...]:
-        """Check state ``i``; the indexes of its children (none at a terminal state or a problem)."""
+    def _expand(self, i: int, budget: StepBudget) -> tuple[int, ...]:
+        """Check state ``i``; the indexes of its children (none at a terminal state or a problem).
+
+        ``budget`` counts the state and its successors (as big as it)."""
         game = self.game
         state = self.states[i]
+        budget.add(state)
         try:
             player = game.to_move(state)
             if player == TERMINAL:
@@ -209,6 +210,7 @@ class Explorer(StateChecks):
                 self._heuristic(state)
             except Exception as error:
                 self._record(self._explain(error), i, None)
+        budget.add(state, len(moves))
         return self._children(i, state, moves)
 
     def _children(self, i: int, state: Any, moves: Sequence[Any]) -> tuple[int, ...]:

@@ -14,26 +14,27 @@ no-end             a playout did not end within ``max_plies`` plies, a
 =================  ==========================================================
 
 How much random play a file gets: at most ``playouts`` games of at most
-``max_plies`` plies each, and, with a ``time_budget`` (``gdl check`` gives each
-file ``DEFAULT_TIME_BUDGET`` seconds of CPU time, so that a busy machine plays
-as much as an idle one), no more once the budget is spent, except
-that the first ``MIN_PLAYOUTS`` playouts always run (or fewer, when one of them
-reaches ``max_plies``). A playout cut by the budget is abandoned, not reported.
-With the same seed, a larger budget plays the same games and then more.
+``max_plies`` plies each, and no more once ``steps`` steps are spent (each ply
+a step, more for big states and rule work: :mod:`gdl.steps`; ``gdl check`` gives
+each file ``DEFAULT_PLAYOUT_STEPS``, so that a busy machine plays exactly what an
+idle one does) or, with a ``time_budget`` (the user's ``--time``), its CPU
+seconds, except that the first ``MIN_PLAYOUTS`` playouts always run (or fewer,
+when one of them reaches ``max_plies``). A playout cut by the budget is
+abandoned, not reported. With the same seed, a larger budget plays the same
+games and then more.
 """
 
 from __future__ import annotations
 
-import contextlib
 import random
-import time
 from collections.abc import Callable, Hashable
 from typing import Any
 
 from gdl.check.moves import moves_note
 from gdl.check.states import ProblemFound, StateChecks
 from gdl.diagnostics import Diagnostic
-from gdl.runtime import CompiledGame, rule_budget
+from gdl.runtime import CompiledGame
+from gdl.steps import StepBudget, stop_reason
 from solver.game import CHANCE, TERMINAL, Move
 from solver.limits import SearchStopped
 
@@ -43,11 +44,12 @@ DEFAULT_PLAYOUTS = 200
 DEFAULT_MAX_PLIES = 10_000
 """A playout that reaches this many plies stops there (``no-end``)."""
 
-DEFAULT_TIME_BUDGET = 0.04
-"""Seconds of random play per file for ``gdl check`` (``--time``); the library default is no budget."""
+DEFAULT_PLAYOUT_STEPS = 10_000
+"""Steps of random play per file for ``gdl check`` (``--playout-steps``; :mod:`gdl.steps`): some hundredths of a
+second of CPU on the bundled games; the library default is no budget."""
 
 MIN_PLAYOUTS = 10
-"""Playouts played whatever the time budget (unless one reaches ``max_plies`` first)."""
+"""Playouts played whatever the budget (unless one reaches ``max_plies`` first)."""
 
 ENDLESS_STOP = 3
 """Playouts stop after this many reach ``max_plies``: endless games are slow to play out; three are evidence."""
@@ -57,48 +59,45 @@ class Playouts(StateChecks):
     """Random playouts over a checked game, collecting one diagnostic per distinct problem.
 
     For each problem the shortest reproducing move sequence seen is kept.
-    ``time_budget`` (seconds, None for none) stops the playouts once spent,
-    but not before ``MIN_PLAYOUTS`` have finished or one reached ``max_plies``.
+    ``steps`` (:mod:`gdl.steps`) and ``time_budget`` (CPU seconds), None for
+    none, stop the playouts once spent, but not before ``MIN_PLAYOUTS`` have
+    finished or one reached ``max_plies``; ``out_of_budget`` then says which.
     """
 
     def __init__(self, game: CompiledGame, seed: int | None = 0, max_plies: int = DEFAULT_MAX_PLIES,
-                 time_budget: float | None = None) -> None:
+                 time_budget: float | None = None, steps: int | None = None) -> None:
         super().__init__(game)
         self.rng = random.Random(seed)
         self.max_plies = max_plies
-        self.time_budget = time_budget
-        self.deadline: float | None = None
-        self.out_of_time = False
+        self.steps, self.time_budget = steps, time_budget
+        self.budget: StepBudget | None = None
+        """What :meth:`run` has spent (None before it runs)."""
+        self.out_of_budget: str | None = None
+        """``"steps"`` or ``"time"`` when that budget ended the playouts before ``count`` were played."""
         self.found: dict[tuple[object, ...], tuple[int, Diagnostic]] = {}
         self.plies = 0
         self.playouts = 0
         self.endless = 0
 
     def run(self, count: int, progress: Callable[[int], None] | None = None) -> list[Diagnostic]:
-        if self.time_budget is not None:
-            self.deadline = time.process_time() + self.time_budget
-        # One rule evaluation that outlasts the budget is stopped too (it would never reach `_spent`).
-        bounded = (rule_budget(deadline=self.deadline, clock=time.process_time) if self.deadline is not None
-                   else contextlib.nullcontext())
-        with bounded:
+        self.budget = budget = StepBudget(self.steps, self.time_budget)  # counted from here
+        with budget.rules():  # one rule evaluation that outlasts the budget is stopped too (`_spent` is not)
             for i in range(count):
                 if self.endless >= ENDLESS_STOP or self._spent(self.playouts):
                     break
                 self.playout()
-                if self.out_of_time:
+                if self.out_of_budget:
                     break
                 if progress is not None:
                     progress(i + 1)
         return self.diagnostics()
 
     def _spent(self, finished: int) -> bool:
-        """Whether the time budget is spent and the minimum of play is done (then remembered)."""
-        if self.deadline is None or (finished < MIN_PLAYOUTS and not self.endless):
+        """Whether the budget is spent and the minimum of play is done (then remembered)."""
+        if self.budget is None or (finished < MIN_PLAYOUTS and not self.endless):
             return False
-        if time.process_time() < self.deadline:
-            return False
-        self.out_of_time = True
-        return True
+        self.out_of_budget = self.budget.reason()
+        return self.out_of_budget is not None
 
     def diagnostics(self) -> list[Diagnostic]:
         return [d for _, d in sorted(self.found.values(), key=lambda item: (item[1].span.line, item[0]))]
@@ -136,11 +135,13 @@ class Playouts(StateChecks):
                         cycle = (first, ply)
                 history.append(str(move))  # before apply: a failing move belongs to the reproduction
                 state = game.apply(state, move)
+                if self.budget is not None:
+                    self.budget.add(state)
                 self.plies += 1
         except ProblemFound as found:
             self._record(found.diagnostic, history)
-        except SearchStopped:  # a single rule evaluation outlasted the time budget
-            self.out_of_time = True
+        except SearchStopped as stop:  # a single rule evaluation outlasted the budget
+            self.out_of_budget = stop_reason(stop)
             self.playouts -= 1  # abandoned unfinished
         except RecursionError as error:
             self._record(game.explain(error), history)

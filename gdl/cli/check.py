@@ -12,18 +12,18 @@ from typing import Any
 from rich.text import Text
 
 from gdl.check import (
-    DEFAULT_EXPLORE_TIME,
+    DEFAULT_EXPLORE_STEPS,
     DEFAULT_MAX_PLIES,
     DEFAULT_MAX_STATES,
+    DEFAULT_PLAYOUT_STEPS,
     DEFAULT_PLAYOUTS,
-    DEFAULT_TIME_BUDGET,
     MIN_PLAYOUTS,
     CheckReport,
     check_source,
     read_rule_file,
 )
 from gdl.cli.args import add_command, parse_params, seconds
-from gdl.cli.backend import AGREE_PLAYOUTS, AGREE_SECONDS, add_backend_option, compare_backends
+from gdl.cli.backend import AGREE_PLAYOUTS, add_backend_option, compare_backends
 from gdl.cli.errors import EXIT_OK, EXIT_PROBLEM, EXIT_USAGE, UsageError
 from gdl.cli.output import dump_json
 from gdl.cli.progress import DelayedProgress
@@ -33,8 +33,8 @@ from gdl.loader import GameNotFoundError, resolve
 
 EXAMPLES = """examples:
   gdl check games/*.gdl
-  gdl check bigger.gdl --max-states 2000000 --explore-time 0   # explore every state, however long it takes
-  gdl check mygame.gdl --max-states 0 --playouts 1000 --time 0 --seed 7   # exactly 1000 playouts
+  gdl check bigger.gdl --max-states 2000000 --explore-steps 0   # explore every state, however long it takes
+  gdl check mygame.gdl --max-states 0 --playouts 1000 --playout-steps 0 --seed 7   # exactly 1000 playouts
   gdl check longgame.gdl --max-plies 50000
   gdl check mygame.gdl --json > diagnostics.json"""
 
@@ -45,11 +45,14 @@ def register(sub: Any) -> None:
     p.add_argument("files", nargs="+", metavar="FILE", help="rule files to check")
     p.add_argument("--playouts", type=int, default=DEFAULT_PLAYOUTS, metavar="N",
                    help=f"most random playouts per file (default {DEFAULT_PLAYOUTS}; 0 for static checks only)")
-    p.add_argument("--time", type=seconds, default=DEFAULT_TIME_BUDGET, metavar="SECONDS",
-                   help=f"CPU (not wall-clock) seconds of random play per file: the playouts stop when they are "
-                        f"spent, but not "
-                        f"before {MIN_PLAYOUTS} have finished or one reached --max-plies (default "
-                        f"{DEFAULT_TIME_BUDGET:g}; 0 for no limit: exactly --playouts playouts on any machine)")
+    p.add_argument("--playout-steps", type=int, default=DEFAULT_PLAYOUT_STEPS, metavar="N",
+                   help=f"steps of random play per file (a ply is a step, more for a state of many cells or much "
+                        f"rule work; counted, not timed: the same on any machine): the playouts stop when they are "
+                        f"spent, but not before {MIN_PLAYOUTS} have finished or one reached --max-plies (default "
+                        f"{DEFAULT_PLAYOUT_STEPS:,}; 0 for no limit: exactly --playouts playouts)")
+    p.add_argument("--time", type=seconds, default=0.0, metavar="SECONDS",
+                   help="also stop the random play after this many CPU (not wall-clock) seconds per file, as "
+                        "--playout-steps does (default 0: no time limit)")
     p.add_argument("--seed", type=int, default=0, help="random seed of the playouts (default 0)")
     p.add_argument("--max-plies", type=int, default=DEFAULT_MAX_PLIES, metavar="N",
                    help=f"a playout stops after this many plies and is reported as `no-end`, a warning "
@@ -59,10 +62,14 @@ def register(sub: Any) -> None:
                         "; 0 to only sample): dead ends, rule errors, end rules and moves that never apply and "
                         "endless cycles are then found for certain, with the fewest moves that reach them; a "
                         "game with more states is sampled by the random playouts")
-    p.add_argument("--explore-time", type=float, default=DEFAULT_EXPLORE_TIME, metavar="SECONDS",
-                   help=f"CPU seconds of that exploration per file: a game that needs more (as soon as that is "
-                        f"clear) is sampled instead (default {DEFAULT_EXPLORE_TIME:g}; 0 for no limit: only "
-                        "--max-states decides, the same on any machine)")
+    p.add_argument("--explore-steps", type=int, default=DEFAULT_EXPLORE_STEPS, metavar="N",
+                   help=f"steps of that exploration per file (a state expanded or made is a step, more for a state "
+                        f"of many cells or much rule work; counted, not timed: the same on any machine): a game "
+                        f"that needs more (as soon as that is clear) is sampled instead (default "
+                        f"{DEFAULT_EXPLORE_STEPS:,}; 0 for no limit: only --max-states decides)")
+    p.add_argument("--explore-time", type=float, default=0.0, metavar="SECONDS",
+                   help="also give up the exploration when it would take more than this many CPU (not wall-clock) "
+                        "seconds per file (default 0: no time limit)")
     p.add_argument("-p", "--param", action="append", metavar="NAME=VALUE", help="set a parameter (repeatable)")
     p.add_argument("--json", action="store_true", help="print the diagnostics as a JSON list")
     add_backend_option(p)
@@ -74,10 +81,10 @@ def cmd_check(args: argparse.Namespace) -> int:
     out = make_console()
     err = make_console(stderr=True)
     params = parse_params(args.param)
-    if args.playouts < 0 or args.max_plies < 1 or not args.time >= 0:
-        raise UsageError("--playouts must be >= 0, --max-plies >= 1 and --time >= 0")
-    if args.max_states < 0 or not 0 <= args.explore_time < math.inf:
-        raise UsageError("--max-states must be >= 0 and --explore-time a number >= 0")
+    if args.playouts < 0 or args.max_plies < 1 or not args.time >= 0 or args.playout_steps < 0:
+        raise UsageError("--playouts must be >= 0, --max-plies >= 1, --time >= 0 and --playout-steps >= 0")
+    if args.max_states < 0 or args.explore_steps < 0 or not 0 <= args.explore_time < math.inf:
+        raise UsageError("--max-states and --explore-steps must be >= 0 and --explore-time a number >= 0")
     reports: list[CheckReport] = []
     backend_lines: list[str] = []
     usage_problems = 0
@@ -108,15 +115,16 @@ def cmd_check(args: argparse.Namespace) -> int:
             try:
                 report = check_source(source, str(path), playouts=args.playouts, seed=args.seed,
                                       max_plies=args.max_plies, time_budget=args.time or None, params=params,
-                                      progress=advance,
-                                      max_states=args.max_states, explore_time=args.explore_time or None)
+                                      progress=advance, max_states=args.max_states,
+                                      explore_steps=args.explore_steps or None,
+                                      explore_time=args.explore_time or None,
+                                      playout_steps=args.playout_steps or None)
             except ParameterError as error:
                 raise UsageError(f"{path}: {error}") from None
             if args.backend != "python" and args.playouts and not any(d.is_error for d in report.diagnostics):
-                budget = max(args.time, AGREE_SECONDS) if args.time else None
                 found, line = compare_backends(source, str(path), params, args.backend,
                                                AGREE_PLAYOUTS, args.seed, args.max_plies,
-                                               budget)
+                                               args.time or None)
                 report.diagnostics.extend(found)
                 backend_lines.append(line)
             reports.append(report)
@@ -157,6 +165,9 @@ def _exploration_text(report: CheckReport, args: argparse.Namespace) -> str | No
         return f"explored all {report.explored:,} states"
     if report.stopped_by == "states":
         return f"sampled: more than {args.max_states:,} reachable states (--max-states)"
+    if report.stopped_by == "steps":
+        return (f"sampled: exploring every state would take more than --explore-steps {args.explore_steps:,} "
+                f"steps ({report.explored:,} states found)")
     if report.stopped_by == "time":
         return (f"sampled: exploring every state would take more than --explore-time {args.explore_time:g} s "
                 f"({report.explored:,} states found)")
@@ -167,12 +178,14 @@ def _check_details(reports: list[CheckReport], args: argparse.Namespace) -> list
     """The summary line's parenthesis: the playouts, then what the exhaustive pass did."""
     details = []
     playouts = sum(r.playouts for r in reports)
+    ended = {reason: sum(r.out_of_budget == reason for r in reports) for reason in ("steps", "time")}
     if playouts:
-        timed_out = sum(r.out_of_time for r in reports)
-        budget = f"; the --time budget ended the playouts of {plural(timed_out, 'file')}" if timed_out else ""
-        details.append(f"{plural(playouts, 'random playout')}, {sum(r.plies for r in reports):,} plies{budget}")
-    elif any(r.out_of_time for r in reports):  # one rule evaluation outlasted the budget
-        details.append("the --time budget ran out during the first playout")
+        budgets = "".join(f"; the {_BUDGET_OPTION[reason]} budget ended the playouts of {plural(count, 'file')}"
+                          for reason, count in ended.items() if count)
+        details.append(f"{plural(playouts, 'random playout')}, {sum(r.plies for r in reports):,} plies{budgets}")
+    else:  # one rule evaluation outlasted the budget
+        details.extend(f"the {_BUDGET_OPTION[reason]} budget ran out during the first playout"
+                       for reason, count in ended.items() if count)
     if len(reports) == 1:
         how = _exploration_text(reports[0], args)
         if how:
@@ -183,6 +196,9 @@ def _check_details(reports: list[CheckReport], args: argparse.Namespace) -> list
             details.append(f"{len(proven)} of {plural(len(reports), 'file')} explored in full, "
                            f"{sum(r.explored for r in proven):,} states")
     return details
+
+
+_BUDGET_OPTION = {"steps": "--playout-steps", "time": "--time"}
 
 
 def _file_diagnostic(file: str, message: str) -> Diagnostic:
