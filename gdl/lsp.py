@@ -2,7 +2,7 @@
 
 * Diagnostics: the static checks (parse, names, types, bounds, dead code) on open and on every
   change; after a pause without edits (``PLAYOUT_DELAY`` seconds) the random playouts of
-  ``gdl check`` too, bounded by ``PLAYOUT_SECONDS`` of CPU and cancelled by the next edit. Each
+  ``gdl check`` too, bounded by ``PLAYOUT_STEPS`` (:mod:`gdl.steps`) and cancelled by the next edit. Each
   diagnostic has its code and, as ``gdl check`` prints them, its hint and notes.
 * Hover (a declaration's kind, domain, range and default; a keyword's or builtin's one-line doc),
   go to definition, find references, rename (defs, state variables and every other declared name,
@@ -46,7 +46,7 @@ from gdl.lsp_protocol import (
 )
 
 PLAYOUT_DELAY = 1.0  # seconds without an edit before the playouts run
-PLAYOUT_SECONDS = 2.0  # CPU budget of the playouts of one check
+PLAYOUT_STEPS = 500_000  # the playouts of one check: a second or two of CPU, counted (the same on any machine)
 PLAYOUTS = 100
 log = logging.getLogger("gdl.lsp")
 DID_YOU_MEAN = re.compile(r"did you mean `([A-Za-z_][A-Za-z0-9_]*)`")
@@ -96,7 +96,7 @@ class _Cancelled(Exception):
 
 def playout_diagnostics(source: str, filename: str,
                         cancelled: threading.Event | None = None) -> list[Diagnostic] | None:
-    """The static diagnostics plus what random playouts find, within ``PLAYOUT_SECONDS``; None if cancelled."""
+    """The static diagnostics plus what random playouts find, within ``PLAYOUT_STEPS``; None if cancelled."""
     from gdl.check import check_source
 
     def progress(_done: int) -> None:
@@ -104,7 +104,7 @@ def playout_diagnostics(source: str, filename: str,
             raise _Cancelled
 
     try:
-        return check_source(source, filename, playouts=PLAYOUTS, time_budget=PLAYOUT_SECONDS,
+        return check_source(source, filename, playouts=PLAYOUTS, playout_steps=PLAYOUT_STEPS,
                             progress=progress).diagnostics
     except _Cancelled:
         return None
