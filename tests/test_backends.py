@@ -339,6 +339,20 @@ def test_gdl_check_backend_c_plays_2000_lockstep_playouts(capsys: pytest.Capture
         assert f"{name}.gdl: the C and Python back ends agree along 2,000 playouts" in out
 
 
+def test_gdl_check_backend_c_compares_as_much_on_a_slow_machine(capsys: pytest.CaptureFixture[str],
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """The comparison is bounded in steps, not CPU seconds: a machine whose clocks run fast (a busy one,
+    tests/warp.py) plays the same playouts (30 CPU seconds stopped them at a number that depended on it)."""
+    from warp import warp_clocks
+
+    assert main(["check", "tictactoe", "--backend", "c"]) == 0
+    expected = capsys.readouterr().out
+    assert "agree along 2,000 playouts (17,165 states; the reference interpreter along the first 50)" in expected
+    warp_clocks(monkeypatch, 0.1)
+    assert main(["check", "tictactoe", "--backend", "c"]) == 0
+    assert capsys.readouterr().out == expected
+
+
 def test_load_backend_choices() -> None:
     assert gdl.load("tictactoe", backend="c").backend == "c"
     assert gdl.load("tictactoe", backend="auto").backend == "c"

@@ -11,9 +11,11 @@ from gdl.diagnostics import Diagnostic, Span
 from gdl.runtime import CompiledGame
 
 AGREE_PLAYOUTS = 2000
-"""``gdl check --backend c``: the most lockstep playouts (``AGREE_SECONDS`` may stop them sooner)."""
-AGREE_SECONDS = 30.0
-"""... and the CPU seconds they may take (``--time 0``: no limit), at least ``--time``."""
+"""``gdl check --backend c``: the most lockstep playouts (``AGREE_STEPS`` may stop them sooner) ..."""
+AGREE_STEPS = 400_000
+"""... and the steps they may take (:mod:`gdl.steps`; :data:`gdl.native.agree.ORACLE_WEIGHT` for a state the
+interpreter runs too): the bundled games play all their playouts in seconds, Othello in half a minute; a game whose
+playouts are all thousands of plies stops after a few. Counted, so that a busy machine compares as much."""
 ORACLE_PLAYOUTS = 50
 """... of which the first are also played by the reference interpreter (it is slow)."""
 
@@ -73,11 +75,13 @@ def compare_backends(source: str, filename: str, params: dict[str, str], backend
         return [], f"{filename}: not compared with C: {reason}"
     oracle = Interpreter(parse(source, filename), python.parameters)
     result = agree(python, native, playouts=playouts, seed=seed, max_plies=max_plies, oracle=oracle,
-                   oracle_playouts=ORACLE_PLAYOUTS, time_budget=time_budget)
+                   oracle_playouts=ORACLE_PLAYOUTS, time_budget=time_budget, steps=AGREE_STEPS)
     if result.agree:
+        ended = {"steps": f"; the budget of {AGREE_STEPS:,} steps ended them",
+                 "time": "; the --time budget ended them"}.get(result.out_of_budget or "", "")
         return [], (f"{filename}: the C and Python back ends agree along {result.playouts:,} playouts "
                     f"({result.states:,} states; the reference interpreter along the first "
-                    f"{min(result.playouts, ORACLE_PLAYOUTS):,})")
+                    f"{min(result.playouts, ORACLE_PLAYOUTS):,}{ended})")
     moves = ", ".join(result.moves) or "(the initial state)"
     if result.failure is not None and getattr(result.failure, "past_64_bits", False):  # C's limit, not a bug
         return _past_64_bits(native, result.failure, filename, backend, moves)

@@ -10,14 +10,17 @@ Both games then take the same (seeded random) move or outcome. ``gdl check --bac
 from __future__ import annotations
 
 import random
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from gdl.interpreter import InterpreterError
 from gdl.rule_helpers import RuleRuntimeError
+from gdl.steps import StepBudget
 from solver.game import CHANCE, TERMINAL, Game
+
+ORACLE_WEIGHT = 10
+"""A state the reference interpreter also runs counts this many times its steps (it is that much slower)."""
 
 RULE_ERRORS = (RuleRuntimeError, InterpreterError)
 """A rule that fails: the back ends' own error, and the reference interpreter's."""
@@ -34,6 +37,8 @@ class Agreement:
     failure: BaseException | None = None
     """The other back end's rule error, when the disagreement is that it failed alone (a C number past 64 bits
     is one: gdl.native.game.NativeRuleError.past_64_bits)."""
+    out_of_budget: str | None = None
+    """``"steps"`` or ``"time"``: that budget ended the playouts before all were played."""
 
     @property
     def agree(self) -> bool:
@@ -42,17 +47,21 @@ class Agreement:
 
 def agree(reference: Game[Any, Any], other: Game[Any, Any], playouts: int = 2000, seed: int = 0,
           max_plies: int = 1000, oracle: Any = None, oracle_playouts: int | None = None,
-          time_budget: float | None = None, progress: Callable[[int], object] | None = None) -> Agreement:
+          time_budget: float | None = None, progress: Callable[[int], object] | None = None,
+          steps: int | None = None) -> Agreement:
     """Play ``playouts`` seeded random games on both back ends at once (``oracle``: a third, the reference
     interpreter, compared on the player to move, the moves and the utilities, in the first
     ``oracle_playouts`` playouts, all by default: it is slow). A rule error must happen in both at the
-    same point (the playout ends there). Stops at the first disagreement, or when ``time_budget`` CPU
-    seconds are spent."""
+    same point (the playout ends there). Stops at the first disagreement, or, between two playouts, once
+    ``steps`` steps (:mod:`gdl.steps`: each state compared, more for big states, rule work and the
+    interpreter, :data:`ORACLE_WEIGHT`) or
+    ``time_budget`` CPU seconds are spent."""
     rng = random.Random(seed)
     result = Agreement()
-    start = time.process_time()
+    budget = StepBudget(steps, time_budget)
     for _ in range(playouts):
-        if time_budget is not None and time.process_time() - start > time_budget:
+        result.out_of_budget = budget.reason()
+        if result.out_of_budget is not None:
             break
         result.playouts += 1
         third = oracle if oracle_playouts is None or result.playouts <= oracle_playouts else None
@@ -61,6 +70,7 @@ def agree(reference: Game[Any, Any], other: Game[Any, Any], playouts: int = 2000
         line: list[str] = []
         for _ply in range(max_plies):
             result.states += 1
+            budget.add(a, 1 if third is None else ORACLE_WEIGHT)
             seen, theirs = _observe(reference, a), _observe(other, b)
             what = _differs(seen, theirs)
             if what is None and third is not None:
