@@ -222,7 +222,29 @@ def test_info(capsys):
     assert info["chance"] is False and info["zero_sum"] is True
 
 
+def test_info_plays_the_same_on_a_slow_machine(capsys, monkeypatch):
+    """`gdl info`'s playouts are bounded in steps: a machine whose clocks run fast (tests/warp.py) plays the same
+    200 games (its 10 wall-clock seconds played fewer on a busy machine, and the statistics changed)."""
+    expected = run(capsys, "info", "connect4")
+    assert expected[0] == 0 and re.search(r"playouts +200 random games \(seed 0\) *\n", expected[1])
+    warp_clocks(monkeypatch, 0.1)
+    assert run(capsys, "info", "connect4") == expected
+
+
+def test_info_steps_bound_the_playouts_and_say_so(capsys):
+    """A game whose random games rarely end: --steps stops the playouts, the same number on any machine."""
+    code, out, _ = run(capsys, "info", "eight_puzzle", "--steps", "50000")
+    assert code == 0
+    assert "8 random games (seed 0; --steps 50,000 ended them)" in out
+    code, out, _ = run(capsys, "info", "eight_puzzle", "--steps", "50000", "--json")
+    stats = json.loads(out)["random_playouts"]
+    assert (stats["playouts"], stats["stopped_by"]) == (8, "steps")
+    code, out, _ = run(capsys, "info", "connect4", "--json")
+    assert json.loads(out)["random_playouts"]["stopped_by"] is None
+
+
 @pytest.mark.parametrize(("argv", "message"), [
+    (["info", "connect4", "--steps", "-1"], "--steps"),
     (["info", "tictactoo"], "did you mean 'tictactoe'"),
     (["info", "connect4", "-p", "cols=abc"], "whole number"),
     (["info", "connect4", "-p", "colz=4"], "unknown parameter"),

@@ -8,6 +8,7 @@ import random
 import statistics
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 from rich.table import Table
@@ -22,8 +23,10 @@ from gdl.cli.rule_errors import rule_errors
 from gdl.cli.values import reads_as_probability
 from gdl.console import format_number, make_console, plural
 from gdl.runtime import CompiledGame
+from gdl.steps import STEPS, TIME, StepBudget, stop_reason
 from gdl.view import rules_text
 from solver.game import CHANCE, TERMINAL, DeadEndError
+from solver.limits import SearchStopped
 
 EXAMPLES = """examples:
   gdl info tictactoe
@@ -36,57 +39,53 @@ def register(sub: Any) -> None:
     game_options(p)
     p.add_argument("--playouts", type=int, default=200, metavar="N", help="random playouts for the statistics")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    p.add_argument("--time", type=seconds, default=10.0, metavar="SECONDS",
-                   help="wall-clock seconds of playouts: they stop after this long (default 10). Unlike "
-                        "`gdl check --time`, which counts CPU seconds so that its verdict does not depend on "
-                        "how busy the machine is")
+    p.add_argument("--steps", type=int, default=INFO_STEPS, metavar="N",
+                   help=f"the playouts stop after this many steps (a ply is a step, more for a state of many cells "
+                        f"or much rule work; counted, not timed: the same on any machine; default {INFO_STEPS:,}, "
+                        "some seconds of CPU; 0 for no limit)")
+    p.add_argument("--time", type=seconds, default=0.0, metavar="SECONDS",
+                   help="also stop the playouts after this many wall-clock seconds (default 0: no time limit). "
+                        "Unlike `gdl check --time`, which counts CPU seconds")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     add_backend_option(p)
     p.set_defaults(run=cmd_info)
 
 
+INFO_STEPS = 2_000_000
+"""Most steps of ``gdl info``'s playouts (``--steps``; :mod:`gdl.steps`): every bundled game plays its 200 playouts
+well within them (the eight puzzle, whose random games rarely end, takes the most)."""
+
+
 def playout_statistics(game: CompiledGame, playouts: int, seed: int | None, max_plies: int = 10_000,
                        progress: Callable[[int], None] | None = None,
-                       deadline: float | None = None) -> dict[str, Any]:
-    """Branching factor, game length and results of random playouts."""
+                       deadline: float | None = None, steps: int | None = None) -> dict[str, Any]:
+    """Branching factor, game length and results of random playouts: at most ``playouts``, of at most
+    ``max_plies`` plies each, stopped once ``steps`` steps are spent (:mod:`gdl.steps`) or at ``deadline``
+    (``time.monotonic``); ``stopped_by`` says which (a playout cut short is left out)."""
     rng = random.Random(seed)
     lengths: list[int] = []
     branching: list[int] = []
     chance_nodes = 0
     endings: dict[str, int] = {}
     unfinished = 0
-    for number in range(playouts):
-        if deadline is not None and time.monotonic() > deadline:
-            break
-        state = game.initial_state()
-        plies = 0
-        line: list[Any] = []  # this playout's moves: the line to a dead end
-        while True:
-            player = game.to_move(state)
-            if player == TERMINAL:
-                ending = game.describe_end(state)
-                endings[ending] = endings.get(ending, 0) + 1
-                lengths.append(plies)
+    budget = StepBudget(steps)
+    stopped_by: str | None = None
+    with budget.rules():  # one rule evaluation that outlasts the steps is stopped too
+        for number in range(playouts):
+            try:
+                played = _playout(game, rng, max_plies, budget, deadline)
+            except _Cut as cut:
+                stopped_by = cut.reason
                 break
-            if plies >= max_plies:
+            if played.ending is None:
                 unfinished += 1
-                break
-            if player == CHANCE:
-                chance_nodes += 1
-                outcomes = game.chance_outcomes(state)
-                moves = [o for o, _ in outcomes]
-                move = rng.choices(moves, [p for _, p in outcomes])[0] if moves else None
             else:
-                moves = game.legal_moves(state)
-                branching.append(len(moves))
-                move = rng.choice(moves) if moves else None
-            if move is None:  # a dead end: a bug in the rules, reported with the line that reached it
-                raise DeadEndError(state, player, game.players[player] if player >= 0 else "", line)
-            line.append(move)
-            state = game.apply(state, move)
-            plies += 1
-        if progress is not None:
-            progress(number + 1)
+                endings[played.ending] = endings.get(played.ending, 0) + 1
+                lengths.append(played.plies)
+            branching.extend(played.branching)
+            chance_nodes += played.chance_nodes
+            if progress is not None:
+                progress(number + 1)
     return {
         "playouts": len(lengths) + unfinished,
         "finished": len(lengths),
@@ -97,7 +96,73 @@ def playout_statistics(game: CompiledGame, playouts: int, seed: int | None, max_
         "max_branching": max(branching) if branching else None,
         "chance_nodes_per_game": chance_nodes / max(1, len(lengths) + unfinished),
         "endings": dict(sorted(endings.items(), key=lambda item: -item[1])),
+        "stopped_by": stopped_by,
     }
+
+
+class _Cut(Exception):
+    """A budget of the playouts ran out (``reason``: ``"steps"`` or ``"time"``) during one: it is left out."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+@dataclass
+class _Played:
+    """One random game: its plies, how it ended (None: cut at ``max_plies``), its branching and chance nodes."""
+
+    plies: int = 0
+    ending: str | None = None
+    branching: list[int] = field(default_factory=list)
+    chance_nodes: int = 0
+
+
+def _playout(game: CompiledGame, rng: random.Random, max_plies: int, budget: StepBudget,
+             deadline: float | None) -> _Played:
+    """One random game from the initial state, within the budgets (:class:`_Cut` when one runs out).
+
+    :raises DeadEndError: a dead end, a bug in the rules, with the line that reached it.
+    """
+    played = _Played()
+    line: list[Any] = []  # this playout's moves: the line to a dead end
+    state = game.initial_state()
+    try:
+        while True:
+            if not played.plies & 255:  # (at the start, then every 256 plies of a long playout)
+                reason = _stopped(budget, deadline)
+                if reason is not None:
+                    raise _Cut(reason)
+            player = game.to_move(state)
+            if player == TERMINAL:
+                played.ending = game.describe_end(state)
+                return played
+            if played.plies >= max_plies:
+                return played
+            if player == CHANCE:
+                played.chance_nodes += 1
+                outcomes = game.chance_outcomes(state)
+                moves = [o for o, _ in outcomes]
+                move = rng.choices(moves, [p for _, p in outcomes])[0] if moves else None
+            else:
+                moves = game.legal_moves(state)
+                played.branching.append(len(moves))
+                move = rng.choice(moves) if moves else None
+            if move is None:
+                raise DeadEndError(state, player, game.players[player] if player >= 0 else "", line)
+            line.append(move)
+            state = game.apply(state, move)
+            budget.add(state)
+            played.plies += 1
+    except SearchStopped as stop:  # a single rule evaluation outlasted the budget
+        raise _Cut(stop_reason(stop)) from None
+
+
+def _stopped(budget: StepBudget, deadline: float | None) -> str | None:
+    """``"steps"`` or ``"time"`` once that budget of the playouts is spent, else None."""
+    if deadline is not None and time.monotonic() > deadline:
+        return TIME
+    return budget.reason()
 
 
 def state_space(game: CompiledGame) -> dict[str, Any]:
@@ -117,11 +182,12 @@ def cmd_info(args: argparse.Namespace) -> int:
     out = make_console()
     err = make_console(stderr=True)
     game = load_game(args.game, parse_params(args.param), backend=args.backend)
-    if args.playouts < 0:
-        raise UsageError("--playouts must be >= 0")
+    if args.playouts < 0 or args.steps < 0:
+        raise UsageError("--playouts and --steps must be >= 0")
     with rule_errors(game), DelayedProgress(err, "random playouts", args.playouts, enabled=not args.json) as progress:
         stats = playout_statistics(game, args.playouts, args.seed, progress=progress.update,
-                                   deadline=time.monotonic() + args.time if args.time else None)
+                                   deadline=time.monotonic() + args.time if args.time else None,
+                                   steps=args.steps or None)
     space = state_space(game)
     meta = dict(game.meta)
 
@@ -186,8 +252,10 @@ def cmd_info(args: argparse.Namespace) -> int:
     for key, value in meta.items():
         if key != "value":
             table.add_row(Text(key), Text(value))
-    if stats["playouts"]:
-        table.add_row("playouts", f"{stats['playouts']} random games (seed {args.seed})")
+    if stats["playouts"] or stats["stopped_by"]:
+        ended = {STEPS: f"; --steps {args.steps:,} ended them", TIME: f"; --time {args.time:g} ended them"}
+        table.add_row("playouts", f"{stats['playouts']} random games (seed {args.seed}"
+                                  f"{ended.get(stats['stopped_by'] or '', '')})")
         if stats["mean_branching"] is not None:
             table.add_row("branching", f"{stats['mean_branching']:.2f} moves on average (at most "
                           f"{stats['max_branching']})")
