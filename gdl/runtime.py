@@ -51,8 +51,15 @@ if TYPE_CHECKING:
 # --------------------------------------------------------------- the game
 
 
-SETUP_SECONDS = 5.0
-"""CPU seconds the initial state (``setup``, the initial values) may take to build."""
+SETUP_WORK = 20_000_000
+"""Units of rule work (:func:`gdl.rule_helpers.rule_work`: iterations of long loops, calls of defs that call defs)
+the initial state (``setup``, the initial values) may take to build: about a second of the cheapest loop. Counted,
+so that whether a file loads does not depend on the machine or its load."""
+
+SETUP_SECONDS = 30.0
+"""A safety net of CPU seconds for building the initial state, should each unit of its rule work be slow (a long
+loop whose body runs short loops the compiler does not count): never reached by a file within ``SETUP_WORK`` on
+a merely busy machine, and the diagnostic says which limit it was."""
 
 SYMMETRY_CHECK_PLAYOUTS = 4
 SYMMETRY_CHECK_STATES = 48
@@ -60,13 +67,22 @@ SYMMETRY_CHECK_WORK = 500
 """The short check a game runs before its first symmetric key (``gdl check`` runs a longer one)."""
 
 
+def _setup_too_large(stop: SearchStopped) -> str:
+    """Which limit building the initial state reached (the count, or the safety net of CPU seconds)."""
+    if stop.reason == "time":
+        return (f"building the initial state was stopped after {SETUP_SECONDS:g} s of CPU (a safety net: each "
+                "step of its rule work is slow)")
+    return (f"building the initial state needs more than {SETUP_WORK:,} steps of rule work (loop iterations and "
+            "def calls)")
+
+
 _same = tuple
+"""The key of a state without symmetries: the state itself (``tuple`` of a tuple is that tuple, at C speed)."""
 
 
 def _always_quiet(state: tuple) -> bool:
     """Without ``quiet when`` every position is quiet."""
     return True
-"""The key of a state without symmetries: the state itself (``tuple`` of a tuple is that tuple, at C speed)."""
 
 
 class CompiledGame:
@@ -116,12 +132,12 @@ class CompiledGame:
         util_table = namespace["_UT"]
         util_fn = namespace["_util"]
         try:
-            with rule_budget(seconds=SETUP_SECONDS, clock=time.process_time):
+            with rule_budget(seconds=SETUP_SECONDS, clock=time.process_time, work=SETUP_WORK):
                 self._initial = namespace["_setup"](namespace["_INIT"])
         except SearchStopped as stop:  # every command loads the game: a setup that never ends hangs them all
             span = _span_from_traceback(stop.__traceback__, program) or Span(1, 1, 1, 2)
-            raise RuleFileError([Diagnostic("error", "too-large", f"building the initial state took more than "
-                                            f"{SETUP_SECONDS:g} s", span, filename)], source) from None
+            raise RuleFileError([Diagnostic("error", "too-large", _setup_too_large(stop), span, filename)],
+                                source) from None
         except Exception as error:  # a rule failed while building the initial state
             raise RuleFileError([self.explain(error)], source) from None
         # Hot methods: the generated functions themselves.

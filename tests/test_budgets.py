@@ -319,7 +319,7 @@ def test_a_setup_that_never_ends_is_too_large(monkeypatch):
     import gdl.runtime
     from gdl.check import check_source
 
-    monkeypatch.setattr(gdl.runtime, "SETUP_SECONDS", 0.2)  # 5 s of CPU by default
+    monkeypatch.setattr(gdl.runtime, "SETUP_WORK", 200_000)  # 20,000,000 by default: a second of this loop
     text = (HEAD + "state x: 0..3 = 0\nsetup:\n    for i in 0..999999:\n        for j in 0..999999:\n"
             "            x = 1\nmove m:\n    x = 1\nwin A when x == 1\n")
     with pytest.raises(gdl.RuleFileError) as caught:
@@ -327,7 +327,46 @@ def test_a_setup_that_never_ends_is_too_large(monkeypatch):
     assert caught.value.diagnostics[0].code == "too-large"
     report = check_source(text, "setup.gdl")
     assert [d.format() for d in report.diagnostics if d.is_error] == [
-        "setup.gdl:6:9: error[too-large]: building the initial state took more than 0.2 s"]
+        "setup.gdl:6:9: error[too-large]: building the initial state needs more than 200,000 steps of rule work "
+        "(loop iterations and def calls)"]
+
+
+SETUP_MILLION = (HEAD + "state x: 0..3 = 0\nsetup:\n    for i in 0..999:\n        for j in 0..999:\n"
+                 "            x = (i + j) % 2\nmove m when x < 3:\n    x = 3\nwin A when x == 3\n")
+"""A setup of a million loop iterations, counted as rule work: well within the budget."""
+
+
+def test_whether_a_file_loads_does_not_depend_on_the_machine(monkeypatch, capsys, tmp_path):
+    """Building the initial state is bounded by counted rule work: a machine whose clocks run fast (a busy one,
+    tests/warp.py) loads the same file (5 CPU seconds called this one too large when each clock read was late)."""
+    from warp import warp_clocks
+
+    from gdl.cli import main
+
+    path = write(tmp_path, "million.gdl", SETUP_MILLION)
+    assert main(["check", path]) == 0
+    expected = capsys.readouterr()
+    assert "0 errors, 0 warnings (explored all 2 states)" in expected.out
+    warp_clocks(monkeypatch, 0.1)
+    assert main(["check", path]) == 0
+    assert capsys.readouterr() == expected
+
+
+def test_a_setup_whose_every_step_is_slow_meets_the_safety_net(monkeypatch):
+    """A long loop whose body runs short loops the compiler does not count: far within the counted budget, far
+    past any time (some 100 CPU seconds here); the safety net of CPU seconds stops it, and the diagnostic says
+    so."""
+    import gdl.runtime
+
+    monkeypatch.setattr(gdl.runtime, "SETUP_SECONDS", 0.2)  # 30 s of CPU by default
+    inner = "".join(f"        for j{k} in 0..98:\n            x = (i + j{k}) % 2\n" for k in range(10))
+    text = (HEAD + "state n: 0..999999 = 999999\nstate x: 0..3 = 0\nsetup:\n    for i in 0..n:\n" + inner
+            + "move m:\n    x = 1\nwin A when x == 1\n")
+    with pytest.raises(gdl.RuleFileError) as caught:
+        gdl.load_source(text, "slow.gdl")
+    assert caught.value.diagnostics[0].format() == (
+        "slow.gdl:6:5: error[too-large]: building the initial state was stopped after 0.2 s of CPU (a safety "
+        "net: each step of its rule work is slow)")
 
 
 @pytest.mark.slow
