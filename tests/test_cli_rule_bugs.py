@@ -164,6 +164,39 @@ def test_solve_reports_the_nearest_dead_end_as_check_does(capsys, backend, algor
     assert code == 1 and "note: reproduce with the moves: jump\n" in out
 
 
+def test_solve_finds_the_six_nines_on_a_slow_machine(capsys, monkeypatch):
+    """The sweep for dead ends after a pruned solve is bounded in states, not seconds: a machine whose clocks run
+    fast (a busy one, tests/warp.py) finds the same dead end (its clock stopped the sweep there, and the solve
+    printed A's win as if the rules had no bug)."""
+    from warp import warp_clocks
+
+    expected = run(capsys, "solve", SIX_NINES)
+    assert expected[0] == 1
+    assert_one_diagnostic(expected[2], "dead-end", ",".join(["pick(9)", "pass"] * 5 + ["pick(9)"]))
+    warp_clocks(monkeypatch, 5.0)
+    assert run(capsys, "solve", SIX_NINES) == expected
+
+
+SIXTH_PICK = ('game Sixth "the sixth pick overflows the round counter"\nplayers A, B\nstate total: 0..100 = 0\n'
+              "state rounds: 0..5 = 0\nmove pick(d: 0..9):\n    total += d\n    rounds += 1\nwin A when total > 200\n")
+"""A run-time error six plies deep behind some hundred states: the shortest line is searched for after the solve."""
+
+
+def test_solve_finds_the_shortest_line_to_a_runtime_error_on_a_slow_machine(capsys, monkeypatch, tmp_path):
+    """The search for the shortest line to a run-time error is bounded in steps, not seconds: a machine whose
+    clocks run fast (tests/warp.py) reports the same line (its 10 seconds ran out there: "the moves that reach
+    it were not found")."""
+    from warp import warp_clocks
+
+    path = tmp_path / "sixth.gdl"
+    path.write_text(SIXTH_PICK)
+    expected = run(capsys, "solve", str(path))
+    assert expected[0] == 1
+    assert_one_diagnostic(expected[2], "runtime-error", ",".join(["pick(0)"] * 6))
+    warp_clocks(monkeypatch, 0.5)
+    assert run(capsys, "solve", str(path)) == expected
+
+
 def test_solve_after_moves_gives_the_whole_line(capsys):
     code, _, err = run(capsys, "solve", SIX_NINES, "--moves", "pick(9),pass", "--algorithm", "backward")
     assert code == 1

@@ -297,8 +297,10 @@ def _values_from_the_root_search(game: CompiledGame, state: Any, result: ExactSo
 
 SWEEP_STATES = 200_000
 """Most states of the dead-end sweep after an exact solve that may have skipped some ..."""
-SWEEP_SECONDS = 10.0
-"""... and most seconds (never more than the solve itself took, but at least 1 s, and within ``--time``)."""
+SWEEP_MIN_STATES = 50_000
+"""... and never more than the solve's own nodes, but at least this many (a second or so of a bundled game), fewer
+for a state of many cells (:func:`gdl.steps.state_steps`), and within ``--time``. Counted, not timed: whether the
+sweep reaches a dead end does not depend on the machine."""
 FULL_GRAPH = ("backward", "retrograde", "value_iteration", "minimax")
 """Exact searches that visit every reachable state (they meet every dead end themselves)."""
 
@@ -308,23 +310,24 @@ def sweep_dead_ends(game: CompiledGame, state: Any, result: SearchResult, limits
 
     A value proven by alpha-beta holds whatever a skipped dead end would be worth, but a
     dead end is a bug in the rules that `gdl solve` should not hide where it can find it:
-    a breadth-first sweep within ``SWEEP_STATES`` and ``SWEEP_SECONDS`` (a game too big for
+    a breadth-first sweep within ``SWEEP_STATES`` (see ``SWEEP_MIN_STATES``; a game too big for
     it keeps its proven value; `gdl check` looks further).
 
     :raises DeadEndError: with the moves that reach the dead end from ``state``.
     """
+    from gdl.steps import StepBudget, state_steps
     from solver.exact import StateGraph
     from solver.limits import Budget, SearchStopped
 
     if result.algorithm in FULL_GRAPH or result.stats.tt_size >= SWEEP_STATES:
         return  # every state seen already, or more states than the sweep may take
-    seconds = min(SWEEP_SECONDS, max(1.0, result.stats.seconds))
-    if limits.seconds is not None:
-        seconds = min(seconds, limits.seconds - (time.perf_counter() - started))
-    if seconds <= 0:
+    cap = max(1, min(SWEEP_STATES, max(SWEEP_MIN_STATES, result.stats.nodes)) // state_steps(state))
+    seconds = None if limits.seconds is None else limits.seconds - (time.perf_counter() - started)
+    if seconds is not None and seconds <= 0:
         return
     try:
-        StateGraph.explore(game, state, Budget(Limits(seconds=seconds)), SWEEP_STATES)
+        with StepBudget(cap).rules():  # (one rule evaluation that outlasts the sweep is stopped too)
+            StateGraph.explore(game, state, Budget(Limits(seconds=seconds)), cap)
     except (SearchStopped, KeyboardInterrupt):
         return  # too big to sweep now: the proven value stands
 

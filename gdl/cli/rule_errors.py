@@ -13,7 +13,6 @@ the command exits 1 without a traceback.
 
 from __future__ import annotations
 
-import time
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -25,12 +24,15 @@ from gdl.check.states import DEAD_END
 from gdl.cli.errors import Problem
 from gdl.diagnostics import Diagnostic, Span
 from gdl.runtime import GENERATED_FILENAME, CompiledGame, RuleRuntimeError
+from gdl.steps import StepBudget
 from solver.game import CHANCE, TERMINAL, DeadEndError, dead_end
+from solver.limits import SearchStopped
 
 REPRODUCE_STATES = 200_000
-"""Most states the search for the shortest line to a run-time error visits."""
-REPRODUCE_SECONDS = 10.0
-"""Most seconds it takes."""
+"""Most states the search for the shortest line to a run-time error visits ..."""
+REPRODUCE_STEPS = 2_000_000
+"""... and most steps it takes (:mod:`gdl.steps`: each state expanded and each successor made, more for big states
+and rule work; some seconds of CPU): counted, so that a busy machine reports the same line."""
 
 PYTHON_INSTEAD: ContextVar[bool] = ContextVar("gdl_python_instead", default=False)
 """Set by a command that can run its work again on the Python back end (``gdl solve --backend auto``): a number
@@ -165,40 +167,55 @@ def _first_line(source: str, starts: tuple[str, ...]) -> Span:
 
 
 def shortest_line(game: CompiledGame, target: Diagnostic, states: int = REPRODUCE_STATES,
-                  seconds: float = REPRODUCE_SECONDS, start: Any = None) -> list[str] | None:
+                  steps: int = REPRODUCE_STEPS, start: Any = None) -> list[str] | None:
     """The shortest move sequence from ``start`` (default: the initial state) after which running the rules
     raises ``target``, or which reaches a dead end of ``target``'s (a ``dead-end`` diagnostic: the same player
     stuck, as ``gdl check`` finds it).
 
     Breadth-first over the states, running every rule a command may run on each (whose turn,
     legal moves or chance outcomes, each move, utilities, heuristic); None if the error is not
-    met within ``states`` states and ``seconds``.
+    met within ``states`` states and ``steps`` steps.
     """
-    from solver.shortest_path import line_to  # (only when a rule failed)
-
-    deadline = time.monotonic() + seconds
-    wanted = (target.message, target.span)
     if start is None:
         try:
             start = game.initial_state()
         except Exception as error:  # the same error, before any move
-            return [] if _same(game, error, wanted) else None
+            return [] if _same(game, error, (target.message, target.span)) else None
+    budget = StepBudget(steps)
+    try:
+        with budget.rules():  # one rule evaluation that outlasts the steps is stopped too
+            return _breadth_first(game, target, start, states, budget)
+    except SearchStopped:
+        return None
+
+
+def _breadth_first(game: CompiledGame, target: Diagnostic, start: Any, states: int,
+                   budget: StepBudget) -> list[str] | None:
+    """:func:`shortest_line`'s search from ``start``, within ``states`` and ``budget``."""
+    from solver.shortest_path import line_to  # (only when a rule failed)
+
+    wanted = (target.message, target.span)
     parents: dict[Any, tuple[Any, str] | None] = {game.key(start): None}
     queue = deque([start])
-    while queue and len(parents) <= states and time.monotonic() < deadline:
+    while queue and len(parents) <= states and budget.reason() is None:
         state = queue.popleft()
         here = game.key(state)
         try:
             moves = _moves(game, state)
+        except SearchStopped:
+            raise
         except Exception as error:  # a rule failed: is it the one we look for?
             if _same(game, error, wanted):
                 return list(line_to(parents, here))
             continue
         if not moves and target.code == DEAD_END and _stuck(game, state) == target.message:
             return list(line_to(parents, here))
+        budget.add(state, 1 + len(moves))
         for move in moves:
             try:
                 child = game.apply(state, move)
+            except SearchStopped:
+                raise
             except Exception as error:  # the move itself fails
                 if _same(game, error, wanted):
                     return [*line_to(parents, here), str(move)]
