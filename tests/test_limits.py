@@ -87,6 +87,23 @@ def test_stopped_solve_that_learned_nothing_guesses_a_move():
     assert result.stats.nodes >= 50  # the solver's own nodes; the guess's are in the note
 
 
+def test_the_guess_is_the_same_on_a_slow_machine(capsys, monkeypatch):
+    """A solve stopped without --time guesses a move by a search counted in nodes and playouts, not a second of
+    the clock: a machine whose clocks run fast (a busy one, tests/warp.py) prints the same guess from the same
+    playouts (the second let Othello play some hundreds, fewer on a busy machine)."""
+    from warp import warp_clocks
+
+    def guess() -> str:
+        code, out, _ = run(capsys, "solve", "connect4", "--max-nodes", "100", "--json")
+        assert code == 0
+        return json.loads(out)["note"]
+
+    expected = guess()
+    assert "MCTS (500 random playouts" in expected
+    warp_clocks(monkeypatch, 0.05)
+    assert guess() == expected
+
+
 def test_interrupted_solve_does_not_search_on():
     from solver.exact import _stopped
     from solver.limits import Budget
