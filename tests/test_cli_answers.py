@@ -40,6 +40,18 @@ def solve_json(capsys, *argv: str) -> dict:
     return json.loads(out)
 
 
+def test_the_root_moves_are_valued_the_same_on_a_slow_machine(capsys, monkeypatch):
+    """The searches that value the root moves the solve's table lacks are bounded in nodes, not in seconds: a
+    machine whose clocks run fast (a busy one, tests/warp.py) values the same moves (the clock left sow(2)
+    unvalued there)."""
+    from warp import warp_clocks
+
+    expected = solve_json(capsys, "kalah", "-p", "pits=3", "-p", "seeds=3")["move_values"]
+    assert expected["sow(2)"] == {"South": -4.0, "North": 4.0}
+    warp_clocks(monkeypatch, 5.0)
+    assert solve_json(capsys, "kalah", "-p", "pits=3", "-p", "seeds=3")["move_values"] == expected
+
+
 # ------------------------------------------------------------------ --time
 
 

@@ -220,10 +220,18 @@ class Solution:
         return list(self.result.best_moves)
 
 
+MOVE_NODES = 500_000
+"""The searches that value the root moves the solve's table lacks take at most as many nodes as the root's search,
+at most this many ..."""
+MOVE_EXTRA_NODES = 50_000
+"""... and this many more (a moment of Python). Counted, so that a busy machine values the same moves; after a
+``--time``, within ``min(root time, 10 s) + extra_seconds`` too."""
+
+
 def solve_with_moves(game: CompiledGame, state: Any, algorithm: str = "auto", limits: Limits | None = None,
                      progress: Progress | None = None, extra_seconds: float = 1.0) -> Solution:
     """Search the root, then value each root move: from the solved table where it has the move's state,
-    else by a search of its own, within ``min(root time, 10 s) + extra_seconds``."""
+    else by a search of its own, within ``MOVE_NODES`` and ``MOVE_EXTRA_NODES``."""
     started = time.perf_counter()
     limits = limits or Limits()
     # In C the root's table stays in C (converting it whole costs more than searching each child again): the
@@ -245,8 +253,10 @@ def solve_with_moves(game: CompiledGame, state: Any, algorithm: str = "auto", li
     table = result.table if isinstance(result, ExactSolution) else None  # the exact solver's solved states
     if in_c:
         table = None
+    timed = limits.seconds is not None
     deadline = time.perf_counter() + min(result.stats.seconds, 10.0) + extra_seconds
     nodes = result.stats.nodes
+    most = nodes + min(nodes, MOVE_NODES) + MOVE_EXTRA_NODES
     best = {str(m) for m in result.best_moves}
     moves = list(game.legal_moves(state))
     try:
@@ -259,8 +269,9 @@ def solve_with_moves(game: CompiledGame, state: Any, algorithm: str = "auto", li
             elif game.to_move(child) == TERMINAL:
                 value = tuple(game.utilities(child))
                 solution.move_plies[str(move)] = 0.0
-            elif deadline - time.perf_counter() > 0:
-                sub_limits = Limits(seconds=deadline - time.perf_counter(), nodes=limits.nodes,
+            elif nodes < most and (not timed or deadline - time.perf_counter() > 0):
+                sub_limits = Limits(seconds=deadline - time.perf_counter() if timed else None,
+                                    nodes=min(most - nodes, limits.nodes or most),
                                     table_entries=limits.table_entries, memory_bytes=limits.memory_bytes)
                 # (the same caps as the root search)
                 # (in C the value is quick and the walk for the distance is not: values first, for every move)
