@@ -230,6 +230,42 @@ def test_gdl_check_and_gdl_solve_report_a_broken_symmetry(tmp_path: Path, capsys
     assert main(["check", str(fixed)]) == 0
 
 
+DEEP_BREAK = """game C "the mirror breaks after eight plies"
+players Red, Yellow
+board 3 x 4
+symmetry mirror
+state disc[cell]: player? = none
+state plies: 0..12 = 0
+state work: 0..1000 = 3
+def top(x: 0..3) = first c in cells_in_column(x): disc[c] == none
+move drop(x: 0..3) when top(x) != none and (sum i in 0..work * 1000: 1) > 0:
+    disc[top(x)] = mover
+    plies += 1
+def lined(p: player) = any l in lines(3): all c in l: disc[c] == p
+win p when lined(p) or (plies >= 8 and disc[cell(0, 0)] == p)
+draw when all c in cell: disc[c] != none
+"""
+"""A broken symmetry that the comparison meets after some 400,000 units of rule work (3,000 a move's guard)."""
+
+
+def test_gdl_check_compares_the_symmetry_as_far_on_a_slow_machine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """The comparison's rule budget is counted, not 2 s of CPU: a machine whose clocks run fast (a busy one,
+    tests/warp.py) still finds the broken symmetry (the clock stopped the comparison first: "0 errors")."""
+    from warp import warp_clocks
+
+    from gdl.cli import main
+
+    path = tmp_path / "deep.gdl"
+    path.write_text(DEEP_BREAK, encoding="utf-8")
+    assert main(["check", str(path)]) == 1
+    expected = capsys.readouterr()
+    assert f"{path}:4:1: error[symmetry-broken]" in expected.out
+    warp_clocks(monkeypatch, 0.1)
+    assert main(["check", str(path)]) == 1
+    assert capsys.readouterr() == expected
+
+
 def test_gdl_solve_no_symmetry_solves_every_image(capsys: pytest.CaptureFixture[str]) -> None:
     import json
 
