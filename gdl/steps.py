@@ -29,7 +29,8 @@ RULE_WORK_PER_STEP = 16
 """Units of rule work that count as one step."""
 
 RULE_SLACK = 4
-"""A single rule evaluation is stopped when the rule work alone reaches this many times the steps budget."""
+"""The slack of ``gdl check``'s playouts (:meth:`StepBudget.rules`): their first ten may run past the budget, a
+single rule evaluation not past four times it."""
 
 STEPS = "steps"
 TIME = "time"
@@ -88,12 +89,12 @@ class StepBudget:
         return None
 
     @contextmanager
-    def rules(self) -> Iterator[None]:
+    def rules(self, slack: int = 1) -> Iterator[None]:
         """Bound every rule evaluation inside the block (one evaluation can outlast any budget, and would never
-        reach the caller's own look at it): past :data:`RULE_SLACK` times what is left of the steps, or past
-        the seconds, it raises :class:`SearchStopped`. (The slack lets a caller finish a minimum of work past
-        its budget, ``gdl check``'s first ten playouts.)"""
-        work = None if self.steps is None else max(0, RULE_SLACK * self.steps - self.spent) * RULE_WORK_PER_STEP
+        reach the caller's own look at it): past ``slack`` times what is left of the steps, or past the
+        seconds, it raises :class:`SearchStopped`. (A slack lets a caller finish a minimum of work past its
+        budget: ``gdl check``'s first ten playouts get :data:`RULE_SLACK`.)"""
+        work = None if self.steps is None else max(0, slack * self.steps - self.spent) * RULE_WORK_PER_STEP
         deadline = None if self.seconds is None else self._started + self.seconds
         with rule_budget(work=work, deadline=deadline, clock=time.process_time):
             yield
@@ -104,4 +105,5 @@ def stop_reason(stop: SearchStopped) -> str:
     return TIME if stop.reason == "time" else STEPS
 
 
-__all__ = ["CELLS_PER_STEP", "RULE_WORK_PER_STEP", "STEPS", "TIME", "StepBudget", "state_steps", "stop_reason"]
+__all__ = ["CELLS_PER_STEP", "RULE_SLACK", "RULE_WORK_PER_STEP", "STEPS", "TIME", "StepBudget", "state_steps",
+           "stop_reason"]

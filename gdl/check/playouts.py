@@ -34,7 +34,7 @@ from gdl.check.moves import moves_note
 from gdl.check.states import ProblemFound, StateChecks
 from gdl.diagnostics import Diagnostic
 from gdl.runtime import CompiledGame
-from gdl.steps import StepBudget, stop_reason
+from gdl.steps import RULE_SLACK, StepBudget, stop_reason
 from solver.game import CHANCE, TERMINAL, Move
 from solver.limits import SearchStopped
 
@@ -81,7 +81,7 @@ class Playouts(StateChecks):
 
     def run(self, count: int, progress: Callable[[int], None] | None = None) -> list[Diagnostic]:
         self.budget = budget = StepBudget(self.steps, self.time_budget)  # counted from here
-        with budget.rules():  # one rule evaluation that outlasts the budget is stopped too (`_spent` is not)
+        with budget.rules(RULE_SLACK):  # one rule evaluation that outlasts the budget is stopped too
             for i in range(count):
                 if self.endless >= ENDLESS_STOP or self._spent(self.playouts):
                     break
