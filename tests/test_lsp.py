@@ -62,7 +62,10 @@ class Session:
             content_changes=[lsp.TextDocumentContentChangeWholeDocument(text=text)]))
 
 
-def run_session(scenario: Callable[[Session], Awaitable[None]]) -> None:
+def run_session(scenario: Callable[[Session], Awaitable[None]],
+                command: tuple[str, ...] = ("-m", "gdl", "lsp")) -> None:
+    """Run ``scenario`` against ``python COMMAND`` (by default ``gdl lsp``)."""
+
     async def main() -> None:
         client = LanguageClient("gdl-test", "1")
         session = Session(client)
@@ -72,7 +75,7 @@ def run_session(scenario: Callable[[Session], Awaitable[None]]) -> None:
             session.diagnostics.setdefault(params.uri, []).append((params.version, list(params.diagnostics)))
             session.changed.set()
 
-        await client.start_io(sys.executable, "-m", "gdl", "lsp")
+        await client.start_io(sys.executable, *command)
         try:
             await asyncio.wait_for(client.initialize_async(lsp.InitializeParams(
                 capabilities=lsp.ClientCapabilities(), root_uri=ROOT.as_uri())), TIMEOUT)
@@ -230,6 +233,37 @@ def test_syntax_error_then_playout_error(tmp_path: Path) -> None:
         assert any("outside" in d.message and d.range.start.line == 3 for d in later)
 
     run_session(scenario)
+
+
+THREE_FULL = (ROOT / "games" / "connect4.gdl").read_text().replace("symmetry mirror  # left-right\n", "").replace(
+    "state disc[cell]: player? = none\n", "state disc[cell]: player? = none\nstate filled: 0..17 = 0\n").replace(
+    "    disc[top(x)] = mover\n", "    disc[top(x)] = mover\n    filled = " + " + ".join(
+        f"(count c in cells_in_column({i}): disc[c] != none)" for i in range(3)) + "\n")
+"""Connect-Four whose rules fail once columns a to c are full: too big to explore, and the seeded playouts first
+meet it after their first 40."""
+SLOW_CPU_SERVER = ("import itertools, sys, time\n"
+                   "real, reads = time.process_time, itertools.count(1)\n"
+                   "time.process_time = lambda: real() + 0.1 * next(reads)\n"
+                   "from gdl.cli import main\n"
+                   "sys.exit(main(['lsp']))\n")
+"""``gdl lsp`` in a process whose CPU clock runs 0.1 s further at every read (a busy machine, as tests/warp.py)."""
+
+
+@pytest.mark.slow
+def test_the_playouts_find_the_same_on_a_slow_machine(tmp_path: Path) -> None:
+    """The server's playouts are bounded in steps, not 2 s of CPU: on a machine whose CPU clock runs fast they
+    still meet the rule error (the seconds ran out after the first ten playouts, which miss it)."""
+    uri = (tmp_path / "full.gdl").as_uri()
+    found: list[list[str]] = []
+
+    async def scenario(s: Session) -> None:
+        s.open(uri, THREE_FULL)
+        assert await s.next_diagnostics(uri, 1) == []
+        found.append([str(d.code) for d in await s.next_diagnostics(uri, 1, count=2)])
+
+    run_session(scenario)
+    run_session(scenario, ("-c", SLOW_CPU_SERVER))
+    assert found == [["runtime-error"], ["runtime-error"]]
 
 
 # ------------------------------------------------------------------ the protocol byte by byte (issue 29)
