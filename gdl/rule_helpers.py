@@ -115,11 +115,18 @@ _work_limit: int | None = None
 def _check() -> None:
     """The slow path of `_poll`/`_tick`: raise SearchStopped when the rule budget is spent."""
     global _next_check
-    _next_check = _count + POLL_EVERY
+    _next_check = _following()
     if _work_limit is not None and _count >= _work_limit:
         raise SearchStopped("nodes")
     if _deadline is not None and _clock() >= _deadline:
         raise SearchStopped("time")
+
+
+def _following() -> int:
+    """The count at which `_check` looks next: after ``POLL_EVERY`` units, or exactly at the work limit (so that a
+    budget of work stops at the same unit whatever work this process did before it: the same output)."""
+    following = _count + POLL_EVERY
+    return following if _work_limit is None else min(following, max(_work_limit, _count + 1))
 
 
 POLL_CHUNK = 4096
@@ -202,11 +209,12 @@ def rule_budget(seconds: float | None = None, nodes: int | None = None,
         if units is not None:
             limit = _count + units
             _work_limit = limit if _work_limit is None else min(_work_limit, limit)
-    _next_check = min(_next_check, _count + POLL_EVERY)
+    _next_check = min(_next_check, _following())
     try:
         yield
     finally:
         _deadline, _clock, _work_limit = saved
+        _next_check = min(_next_check, _following())
 
 
 # ----------------------------------------------------------- generated helpers

@@ -117,6 +117,25 @@ def test_check_time_stops_inside_one_rule_evaluation(tmp_path, text):
             "take more than --explore-steps 100,000 steps (1 states found))") in output
 
 
+def test_a_budget_of_rule_work_stops_at_the_same_unit_whatever_ran_before(capsys, tmp_path):
+    """The step budgets stop inside one evaluation at the same unit of work in every run: `gdl check` of two files
+    in one process prints for the second what it prints alone (the work limit was looked at every 16,384 units
+    from wherever the process's count stood, so the first file's work moved where the second stopped)."""
+    from gdl.cli import main
+
+    first = write(tmp_path, "first.gdl", doubling_defs(20))
+    second = write(tmp_path, "walk.gdl", HEAD + "state n: 0..30 = 0\nstate w: 0..1000 = 3\n"
+                   "move step when n < 30 and (sum i in 0..(w * 1000): 1) > 0:\n    n += 1\nwin A when n == 30\n")
+    main(["check", second, "--max-states", "0"])  # the playouts alone: each ply does 3,001 units of rule work
+    alone = capsys.readouterr().out
+    assert "(7 random playouts, 213 plies; the --playout-steps budget ended the playouts of 1 file)" in alone
+    for other in (first, second):
+        main(["check", other])
+        capsys.readouterr()
+        main(["check", second, "--max-states", "0"])
+        assert capsys.readouterr().out == alone
+
+
 def test_a_run_time_range_over_a_million_values_is_a_rule_error(tmp_path):
     text = (HEAD + "state n: 0..3 = 1\nmove m when (sum i in 0..(n * 999999999999999): i) > 0:\n    n = 0\n"
             "win A when n == 0\n")
